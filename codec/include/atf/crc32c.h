@@ -1,0 +1,41 @@
+/**
+ * @file atf/crc32c.h
+ * @brief CRC32-C (Castagnoli, reflected polynomial 0x82F63B78) and, for
+ *        layout-1 files, CRC32/IEEE (reflected 0xEDB88320).
+ *
+ * Both use the usual conventions: initial value 0xFFFFFFFF, final XOR
+ * 0xFFFFFFFF. The incremental form takes the previous *finished* CRC, so
+ *   atf_crc32c(atf_crc32c(0, a, n), b, m) == atf_crc32c(0, a||b, n + m).
+ *
+ * The CRC32-C implementation is chosen once at run time: SSE4.2 on x86_64,
+ * the CRC extension on arm64, else a portable table-driven fallback.
+ * All functions are thread-safe.
+ */
+#ifndef ATF_CRC32C_H
+#define ATF_CRC32C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <atf/version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** CRC32-C of @p size bytes at @p src, continuing from @p crc (0 to start). */
+ATF_API uint32_t atf_crc32c(uint32_t crc, const void *src, size_t size);
+
+/** Same result as atf_crc32c(), always with the portable code (for tests). */
+ATF_API uint32_t atf_crc32c_portable(uint32_t crc, const void *src, size_t size);
+
+/** CRC32/IEEE 802.3 (zlib's crc32()), portable code. */
+ATF_API uint32_t atf_crc32_ieee(uint32_t crc, const void *src, size_t size);
+
+/** Name of the CRC32-C code in use: "sse4.2", "armv8-crc" or "portable". */
+ATF_API const char *atf_crc32c_impl(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ATF_CRC32C_H */

@@ -1,0 +1,178 @@
+/**
+ * @file atf/reader.h
+ * @brief Index and detail file readers with crash recovery.
+ *
+ * Readers map the file (mmap, with a read() fallback) or borrow a caller's
+ * buffer, check the header and locate the footer in O(1) (O(n) for detail
+ * files, whose offset table is built once at open), then give O(1) access to
+ * any event by sequence number.
+ *
+ * Crash recovery (conformance/SPEC.md, section "Crash recovery"):
+ *  - a footer with a valid magic is authoritative; a count that needs more
+ *    bytes than the file holds is an error (::ATF_E_COUNT), never a reason to
+ *    read past the end;
+ *  - without a footer the count is floor((end - events_offset) / 32) for an
+ *    index file, and the complete length-prefixed events for a detail file;
+ *    a partial trailing record is ignored and reported in the info record;
+ *  - footer checksum 0 means unchecked; a non-zero checksum is verified
+ *    (CRC32-C; layout 1 also accepts CRC32/IEEE and reports which matched).
+ *
+ * Thread-safety: a reader is immutable after open; any number of threads may
+ * call the const getters on one reader at once. Open/close are not shared.
+ */
+#ifndef ATF_READER_H
+#define ATF_READER_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include <atf/format.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Options for every reader. Initialise with ::ATF_READ_OPTIONS_INIT. */
+typedef struct atf_read_options {
+    unsigned verify;        /**< 1: verify the checksum and scan every event at open (default) */
+    unsigned no_mmap;       /**< 1: read the file into memory instead of mapping it */
+    unsigned reserved[6];   /**< must be zero */
+} atf_read_options;
+#define ATF_READ_OPTIONS_INIT { 1u, 0u, { 0u, 0u, 0u, 0u, 0u, 0u } }
+
+/** What happened to the footer checksum at open. */
+typedef enum atf_checksum_state {
+    ATF_CHECKSUM_NO_FOOTER = 0,   /**< no footer: nothing to check */
+    ATF_CHECKSUM_ZERO,            /**< footer checksum is 0: legacy, unchecked */
+    ATF_CHECKSUM_NOT_VERIFIED,    /**< non-zero, verification not requested */
+    ATF_CHECKSUM_CRC32C,          /**< verified: CRC32-C matched */
+    ATF_CHECKSUM_CRC32_IEEE,      /**< verified: CRC32/IEEE matched (layout 1 only) */
+    ATF_CHECKSUM_MISMATCH         /**< only reported when open continues despite it (never by default) */
+} atf_checksum_state;
+
+ATF_API const char *atf_checksum_state_name(atf_checksum_state s);
+
+/** Results of the event scan done at open when `verify` is set (index files). */
+typedef struct atf_index_scan {
+    uint64_t bad_kind_count;       /**< events whose event_kind is not 1, 2 or 3 */
+    uint64_t first_bad_kind_seq;
+    uint64_t reserved_nonzero_count; /**< layout-2 events with non-zero reserved bytes */
+    uint64_t first_reserved_nonzero_seq;
+    uint64_t backwards_count;      /**< events whose timestamp is lower than the previous one */
+    uint64_t first_backwards_seq;
+    uint64_t linked_count;         /**< events with detail_seq != ATF_NO_DETAIL */
+    uint64_t max_detail_seq;       /**< largest linked detail_seq (valid if linked_count) */
+    uint64_t first_ts, last_ts;    /**< timestamps of the first and last event */
+    uint64_t min_ts, max_ts;
+} atf_index_scan;
+
+/** Everything open learnt about an index file. */
+typedef struct atf_index_info {
+    atf_layout layout;
+    uint64_t file_size;
+    uint64_t event_count;      /**< events readable through get() */
+    uint64_t events_end;       /**< offset after the last readable event */
+    int has_footer;            /**< a footer with a valid magic was found */
+    uint64_t footer_offset;    /**< where it was found (valid if has_footer) */
+    int recovered;             /**< no footer: count derived from the file size */
+    int header_finalized;      /**< header.footer_offset != 0 (the header was rewritten) */
+    uint64_t trailing_bytes;   /**< bytes between the last event and the footer/end (partial record, gap) */
+    atf_checksum_state checksum;
+    int scanned;               /**< scan below is filled */
+    atf_index_scan scan;
+} atf_index_info;
+
+typedef struct atf_index_reader atf_index_reader;
+
+/**
+ * Opens an index file.
+ * @param out   receives the reader; set to NULL on failure.
+ * @param path  file to open.
+ * @param opts  NULL for defaults.
+ * @param err   NULL or receives file, offset, field and message on failure.
+ * @return ::ATF_OK, or the first error found (the file is unusable).
+ */
+ATF_API atf_status atf_index_reader_open(atf_index_reader **out, const char *path,
+                                         const atf_read_options *opts, atf_error *err);
+/** Same on a caller's buffer, which must outlive the reader; @p name is used in errors. */
+ATF_API atf_status atf_index_reader_open_memory(atf_index_reader **out, const void *data, size_t size,
+                                                const char *name, const atf_read_options *opts,
+                                                atf_error *err);
+/** Releases the reader. NULL is allowed. */
+ATF_API void atf_index_reader_close(atf_index_reader *r);
+
+ATF_API const atf_index_header *atf_index_reader_header(const atf_index_reader *r);
+/** @return the decoded footer, or NULL when the file has none. */
+ATF_API const atf_index_footer *atf_index_reader_footer(const atf_index_reader *r);
+ATF_API const atf_index_info *atf_index_reader_info(const atf_index_reader *r);
+ATF_API uint64_t atf_index_reader_count(const atf_index_reader *r);
+ATF_API const char *atf_index_reader_path(const atf_index_reader *r);
+/** Raw bytes of the whole file (for validators and tools). */
+ATF_API const uint8_t *atf_index_reader_bytes(const atf_index_reader *r, size_t *size);
+
+/** Decodes event @p seq in O(1). @return ::ATF_E_RANGE if seq >= count. */
+ATF_API atf_status atf_index_reader_get(const atf_index_reader *r, uint64_t seq, atf_index_event *ev);
+
+/**
+ * Finds the events with time in [t0, t1] by binary search, assuming
+ * timestamps never go backwards (check info.scan.backwards_count).
+ * Sets [*first, *last_excl). @return ::ATF_OK.
+ */
+ATF_API atf_status atf_index_reader_time_range(const atf_index_reader *r, uint64_t t0, uint64_t t1,
+                                               uint64_t *first, uint64_t *last_excl);
+
+/* ---- Detail files ---------------------------------------------------- */
+
+typedef struct atf_detail_info {
+    atf_layout layout;
+    uint64_t file_size;
+    uint64_t event_count;      /**< events readable through get() */
+    uint64_t events_end;       /**< offset after the last readable event */
+    int has_footer;
+    uint64_t footer_offset;
+    int recovered;
+    int header_finalized;      /**< header bytes_length != 0 or event_count != 0 */
+    uint64_t trailing_bytes;   /**< incomplete or unparsable bytes after the last event (recovered files) */
+    atf_checksum_state checksum;
+    uint64_t backwards_count;  /**< events whose timestamp is lower than the previous one */
+    uint64_t first_backwards_seq;
+    uint64_t first_ts, last_ts;
+    uint64_t min_index_seq, max_index_seq; /**< valid if event_count */
+} atf_detail_info;
+
+typedef struct atf_detail_reader atf_detail_reader;
+
+ATF_API atf_status atf_detail_reader_open(atf_detail_reader **out, const char *path,
+                                          const atf_read_options *opts, atf_error *err);
+ATF_API atf_status atf_detail_reader_open_memory(atf_detail_reader **out, const void *data, size_t size,
+                                                 const char *name, const atf_read_options *opts,
+                                                 atf_error *err);
+ATF_API void atf_detail_reader_close(atf_detail_reader *r);
+
+ATF_API const atf_detail_header *atf_detail_reader_header(const atf_detail_reader *r);
+ATF_API const atf_detail_footer *atf_detail_reader_footer(const atf_detail_reader *r);
+ATF_API const atf_detail_info *atf_detail_reader_info(const atf_detail_reader *r);
+ATF_API uint64_t atf_detail_reader_count(const atf_detail_reader *r);
+ATF_API const char *atf_detail_reader_path(const atf_detail_reader *r);
+ATF_API const uint8_t *atf_detail_reader_bytes(const atf_detail_reader *r, size_t *size);
+
+/** Decodes detail event @p seq in O(1); the payload view points into the reader. */
+ATF_API atf_status atf_detail_reader_get(const atf_detail_reader *r, uint64_t seq, atf_detail_event *ev);
+/** File offset of detail event @p seq, or UINT64_MAX if out of range. */
+ATF_API uint64_t atf_detail_reader_offset(const atf_detail_reader *r, uint64_t seq);
+
+/**
+ * Forward navigation: the detail event linked from index event @p ev.
+ * @return ::ATF_E_NOT_FOUND if ev has no link, ::ATF_E_RANGE if the link points
+ *         past the detail file.
+ */
+ATF_API atf_status atf_detail_reader_follow(const atf_detail_reader *r, const atf_index_event *ev,
+                                            atf_detail_event *out);
+/** Backward navigation: the index event of detail event @p dev. ::ATF_E_RANGE if out of range. */
+ATF_API atf_status atf_index_reader_follow(const atf_index_reader *r, const atf_detail_event *dev,
+                                           atf_index_event *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ATF_READER_H */

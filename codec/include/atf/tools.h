@@ -1,0 +1,94 @@
+/**
+ * @file atf/tools.h
+ * @brief The work behind the `atf` command: path detection, info, the
+ *        canonical dump, merge and structural checks. The command-line front
+ *        end only parses arguments and calls these.
+ *
+ * Output goes to a stdio stream; errors are reported through ::atf_error.
+ * None of these functions keep state between calls.
+ */
+#ifndef ATF_TOOLS_H
+#define ATF_TOOLS_H
+
+#include <stdio.h>
+
+#include <atf/session.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum atf_path_kind {
+    ATF_PATH_UNKNOWN = 0,
+    ATF_PATH_INDEX,      /**< a file starting with "ATI2" */
+    ATF_PATH_DETAIL,     /**< a file starting with "ATD2" */
+    ATF_PATH_THREAD,     /**< a directory holding index.atf */
+    ATF_PATH_SESSION     /**< a directory holding manifest.json or thread_* directories */
+} atf_path_kind;
+
+/**
+ * Says what @p path is. A directory holding exactly one `pid_*` session
+ * (the tracer's `session_YYYYMMDD_HHMMSS/`) resolves to that session: the
+ * resolved path is written to @p resolved (NUL-terminated, cap bytes).
+ */
+ATF_API atf_path_kind atf_path_detect(const char *path, char *resolved, size_t resolved_cap,
+                                      atf_error *err);
+
+typedef struct atf_tool_options {
+    unsigned json;       /**< dump/merge: canonical JSON lines; info: JSON object */
+    unsigned no_verify;  /**< do not verify checksums */
+    unsigned reserved[6];
+} atf_tool_options;
+#define ATF_TOOL_OPTIONS_INIT { 0u, 0u, { 0u, 0u, 0u, 0u, 0u, 0u } }
+
+/** `atf info`: headers, footers and what recovery found. */
+ATF_API atf_status atf_tool_info(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err);
+/** `atf dump`: every event; with opts->json the canonical dump (docs/dump-format.md). */
+ATF_API atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err);
+/** `atf merge`: all threads of a session in (timestamp, thread, seq) order. */
+ATF_API atf_status atf_tool_merge(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err);
+
+typedef enum atf_severity { ATF_SEV_WARNING = 1, ATF_SEV_ERROR = 2 } atf_severity;
+
+/** One finding of a check. */
+typedef struct atf_finding {
+    atf_severity severity;
+    const char *file;
+    uint64_t offset;     /**< UINT64_MAX when no byte offset applies */
+    const char *field;   /**< may be NULL */
+    const char *message;
+} atf_finding;
+
+typedef void (*atf_finding_fn)(void *user, const atf_finding *f);
+
+/**
+ * Structural checks of @p path (any kind): headers, footers, recovery,
+ * event values, cross-lane links both ways, header flags vs files, manifest
+ * vs directories. Calls @p fn once per finding.
+ * @return ::ATF_OK when the checks ran (findings may still be errors), or
+ *         the error that stopped them (unreadable path).
+ */
+ATF_API atf_status atf_tool_check(const char *path, const atf_tool_options *opts, atf_finding_fn fn,
+                                  void *user, atf_error *err);
+
+/** Options of atf_tool_demo(). */
+typedef struct atf_demo_options {
+    atf_layout layout;        /**< 1 or 2 */
+    unsigned threads;         /**< number of threads (>= 1) */
+    uint64_t events;          /**< index events per thread */
+    unsigned detail_every;    /**< every Nth event gets an ARM64 detail event (0: no detail lane) */
+    uint64_t seed;            /**< deterministic content */
+} atf_demo_options;
+#define ATF_DEMO_OPTIONS_INIT { ATF_LAYOUT_2, 3u, 1000u, 4u, 1u }
+
+/**
+ * Writes a synthetic session (nested call/return/exception events, ARM64
+ * detail payloads on every detail_every-th event, a symbol table) into @p dir
+ * with the session writer. Deterministic for a given seed.
+ */
+ATF_API atf_status atf_tool_demo(const char *dir, const atf_demo_options *opts, atf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ATF_TOOLS_H */

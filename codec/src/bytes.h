@@ -1,0 +1,64 @@
+/* Little-endian loads and stores built on bytes, correct on any host byte
+ * order and alignment. Compilers turn these into single moves on LE hosts. */
+#ifndef ATF_BYTES_H
+#define ATF_BYTES_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+static inline uint16_t atf_load_le16(const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    return (uint16_t)(b[0] | (b[1] << 8));
+}
+
+static inline uint32_t atf_load_le32(const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
+}
+
+static inline uint64_t atf_load_le64(const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    return (uint64_t)atf_load_le32(b) | ((uint64_t)atf_load_le32(b + 4) << 32);
+}
+
+static inline void atf_store_le16(void *p, uint16_t v)
+{
+    uint8_t *b = (uint8_t *)p;
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+}
+
+static inline void atf_store_le32(void *p, uint32_t v)
+{
+    uint8_t *b = (uint8_t *)p;
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+    b[2] = (uint8_t)(v >> 16);
+    b[3] = (uint8_t)(v >> 24);
+}
+
+static inline void atf_store_le64(void *p, uint64_t v)
+{
+    atf_store_le32(p, (uint32_t)v);
+    atf_store_le32((uint8_t *)p + 4, (uint32_t)(v >> 32));
+}
+
+/* Overflow-safe a + b <= limit. */
+static inline int atf_fits(uint64_t a, uint64_t b, uint64_t limit)
+{
+    return a <= limit && b <= limit - a;
+}
+
+static inline int atf_all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+#endif /* ATF_BYTES_H */

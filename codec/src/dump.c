@@ -1,0 +1,492 @@
+/* The work behind `atf info`, `atf dump` and `atf merge`, and path detection. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atf/tools.h>
+
+#include "internal.h"
+#include "tools_internal.h"
+
+/* ---- Path detection -------------------------------------------------- */
+
+static int exists_in(const char *dir, const char *name, int want_dir)
+{
+    char *p = atf_path_join(dir, name);
+    struct stat st;
+    int ok = p && stat(p, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+    free(p);
+    return ok;
+}
+
+/* Counts entries of dir starting with prefix that are directories; keeps the last name. */
+static int count_dirs(const char *dir, const char *prefix, char *last, size_t last_cap)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 || !exists_in(dir, e->d_name, 1))
+            continue;
+        n++;
+        snprintf(last, last_cap, "%s", e->d_name);
+    }
+    closedir(d);
+    return n;
+}
+
+atf_path_kind atf_path_detect(const char *path, char *resolved, size_t cap, atf_error *err)
+{
+    atf_error_clear(err);
+    if (!path || !resolved || cap == 0) {
+        atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
+        return ATF_PATH_UNKNOWN;
+    }
+    snprintf(resolved, cap, "%s", path);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "%s", strerror(errno));
+        atf_error_set_file(err, path);
+        return ATF_PATH_UNKNOWN;
+    }
+    if (S_ISREG(st.st_mode)) {
+        char magic[4] = { 0 };
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t k = fd >= 0 ? read(fd, magic, 4) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (k == 4 && memcmp(magic, ATF_INDEX_MAGIC, 4) == 0)
+            return ATF_PATH_INDEX;
+        if (k == 4 && memcmp(magic, ATF_DETAIL_MAGIC, 4) == 0)
+            return ATF_PATH_DETAIL;
+        atf_fail(err, ATF_E_MAGIC, 0, "magic", "not an ATF file (magic is neither \"ATI2\" nor \"ATD2\")");
+        atf_error_set_file(err, path);
+        return ATF_PATH_UNKNOWN;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "not a file or directory");
+        atf_error_set_file(err, path);
+        return ATF_PATH_UNKNOWN;
+    }
+    if (exists_in(path, "index.atf", 0))
+        return ATF_PATH_THREAD;
+    char last[256];
+    if (exists_in(path, "manifest.json", 0) || count_dirs(path, "thread_", last, sizeof last) > 0)
+        return ATF_PATH_SESSION;
+    int pids = count_dirs(path, "pid_", last, sizeof last);
+    if (pids == 1) {
+        char *p = atf_path_join(path, last);
+        if (p)
+            snprintf(resolved, cap, "%s", p);
+        free(p);
+        return ATF_PATH_SESSION;
+    }
+    atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
+             pids > 1 ? "directory holds %d pid_* sessions: name one of them"
+                      : "directory holds no index.atf, manifest.json, thread_* or pid_* entries",
+             pids);
+    atf_error_set_file(err, path);
+    return ATF_PATH_UNKNOWN;
+}
+
+/* ---- Opening a path as threads --------------------------------------- */
+
+/* K of ".../thread_K/file" or ".../thread_K", else fallback. */
+static uint64_t thread_number(const char *path, int is_file, uint64_t fallback)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    size_t n = strlen(buf);
+    while (n > 1 && buf[n - 1] == '/')
+        buf[--n] = '\0';
+    if (is_file) {
+        char *slash = strrchr(buf, '/');
+        if (!slash)
+            return fallback;
+        *slash = '\0';
+    }
+    const char *base = strrchr(buf, '/');
+    base = base ? base + 1 : buf;
+    if (strncmp(base, "thread_", 7) != 0 || !base[7])
+        return fallback;
+    uint64_t v = 0;
+    for (const char *p = base + 7; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
+            return fallback;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    return v;
+}
+
+atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_options *opts,
+                            atf_error *err)
+{
+    atf_read_options ro = ATF_READ_OPTIONS_INIT;
+    memset(src, 0, sizeof *src);
+    if (opts && opts->no_verify)
+        ro.verify = 0;
+    src->kind = atf_path_detect(path, src->path, sizeof src->path, err);
+    atf_status st = ATF_OK;
+    switch (src->kind) {
+    case ATF_PATH_UNKNOWN:
+        return err ? err->code : ATF_E_NOT_FOUND;
+    case ATF_PATH_INDEX:
+        if ((st = atf_index_reader_open(&src->own_index, src->path, &ro, err)))
+            return st;
+        src->single.id = thread_number(src->path, 1, atf_index_reader_header(src->own_index)->thread_id);
+        src->single.index = src->own_index;
+        break;
+    case ATF_PATH_DETAIL:
+        if ((st = atf_detail_reader_open(&src->own_detail, src->path, &ro, err)))
+            return st;
+        src->single.id = thread_number(src->path, 1, atf_detail_reader_header(src->own_detail)->thread_id);
+        src->single.detail = src->own_detail;
+        break;
+    case ATF_PATH_THREAD: {
+        char *ip = atf_path_join(src->path, "index.atf");
+        char *dp = atf_path_join(src->path, "detail.atf");
+        if (!ip || !dp)
+            st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        if (!st)
+            st = atf_index_reader_open(&src->own_index, ip, &ro, err);
+        if (!st && exists_in(src->path, "detail.atf", 0))
+            st = atf_detail_reader_open(&src->own_detail, dp, &ro, err);
+        if (!st && src->own_detail &&
+            atf_detail_reader_info(src->own_detail)->layout != atf_index_reader_info(src->own_index)->layout) {
+            st = atf_fail(err, ATF_E_LAYOUT, 5, "version", "detail.atf and index.atf have different layouts");
+            atf_error_set_file(err, dp);
+        }
+        free(ip);
+        free(dp);
+        if (st) {
+            tool_source_close(src);
+            return st;
+        }
+        src->single.id = thread_number(src->path, 0, atf_index_reader_header(src->own_index)->thread_id);
+        src->single.dir = src->path;
+        src->single.index = src->own_index;
+        src->single.detail = src->own_detail;
+        break;
+    }
+    case ATF_PATH_SESSION: {
+        if ((st = atf_session_open(&src->session, src->path, &ro, err)))
+            return st;
+        size_t n = atf_session_thread_count(src->session);
+        src->session_threads = calloc(n ? n : 1, sizeof *src->session_threads);
+        if (!src->session_threads) {
+            tool_source_close(src);
+            return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        }
+        for (size_t i = 0; i < n; i++) {
+            const atf_session_thread *t = atf_session_thread_at(src->session, i);
+            src->session_threads[i] = (tool_thread){ t->id, t->dir, t->index, t->detail };
+        }
+        src->threads = src->session_threads;
+        src->thread_count = n;
+        src->manifest = atf_session_manifest(src->session);
+        return ATF_OK;
+    }
+    }
+    src->threads = &src->single;
+    src->thread_count = 1;
+    return ATF_OK;
+}
+
+void tool_source_close(tool_source *src)
+{
+    atf_session_close(src->session);
+    atf_index_reader_close(src->own_index);
+    atf_detail_reader_close(src->own_detail);
+    free(src->session_threads);
+    memset(src, 0, sizeof *src);
+}
+
+/* ---- JSON printing --------------------------------------------------- */
+
+static void put_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        case '\b': fputs("\\b", out); break;
+        case '\f': fputs("\\f", out); break;
+        default:
+            if (*p < 0x20)
+                fprintf(out, "\\u%04x", *p);
+            else
+                fputc(*p, out);
+        }
+    }
+    fputc('"', out);
+}
+
+static void put_hex(FILE *out, const uint8_t *p, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    char buf[512];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        buf[k++] = digits[p[i] >> 4];
+        buf[k++] = digits[p[i] & 15];
+        if (k == sizeof buf) {
+            fwrite(buf, 1, k, out);
+            k = 0;
+        }
+    }
+    fwrite(buf, 1, k, out);
+}
+
+/* The keys of a detail object after "{" (shared by nested and lone dumps). */
+static void put_detail_fields(FILE *out, const atf_detail_reader *dr, uint64_t dseq, const atf_detail_event *d)
+{
+    const atf_detail_header *h = atf_detail_reader_header(dr);
+    fprintf(out, "\"detail_seq\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"total_length\":%" PRIu32
+                 ",\"event_type\":%u,\"flags\":%u,\"index_seq\":%" PRIu64,
+            dseq, atf_detail_reader_offset(dr, dseq), d->total_length, (unsigned)d->event_type,
+            (unsigned)d->flags, d->index_seq);
+    if (h->version == ATF_LAYOUT_1)
+        fprintf(out, ",\"thread_id\":%" PRIu32, d->thread_id);
+    fprintf(out, ",\"timestamp\":%" PRIu64 ",\"payload\":\"", d->timestamp);
+    put_hex(out, d->payload, d->payload_size);
+    fputc('"', out);
+    atf_arm64_payload a;
+    if (h->arch == ATF_ARCH_ARM64 &&
+        (d->event_type == ATF_DETAIL_FUNCTION_CALL || d->event_type == ATF_DETAIL_FUNCTION_RETURN) &&
+        atf_arm64_payload_decode(&a, d->payload, d->payload_size, NULL) == ATF_OK) {
+        fprintf(out, ",\"arm64\":{\"function_id\":%" PRIu64 ",\"x\":[", a.function_id);
+        for (int i = 0; i < 8; i++)
+            fprintf(out, "%s%" PRIu64, i ? "," : "", a.x[i]);
+        fprintf(out, "],\"lr\":%" PRIu64 ",\"fp\":%" PRIu64 ",\"sp\":%" PRIu64 ",\"stack_size\":%u,\"stack\":\"",
+                a.lr, a.fp, a.sp, (unsigned)a.stack_size);
+        put_hex(out, a.stack, a.stack_size);
+        fputs("\"}", out);
+    }
+}
+
+static void put_index_json(FILE *out, const tool_thread *t, const atf_manifest *m, uint64_t seq,
+                           const atf_index_event *e)
+{
+    atf_layout layout = (atf_layout)atf_index_reader_header(t->index)->version;
+    fprintf(out, "{\"thread\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"timestamp_ns\":%" PRIu64
+                 ",\"function_id\":%" PRIu64 ",\"event_kind\":%" PRIu32 ",\"detail_seq\":",
+            t->id, seq, e->timestamp_ns, e->function_id, e->event_kind);
+    if (e->detail_seq == ATF_NO_DETAIL)
+        fputs("null", out);
+    else
+        fprintf(out, "%" PRIu64, e->detail_seq);
+    if (layout == ATF_LAYOUT_1)
+        fprintf(out, ",\"thread_id\":%" PRIu32 ",\"call_depth\":%" PRIu32, e->thread_id, e->call_depth);
+    const char *sym = atf_manifest_symbol_name(m, e->function_id);
+    if (sym) {
+        fputs(",\"symbol\":", out);
+        put_json_string(out, sym);
+    }
+    atf_detail_event d;
+    if (t->detail && atf_detail_reader_follow(t->detail, e, &d) == ATF_OK) {
+        fputs(",\"detail\":{", out);
+        put_detail_fields(out, t->detail, e->detail_seq, &d);
+        fputc('}', out);
+    }
+    fputs("}\n", out);
+}
+
+static void put_index_text(FILE *out, const tool_thread *t, const atf_manifest *m, uint64_t seq,
+                           const atf_index_event *e)
+{
+    atf_layout layout = (atf_layout)atf_index_reader_header(t->index)->version;
+    fprintf(out, "thread %" PRIu64 " #%" PRIu64 " t=%" PRIu64 " %-9s fn=0x%016" PRIx64, t->id, seq,
+            e->timestamp_ns, atf_event_kind_name(e->event_kind), e->function_id);
+    const char *sym = atf_manifest_symbol_name(m, e->function_id);
+    if (sym)
+        fprintf(out, " (%s)", sym);
+    if (layout == ATF_LAYOUT_1)
+        fprintf(out, " tid=%" PRIu32 " depth=%" PRIu32, e->thread_id, e->call_depth);
+    if (e->detail_seq != ATF_NO_DETAIL) {
+        atf_detail_event d;
+        fprintf(out, " detail=%" PRIu64, e->detail_seq);
+        if (t->detail && atf_detail_reader_follow(t->detail, e, &d) == ATF_OK)
+            fprintf(out, " [type=%u len=%" PRIu32 " index_seq=%" PRIu64 "]", (unsigned)d.event_type,
+                    d.total_length, d.index_seq);
+        else
+            fputs(" [missing]", out);
+    }
+    fputc('\n', out);
+}
+
+static void dump_lone_detail(FILE *out, const tool_thread *t, int json)
+{
+    uint64_t n = atf_detail_reader_count(t->detail);
+    for (uint64_t i = 0; i < n; i++) {
+        atf_detail_event d;
+        if (atf_detail_reader_get(t->detail, i, &d) != ATF_OK)
+            break;
+        if (json) {
+            fprintf(out, "{\"thread\":%" PRIu64 ",", t->id);
+            put_detail_fields(out, t->detail, i, &d);
+            fputs("}\n", out);
+        } else {
+            fprintf(out, "thread %" PRIu64 " detail #%" PRIu64 " t=%" PRIu64 " type=%u flags=0x%x len=%" PRIu32
+                         " index_seq=%" PRIu64 "\n",
+                    t->id, i, d.timestamp, (unsigned)d.event_type, (unsigned)d.flags, d.total_length,
+                    d.index_seq);
+        }
+    }
+}
+
+static atf_status finish_output(FILE *out, atf_error *err)
+{
+    if (fflush(out) != 0 || ferror(out))
+        return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write output: %s", strerror(errno));
+    return ATF_OK;
+}
+
+atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
+{
+    tool_source src;
+    atf_status st = tool_source_open(&src, path, opts, err);
+    if (st)
+        return st;
+    int json = opts && opts->json;
+    for (size_t i = 0; i < src.thread_count; i++) {
+        const tool_thread *t = &src.threads[i];
+        if (!t->index) {
+            dump_lone_detail(out, t, json);
+            continue;
+        }
+        uint64_t n = atf_index_reader_count(t->index);
+        for (uint64_t seq = 0; seq < n; seq++) {
+            atf_index_event e;
+            atf_index_reader_get(t->index, seq, &e);
+            if (json)
+                put_index_json(out, t, src.manifest, seq, &e);
+            else
+                put_index_text(out, t, src.manifest, seq, &e);
+        }
+    }
+    tool_source_close(&src);
+    return finish_output(out, err);
+}
+
+atf_status atf_tool_merge(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
+{
+    tool_source src;
+    atf_status st = tool_source_open(&src, path, opts, err);
+    if (st)
+        return st;
+    if (src.kind != ATF_PATH_SESSION) {
+        tool_source_close(&src);
+        atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "merge needs a session directory");
+        atf_error_set_file(err, path);
+        return ATF_E_ARG;
+    }
+    atf_merge *m;
+    if ((st = atf_merge_create(&m, src.session)) != ATF_OK) {
+        tool_source_close(&src);
+        return atf_fail(err, st, ATF_NO_OFFSET, NULL, NULL);
+    }
+    atf_merged_event me;
+    while (atf_merge_next(m, &me)) {
+        const tool_thread *t = &src.threads[me.thread_index];
+        if (opts && opts->json)
+            put_index_json(out, t, src.manifest, me.seq, &me.event);
+        else
+            put_index_text(out, t, src.manifest, me.seq, &me.event);
+    }
+    atf_merge_destroy(m);
+    tool_source_close(&src);
+    return finish_output(out, err);
+}
+
+/* ---- info ------------------------------------------------------------ */
+
+static void info_index(FILE *out, const atf_index_reader *r, const char *indent)
+{
+    const atf_index_header *h = atf_index_reader_header(r);
+    const atf_index_footer *f = atf_index_reader_footer(r);
+    const atf_index_info *in = atf_index_reader_info(r);
+    fprintf(out, "%sindex %s\n", indent, atf_index_reader_path(r));
+    fprintf(out, "%s  layout %u, arch %s, os %s, clock %s, thread_id %" PRIu32 ", flags 0x%" PRIx32 "%s\n",
+            indent, (unsigned)h->version, atf_arch_name(h->arch), atf_os_name(h->os),
+            atf_clock_name(h->clock_type), h->thread_id, h->flags,
+            h->flags & ATF_INDEX_FLAG_HAS_DETAIL_FILE ? " (has_detail_file)" : "");
+    fprintf(out, "%s  header: event_count %" PRIu64 ", events_offset %" PRIu64 ", footer_offset %" PRIu64
+                 ", time %" PRIu64 "..%" PRIu64 "\n",
+            indent, h->event_count, h->events_offset, h->footer_offset, h->time_start_ns, h->time_end_ns);
+    if (f)
+        fprintf(out, "%s  footer @%" PRIu64 ": event_count %" PRIu64 ", bytes_written %" PRIu64
+                     ", time %" PRIu64 "..%" PRIu64 ", checksum 0x%08" PRIx32 " (%s)\n",
+                indent, in->footer_offset, f->event_count, f->bytes_written, f->time_start_ns,
+                f->time_end_ns, f->checksum, atf_checksum_state_name(in->checksum));
+    else
+        fprintf(out, "%s  no footer: crash-truncated, %" PRIu64 " complete events recovered, %" PRIu64
+                     " trailing bytes ignored\n",
+                indent, in->event_count, in->trailing_bytes);
+    fprintf(out, "%s  events: %" PRIu64 "\n", indent, in->event_count);
+}
+
+static void info_detail(FILE *out, const atf_detail_reader *r, const char *indent)
+{
+    const atf_detail_header *h = atf_detail_reader_header(r);
+    const atf_detail_footer *f = atf_detail_reader_footer(r);
+    const atf_detail_info *in = atf_detail_reader_info(r);
+    fprintf(out, "%sdetail %s\n", indent, atf_detail_reader_path(r));
+    fprintf(out, "%s  layout %u, arch %s, os %s, thread_id %" PRIu32 "\n", indent, (unsigned)h->version,
+            atf_arch_name(h->arch), atf_os_name(h->os), h->thread_id);
+    fprintf(out, "%s  header: event_count %" PRIu64 ", bytes_length %" PRIu64 ", index_seq %" PRIu64 "..%" PRIu64
+                 "\n",
+            indent, h->event_count, h->bytes_length, h->index_seq_start, h->index_seq_end);
+    if (f)
+        fprintf(out, "%s  footer @%" PRIu64 ": event_count %" PRIu64 ", bytes_length %" PRIu64
+                     ", time %" PRIu64 "..%" PRIu64 ", checksum 0x%08" PRIx32 " (%s)\n",
+                indent, in->footer_offset, f->event_count, f->bytes_length, f->time_start_ns, f->time_end_ns,
+                f->checksum, atf_checksum_state_name(in->checksum));
+    else
+        fprintf(out, "%s  no footer: crash-truncated, %" PRIu64 " complete events recovered, %" PRIu64
+                     " trailing bytes ignored\n",
+                indent, in->event_count, in->trailing_bytes);
+    fprintf(out, "%s  events: %" PRIu64 "\n", indent, in->event_count);
+}
+
+atf_status atf_tool_info(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
+{
+    tool_source src;
+    atf_status st = tool_source_open(&src, path, opts, err);
+    if (st)
+        return st;
+    if (src.kind == ATF_PATH_SESSION) {
+        const atf_manifest *m = src.manifest;
+        fprintf(out, "session %s: %zu thread(s)\n", src.path, src.thread_count);
+        if (m)
+            fprintf(out, "manifest: format_version \"%s\", time %" PRIu64 "..%" PRIu64
+                         ", %zu module(s), %zu symbol(s), %zu timing anchor(s), events_dropped %" PRIu64 "\n",
+                    m->format_version, m->time_start_ns, m->time_end_ns, m->module_count, m->symbol_count,
+                    m->anchor_count, m->events_dropped);
+        for (size_t i = 0; i < atf_session_warning_count(src.session); i++)
+            fprintf(out, "warning: %s\n", atf_session_warning(src.session, i));
+    }
+    for (size_t i = 0; i < src.thread_count; i++) {
+        const tool_thread *t = &src.threads[i];
+        const char *indent = src.thread_count > 1 || src.kind == ATF_PATH_SESSION ? "  " : "";
+        if (src.kind == ATF_PATH_SESSION || src.kind == ATF_PATH_THREAD)
+            fprintf(out, "%sthread %" PRIu64 "\n", indent, t->id);
+        if (t->index)
+            info_index(out, t->index, indent);
+        if (t->detail)
+            info_detail(out, t->detail, indent);
+    }
+    tool_source_close(&src);
+    return finish_output(out, err);
+}

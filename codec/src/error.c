@@ -1,0 +1,93 @@
+/* Status strings and error formatting. */
+#include <stdio.h>
+#include <string.h>
+
+#include <atf/error.h>
+#include <atf/version.h>
+
+#include "internal.h"
+
+const char *atf_strerror(atf_status status)
+{
+    switch (status) {
+#define ATF_X_TEXT_(name, value, text) case name: return text;
+        ATF_STATUS_LIST(ATF_X_TEXT_)
+#undef ATF_X_TEXT_
+    default:
+        return "unknown status";
+    }
+}
+
+const char *atf_status_name(atf_status status)
+{
+    switch (status) {
+#define ATF_X_NAME_(name, value, text) case name: return #name;
+        ATF_STATUS_LIST(ATF_X_NAME_)
+#undef ATF_X_NAME_
+    default:
+        return "ATF_E_?";
+    }
+}
+
+size_t atf_error_format(char *dst, size_t dst_cap, const atf_error *err)
+{
+    if (!dst || dst_cap == 0)
+        return 0;
+    dst[0] = '\0';
+    if (!err)
+        return 0;
+    size_t n = 0;
+#define APPEND_(...)                                                          \
+    do {                                                                      \
+        if (n < dst_cap) {                                                    \
+            int k_ = snprintf(dst + n, dst_cap - n, __VA_ARGS__);             \
+            if (k_ > 0)                                                       \
+                n += (size_t)k_ < dst_cap - n ? (size_t)k_ : dst_cap - n - 1; \
+        }                                                                     \
+    } while (0)
+    if (err->file[0])
+        APPEND_("%s: ", err->file);
+    if (err->offset != ATF_NO_OFFSET)
+        APPEND_("offset %llu: ", (unsigned long long)err->offset);
+    if (err->field)
+        APPEND_("field %s: ", err->field);
+    APPEND_("%s", err->message[0] ? err->message : atf_strerror(err->code));
+#undef APPEND_
+    return n;
+}
+
+atf_status atf_fail(atf_error *err, atf_status code, uint64_t offset, const char *field,
+                    const char *fmt, ...)
+{
+    if (err) {
+        err->code = code;
+        err->offset = offset;
+        err->field = field;
+        if (fmt) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(err->message, sizeof err->message, fmt, ap);
+            va_end(ap);
+        } else {
+            snprintf(err->message, sizeof err->message, "%s", atf_strerror(code));
+        }
+    }
+    return code;
+}
+
+void atf_error_set_file(atf_error *err, const char *file)
+{
+    if (err && file)
+        snprintf(err->file, sizeof err->file, "%s", file);
+}
+
+void atf_error_clear(atf_error *err)
+{
+    if (err) {
+        memset(err, 0, sizeof *err);
+        err->offset = ATF_NO_OFFSET;
+    }
+}
+
+unsigned atf_version_number(void) { return ATF_VERSION_NUMBER; }
+const char *atf_version_string(void) { return ATF_VERSION_STRING; }

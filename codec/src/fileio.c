@@ -1,0 +1,132 @@
+/* File access shared by readers and writers: mapping with a read() fallback,
+ * full writes, and small path helpers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static atf_status read_fully(int fd, uint8_t *dst, size_t size, atf_error *err)
+{
+    size_t done = 0;
+    while (done < size) {
+        ssize_t k = read(fd, dst + done, size - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return atf_fail(err, ATF_E_IO, done, NULL, "read failed: %s", strerror(errno));
+        if (k == 0)
+            return atf_fail(err, ATF_E_IO, done, NULL, "file shrank while being read");
+        done += (size_t)k;
+    }
+    return ATF_OK;
+}
+
+atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *err)
+{
+    memset(b, 0, sizeof *b);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot stat: %s", strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "not a regular file");
+    }
+    if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+        close(fd);
+        return atf_fail(err, ATF_E_LIMIT, ATF_NO_OFFSET, NULL, "file too large for this platform");
+    }
+    b->size = (size_t)st.st_size;
+    if (b->size == 0) {
+        close(fd);
+        b->data = (const uint8_t *)"";
+        return ATF_OK;
+    }
+    if (!no_mmap) {
+        void *m = mmap(NULL, b->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m != MAP_FAILED) {
+            (void)madvise(m, b->size, MADV_SEQUENTIAL);
+            b->map = m;
+            b->data = (const uint8_t *)m;
+            close(fd);
+            return ATF_OK;
+        }
+    }
+    /* Fallback: the allocation is bounded by the real file size from fstat. */
+    b->heap = malloc(b->size);
+    if (!b->heap) {
+        close(fd);
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, "cannot allocate %zu bytes", b->size);
+    }
+    atf_status rs = read_fully(fd, (uint8_t *)b->heap, b->size, err);
+    close(fd);
+    if (rs) {
+        free(b->heap);
+        memset(b, 0, sizeof *b);
+        return rs;
+    }
+    b->data = (const uint8_t *)b->heap;
+    return ATF_OK;
+}
+
+void atf_blob_close(atf_blob *b)
+{
+    if (!b)
+        return;
+    if (b->map)
+        munmap(b->map, b->size);
+    free(b->heap);
+    memset(b, 0, sizeof *b);
+}
+
+char *atf_strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+char *atf_path_join(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    int slash = a > 0 && dir[a - 1] != '/';
+    char *p = malloc(a + (size_t)slash + b + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, dir, a);
+    if (slash)
+        p[a] = '/';
+    memcpy(p + a + slash, name, b + 1);
+    return p;
+}
+
+atf_status atf_write_all(int fd, const void *src, size_t size, uint64_t offset, int positional)
+{
+    const uint8_t *p = (const uint8_t *)src;
+    while (size > 0) {
+        ssize_t k = positional ? pwrite(fd, p, size, (off_t)offset) : write(fd, p, size);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return ATF_E_IO;
+        p += k;
+        size -= (size_t)k;
+        offset += (uint64_t)k;
+    }
+    return ATF_OK;
+}

@@ -1,0 +1,320 @@
+/* Index file reader: header, footer location, crash recovery, checksum and
+ * event scan at open; O(1) event access afterwards. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <atf/crc32c.h>
+#include <atf/reader.h>
+
+#include "bytes.h"
+#include "internal.h"
+
+struct atf_index_reader {
+    atf_blob blob;
+    char *path;
+    atf_index_header header;
+    atf_index_footer footer;
+    atf_index_info info;
+    const uint8_t *events;
+};
+
+const char *atf_checksum_state_name(atf_checksum_state s)
+{
+    switch (s) {
+    case ATF_CHECKSUM_NO_FOOTER: return "no-footer";
+    case ATF_CHECKSUM_ZERO: return "unchecked";
+    case ATF_CHECKSUM_NOT_VERIFIED: return "not-verified";
+    case ATF_CHECKSUM_CRC32C: return "crc32c";
+    case ATF_CHECKSUM_CRC32_IEEE: return "crc32-ieee";
+    case ATF_CHECKSUM_MISMATCH: return "mismatch";
+    }
+    return "unknown";
+}
+
+/* One pass over the events section: CRC32-C (if wanted) and the event scan,
+ * chunk by chunk so that both work on cache-resident data. */
+static uint32_t scan_events(const uint8_t *ev, uint64_t count, atf_layout layout, int want_crc,
+                            int want_scan, atf_index_scan *s)
+{
+    enum { CHUNK_EVENTS = 2048 }; /* 64 KiB */
+    uint32_t crc = 0;
+    uint64_t prev_ts = 0;
+    memset(s, 0, sizeof *s);
+    s->min_ts = UINT64_MAX;
+    for (uint64_t base = 0; base < count; base += CHUNK_EVENTS) {
+        uint64_t n = count - base < CHUNK_EVENTS ? count - base : CHUNK_EVENTS;
+        const uint8_t *p = ev + base * ATF_INDEX_EVENT_SIZE;
+        if (want_crc)
+            crc = atf_crc32c(crc, p, (size_t)n * ATF_INDEX_EVENT_SIZE);
+        if (!want_scan)
+            continue;
+        for (uint64_t i = 0; i < n; i++, p += ATF_INDEX_EVENT_SIZE) {
+            uint64_t seq = base + i;
+            uint64_t ts = atf_load_le64(p);
+            uint32_t kind;
+            uint64_t dseq;
+            if (layout == ATF_LAYOUT_1) {
+                kind = atf_load_le32(p + 20);
+                uint32_t d = atf_load_le32(p + 28);
+                dseq = d == ATF_NO_DETAIL_L1 ? ATF_NO_DETAIL : d;
+            } else {
+                kind = p[24];
+                dseq = atf_load_le64(p + 16);
+                if (!atf_all_zero(p + 25, 7) && s->reserved_nonzero_count++ == 0)
+                    s->first_reserved_nonzero_seq = seq;
+            }
+            if ((kind < ATF_EVENT_CALL || kind > ATF_EVENT_EXCEPTION) && s->bad_kind_count++ == 0)
+                s->first_bad_kind_seq = seq;
+            if (seq > 0 && ts < prev_ts && s->backwards_count++ == 0)
+                s->first_backwards_seq = seq;
+            prev_ts = ts;
+            if (ts < s->min_ts)
+                s->min_ts = ts;
+            if (ts > s->max_ts)
+                s->max_ts = ts;
+            if (dseq != ATF_NO_DETAIL) {
+                if (s->linked_count++ == 0 || dseq > s->max_detail_seq)
+                    s->max_detail_seq = dseq;
+            }
+        }
+    }
+    if (want_scan && count) {
+        s->first_ts = atf_load_le64(ev);
+        s->last_ts = atf_load_le64(ev + (count - 1) * ATF_INDEX_EVENT_SIZE);
+    }
+    if (!count)
+        s->min_ts = 0;
+    return crc;
+}
+
+/* Looks for a footer: at header.footer_offset when the header was finalized,
+ * else at the end of the file when it lines up with the events. */
+static int find_footer(atf_index_reader *r, uint64_t *region_end)
+{
+    const atf_index_header *h = &r->header;
+    const uint8_t *d = r->blob.data;
+    uint64_t size = r->blob.size;
+    atf_index_footer f;
+
+    *region_end = size;
+    if (h->footer_offset != 0) {
+        if (h->footer_offset < size)
+            *region_end = h->footer_offset;
+        if (atf_fits(h->footer_offset, ATF_INDEX_FOOTER_SIZE, size) &&
+            atf_index_footer_decode(&f, d + h->footer_offset, ATF_INDEX_FOOTER_SIZE, NULL) == ATF_OK) {
+            r->footer = f;
+            r->info.footer_offset = h->footer_offset;
+            return 1;
+        }
+        return 0;
+    }
+    if (size < h->events_offset + ATF_INDEX_FOOTER_SIZE)
+        return 0;
+    uint64_t at = size - ATF_INDEX_FOOTER_SIZE;
+    if ((at - h->events_offset) % ATF_INDEX_EVENT_SIZE != 0)
+        return 0;
+    if (atf_index_footer_decode(&f, d + at, ATF_INDEX_FOOTER_SIZE, NULL) != ATF_OK)
+        return 0;
+    if (f.bytes_written != at - h->events_offset)
+        return 0; /* magic-like bytes in event data, not a footer */
+    r->footer = f;
+    r->info.footer_offset = at;
+    *region_end = at;
+    return 1;
+}
+
+static atf_status open_common(atf_index_reader *r, const atf_read_options *opts, atf_error *err)
+{
+    atf_read_options defaults = ATF_READ_OPTIONS_INIT;
+    if (!opts)
+        opts = &defaults;
+    const uint64_t size = r->blob.size;
+    atf_index_header *h = &r->header;
+    atf_index_info *info = &r->info;
+
+    atf_status st = atf_index_header_decode(h, r->blob.data, r->blob.size, err);
+    if (st)
+        return st;
+    if (h->events_offset > size)
+        return atf_fail(err, ATF_E_OFFSET, 32, "events_offset",
+                        "events_offset is %llu, beyond the end of the %llu-byte file",
+                        (unsigned long long)h->events_offset, (unsigned long long)size);
+    if (h->footer_offset != 0 && h->footer_offset < h->events_offset)
+        return atf_fail(err, ATF_E_OFFSET, 40, "footer_offset",
+                        "footer_offset %llu lies before events_offset %llu",
+                        (unsigned long long)h->footer_offset, (unsigned long long)h->events_offset);
+
+    info->layout = (atf_layout)h->version;
+    info->file_size = size;
+    info->header_finalized = h->footer_offset != 0;
+    r->events = r->blob.data + h->events_offset;
+
+    uint64_t region_end;
+    info->has_footer = find_footer(r, &region_end);
+    uint64_t room = region_end - h->events_offset;
+    if (info->has_footer) {
+        if (r->footer.event_count > room / ATF_INDEX_EVENT_SIZE)
+            return atf_fail(err, ATF_E_COUNT, info->footer_offset + 8, "footer.event_count",
+                            "footer claims %llu events, the file holds at most %llu",
+                            (unsigned long long)r->footer.event_count,
+                            (unsigned long long)(room / ATF_INDEX_EVENT_SIZE));
+        info->event_count = r->footer.event_count;
+    } else {
+        info->recovered = 1;
+        info->event_count = room / ATF_INDEX_EVENT_SIZE;
+    }
+    info->events_end = h->events_offset + info->event_count * ATF_INDEX_EVENT_SIZE;
+    info->trailing_bytes = region_end - info->events_end;
+
+    int want_crc = info->has_footer && r->footer.checksum != 0 && opts->verify;
+    if (!info->has_footer)
+        info->checksum = ATF_CHECKSUM_NO_FOOTER;
+    else if (r->footer.checksum == 0)
+        info->checksum = ATF_CHECKSUM_ZERO;
+    else
+        info->checksum = ATF_CHECKSUM_NOT_VERIFIED;
+    if (want_crc || opts->verify) {
+        uint32_t crc = scan_events(r->events, info->event_count, info->layout, want_crc,
+                                   opts->verify != 0, &info->scan);
+        info->scanned = opts->verify != 0;
+        if (want_crc) {
+            if (crc == r->footer.checksum) {
+                info->checksum = ATF_CHECKSUM_CRC32C;
+            } else if (info->layout == ATF_LAYOUT_1 &&
+                       atf_crc32_ieee(0, r->events, (size_t)(info->event_count * ATF_INDEX_EVENT_SIZE)) ==
+                           r->footer.checksum) {
+                info->checksum = ATF_CHECKSUM_CRC32_IEEE;
+            } else {
+                info->checksum = ATF_CHECKSUM_MISMATCH;
+                return atf_fail(err, ATF_E_CHECKSUM, info->footer_offset + 4, "footer.checksum",
+                                "footer checksum 0x%08x does not match the events (CRC32-C 0x%08x%s)",
+                                r->footer.checksum, crc,
+                                info->layout == ATF_LAYOUT_1 ? ", nor CRC32/IEEE" : "");
+            }
+        }
+    }
+    return ATF_OK;
+}
+
+static atf_status finish_open(atf_index_reader **out, atf_index_reader *r, const atf_read_options *opts,
+                              atf_error *err)
+{
+    atf_status st = open_common(r, opts, err);
+    if (st) {
+        atf_error_set_file(err, r->path);
+        atf_index_reader_close(r);
+        return st;
+    }
+    *out = r;
+    return ATF_OK;
+}
+
+atf_status atf_index_reader_open(atf_index_reader **out, const char *path,
+                                 const atf_read_options *opts, atf_error *err)
+{
+    atf_error_clear(err);
+    if (!out || !path)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
+    *out = NULL;
+    atf_index_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = atf_strdup(path))) {
+        free(r);
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    }
+    atf_status st = atf_blob_open(&r->blob, path, opts && opts->no_mmap, err);
+    if (st) {
+        atf_error_set_file(err, path);
+        atf_index_reader_close(r);
+        return st;
+    }
+    return finish_open(out, r, opts, err);
+}
+
+atf_status atf_index_reader_open_memory(atf_index_reader **out, const void *data, size_t size,
+                                        const char *name, const atf_read_options *opts, atf_error *err)
+{
+    atf_error_clear(err);
+    if (!out || (!data && size))
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
+    *out = NULL;
+    atf_index_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = atf_strdup(name ? name : "<memory>"))) {
+        free(r);
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    }
+    r->blob.data = data ? (const uint8_t *)data : (const uint8_t *)"";
+    r->blob.size = size;
+    return finish_open(out, r, opts, err);
+}
+
+void atf_index_reader_close(atf_index_reader *r)
+{
+    if (!r)
+        return;
+    atf_blob_close(&r->blob);
+    free(r->path);
+    free(r);
+}
+
+const atf_index_header *atf_index_reader_header(const atf_index_reader *r) { return &r->header; }
+const atf_index_footer *atf_index_reader_footer(const atf_index_reader *r)
+{
+    return r->info.has_footer ? &r->footer : NULL;
+}
+const atf_index_info *atf_index_reader_info(const atf_index_reader *r) { return &r->info; }
+uint64_t atf_index_reader_count(const atf_index_reader *r) { return r->info.event_count; }
+const char *atf_index_reader_path(const atf_index_reader *r) { return r->path; }
+const uint8_t *atf_index_reader_bytes(const atf_index_reader *r, size_t *size)
+{
+    if (size)
+        *size = r->blob.size;
+    return r->blob.data;
+}
+
+atf_status atf_index_reader_get(const atf_index_reader *r, uint64_t seq, atf_index_event *ev)
+{
+    if (!r || !ev)
+        return ATF_E_ARG;
+    if (seq >= r->info.event_count)
+        return ATF_E_RANGE;
+    return atf_index_event_decode(ev, r->events + seq * ATF_INDEX_EVENT_SIZE, ATF_INDEX_EVENT_SIZE,
+                                  r->info.layout);
+}
+
+static uint64_t lower_bound_ts(const atf_index_reader *r, uint64_t t, int strictly_greater)
+{
+    uint64_t lo = 0, hi = r->info.event_count;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        uint64_t ts = atf_load_le64(r->events + mid * ATF_INDEX_EVENT_SIZE);
+        if (strictly_greater ? ts <= t : ts < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+atf_status atf_index_reader_time_range(const atf_index_reader *r, uint64_t t0, uint64_t t1,
+                                       uint64_t *first, uint64_t *last_excl)
+{
+    if (!r || !first || !last_excl)
+        return ATF_E_ARG;
+    if (t1 < t0) {
+        *first = *last_excl = 0;
+        return ATF_OK;
+    }
+    *first = lower_bound_ts(r, t0, 0);
+    *last_excl = lower_bound_ts(r, t1, 1);
+    if (*last_excl < *first)
+        *last_excl = *first;
+    return ATF_OK;
+}
+
+atf_status atf_index_reader_follow(const atf_index_reader *r, const atf_detail_event *dev,
+                                   atf_index_event *out)
+{
+    if (!r || !dev || !out)
+        return ATF_E_ARG;
+    return atf_index_reader_get(r, dev->index_seq, out);
+}

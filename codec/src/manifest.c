@@ -1,0 +1,309 @@
+/* manifest.json: parsed with jansson. Unknown keys are ignored; u64 fields
+ * accept a JSON integer (up to 2^63-1, jansson's range) or a string holding
+ * a decimal or "0x" hexadecimal number (for larger values). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include <atf/session.h>
+
+#include "internal.h"
+
+#define MANIFEST_MAX_BYTES (64u << 20)
+
+static atf_status bad(atf_error *err, const char *field, const char *why)
+{
+    return atf_fail(err, ATF_E_MANIFEST, ATF_NO_OFFSET, field, "manifest: %s: %s", field, why);
+}
+
+/* Reads an optional u64: *present is 0 when the key is missing or null. */
+static atf_status get_u64(json_t *obj, const char *key, const char *field, uint64_t *out,
+                          int *present, atf_error *err)
+{
+    json_t *v = json_object_get(obj, key);
+    *present = 0;
+    if (!v || json_is_null(v))
+        return ATF_OK;
+    if (json_is_integer(v)) {
+        json_int_t i = json_integer_value(v);
+        if (i < 0)
+            return bad(err, field, "must not be negative");
+        *out = (uint64_t)i;
+    } else if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        char *end = NULL;
+        int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+        if (!s[0] || s[0] == '-' || s[0] == '+' || s[0] == ' ' || (hex && !s[2]))
+            return bad(err, field, "string is not a number");
+        errno = 0;
+        unsigned long long u = strtoull(s, &end, hex ? 16 : 10);
+        if (errno || *end || (hex && s[2] == '-'))
+            return bad(err, field, "string is not a u64 number (decimal or 0x hex)");
+        *out = u;
+    } else {
+        return bad(err, field, "must be an integer or a numeric string");
+    }
+    *present = 1;
+    return ATF_OK;
+}
+
+static atf_status req_u64(json_t *obj, const char *key, const char *field, uint64_t *out, atf_error *err)
+{
+    int present;
+    atf_status st = get_u64(obj, key, field, out, &present, err);
+    if (!st && !present)
+        return bad(err, field, "is required");
+    return st;
+}
+
+static const char *get_str(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    return json_is_string(v) ? json_string_value(v) : "";
+}
+
+static json_t *get_array(json_t *root, const char *key, const char *field, int required,
+                         atf_status *st, atf_error *err)
+{
+    json_t *v = json_object_get(root, key);
+    *st = ATF_OK;
+    if (!v || json_is_null(v)) {
+        if (required)
+            *st = bad(err, field, "is required");
+        return NULL;
+    }
+    if (!json_is_array(v)) {
+        *st = bad(err, field, "must be an array");
+        return NULL;
+    }
+    return v;
+}
+
+static int cmp_symbol(const void *a, const void *b)
+{
+    const atf_manifest_symbol *x = a, *y = b;
+    return x->function_id < y->function_id ? -1 : x->function_id > y->function_id;
+}
+
+static atf_status parse_threads(atf_manifest *m, json_t *root, atf_error *err)
+{
+    atf_status st;
+    json_t *arr = get_array(root, "threads", "threads", 1, &st, err);
+    if (!arr)
+        return st;
+    size_t n = json_array_size(arr);
+    m->threads = calloc(n ? n : 1, sizeof *m->threads);
+    if (!m->threads)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        json_t *t = json_array_get(arr, i);
+        if (!json_is_object(t))
+            return bad(err, "threads[]", "each entry must be an object");
+        atf_manifest_thread *mt = &m->threads[i];
+        if ((st = req_u64(t, "id", "threads[].id", &mt->id, err)))
+            return st;
+        json_t *hd = json_object_get(t, "has_detail");
+        if (hd && !json_is_boolean(hd))
+            return bad(err, "threads[].has_detail", "must be true or false");
+        mt->has_detail = hd ? json_is_true(hd) : -1;
+        for (size_t j = 0; j < i; j++)
+            if (m->threads[j].id == mt->id)
+                return bad(err, "threads[].id", "thread ids must be unique");
+        m->thread_count = i + 1;
+    }
+    return ATF_OK;
+}
+
+static atf_status parse_modules(atf_manifest *m, json_t *root, atf_error *err)
+{
+    atf_status st;
+    json_t *arr = get_array(root, "modules", "modules", 0, &st, err);
+    if (!arr)
+        return st;
+    size_t n = json_array_size(arr);
+    m->modules = calloc(n ? n : 1, sizeof *m->modules);
+    if (!m->modules)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(arr, i);
+        atf_manifest_module *mm = &m->modules[i];
+        int present;
+        if (!json_is_object(o))
+            return bad(err, "modules[]", "each entry must be an object");
+        if ((st = req_u64(o, "module_id", "modules[].module_id", &mm->module_id, err)) ||
+            (st = get_u64(o, "base_address", "modules[].base_address", &mm->base_address, &present, err)) ||
+            (st = get_u64(o, "size", "modules[].size", &mm->size, &present, err)))
+            return st;
+        mm->path = get_str(o, "path");
+        mm->uuid = get_str(o, "uuid");
+        m->module_count = i + 1;
+    }
+    return ATF_OK;
+}
+
+static atf_status parse_symbols(atf_manifest *m, json_t *root, atf_error *err)
+{
+    atf_status st;
+    json_t *arr = get_array(root, "symbols", "symbols", 0, &st, err);
+    if (!arr)
+        return st;
+    size_t n = json_array_size(arr);
+    m->symbols = calloc(n ? n : 1, sizeof *m->symbols);
+    if (!m->symbols)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(arr, i);
+        atf_manifest_symbol *ms = &m->symbols[i];
+        int present;
+        if (!json_is_object(o))
+            return bad(err, "symbols[]", "each entry must be an object");
+        if ((st = req_u64(o, "function_id", "symbols[].function_id", &ms->function_id, err)) ||
+            (st = get_u64(o, "module_id", "symbols[].module_id", &ms->module_id, &present, err)) ||
+            (st = get_u64(o, "symbol_index", "symbols[].symbol_index", &ms->symbol_index, &present, err)))
+            return st;
+        if (!json_is_string(json_object_get(o, "name")))
+            return bad(err, "symbols[].name", "must be a string");
+        ms->name = get_str(o, "name");
+        m->symbol_count = i + 1;
+    }
+    qsort(m->symbols, m->symbol_count, sizeof *m->symbols, cmp_symbol);
+    return ATF_OK;
+}
+
+static atf_status parse_anchors(atf_manifest *m, json_t *root, atf_error *err)
+{
+    atf_status st;
+    json_t *arr = get_array(root, "timing_anchors", "timing_anchors", 0, &st, err);
+    if (!arr)
+        return st;
+    size_t n = json_array_size(arr);
+    m->anchors = calloc(n ? n : 1, sizeof *m->anchors);
+    if (!m->anchors)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(arr, i);
+        atf_timing_anchor *a = &m->anchors[i];
+        if (!json_is_object(o))
+            return bad(err, "timing_anchors[]", "each entry must be an object");
+        if ((st = req_u64(o, "host_time_ns", "timing_anchors[].host_time_ns", &a->host_time_ns, err)))
+            return st;
+        json_t *v = json_object_get(o, "media_time_value");
+        json_t *s = json_object_get(o, "media_time_scale");
+        if (!json_is_integer(v) || !json_is_integer(s) || json_integer_value(s) <= 0 ||
+            json_integer_value(s) > INT32_MAX)
+            return bad(err, "timing_anchors[]", "media_time_value and a positive media_time_scale are required");
+        a->media_time_value = json_integer_value(v);
+        a->media_time_scale = (int32_t)json_integer_value(s);
+        m->anchor_count = i + 1;
+    }
+    return ATF_OK;
+}
+
+static atf_status parse_root(atf_manifest *m, json_t *root, atf_error *err)
+{
+    atf_status st;
+    int present;
+    if (!json_is_object(root))
+        return bad(err, "(root)", "must be a JSON object");
+    if ((st = parse_threads(m, root, err)) ||
+        (st = get_u64(root, "time_start_ns", "time_start_ns", &m->time_start_ns, &present, err)) ||
+        (st = get_u64(root, "time_end_ns", "time_end_ns", &m->time_end_ns, &present, err)) ||
+        (st = get_u64(root, "events_dropped", "events_dropped", &m->events_dropped, &present, err)))
+        return st;
+    uint64_t clock = 0;
+    if ((st = get_u64(root, "clock_type", "clock_type", &clock, &present, err)))
+        return st;
+    if (present && clock > UINT32_MAX)
+        return bad(err, "clock_type", "out of range");
+    m->has_clock_type = present;
+    m->clock_type = (uint32_t)clock;
+    json_t *fv = json_object_get(root, "format_version");
+    if (fv && !json_is_string(fv))
+        return bad(err, "format_version", "must be a string");
+    snprintf(m->format_version, sizeof m->format_version, "%s", fv ? json_string_value(fv) : "");
+    if ((st = parse_modules(m, root, err)) || (st = parse_symbols(m, root, err)) ||
+        (st = parse_anchors(m, root, err)))
+        return st;
+    return ATF_OK;
+}
+
+atf_status atf_manifest_parse(atf_manifest **out, const char *json, size_t size, const char *name,
+                              atf_error *err)
+{
+    atf_error_clear(err);
+    if (!out || (!json && size))
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
+    *out = NULL;
+    if (size > MANIFEST_MAX_BYTES) {
+        atf_error_set_file(err, name);
+        return atf_fail(err, ATF_E_LIMIT, ATF_NO_OFFSET, NULL, "manifest is larger than 64 MiB");
+    }
+    atf_manifest *m = calloc(1, sizeof *m);
+    if (!m)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    json_error_t jerr;
+    json_t *root = json_loadb(json ? json : "", size, JSON_REJECT_DUPLICATES, &jerr);
+    atf_status st;
+    if (!root) {
+        st = atf_fail(err, ATF_E_MANIFEST, jerr.position >= 0 ? (uint64_t)jerr.position : ATF_NO_OFFSET,
+                      NULL, "manifest: invalid JSON at line %d column %d: %s", jerr.line, jerr.column,
+                      jerr.text);
+    } else {
+        m->priv_ = root;
+        st = parse_root(m, root, err);
+    }
+    if (st) {
+        atf_error_set_file(err, name);
+        atf_manifest_free(m);
+        return st;
+    }
+    *out = m;
+    return ATF_OK;
+}
+
+atf_status atf_manifest_load(atf_manifest **out, const char *path, atf_error *err)
+{
+    atf_blob b;
+    atf_error_clear(err);
+    if (!out || !path)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
+    *out = NULL;
+    atf_status st = atf_blob_open(&b, path, 0, err);
+    if (st) {
+        atf_error_set_file(err, path);
+        return st;
+    }
+    st = atf_manifest_parse(out, (const char *)b.data, b.size, path, err);
+    atf_blob_close(&b);
+    return st;
+}
+
+void atf_manifest_free(atf_manifest *m)
+{
+    if (!m)
+        return;
+    json_decref((json_t *)m->priv_);
+    free(m->threads);
+    free(m->modules);
+    free(m->symbols);
+    free(m->anchors);
+    free(m);
+}
+
+const char *atf_manifest_symbol_name(const atf_manifest *m, uint64_t function_id)
+{
+    if (!m || !m->symbol_count)
+        return NULL;
+    size_t lo = 0, hi = m->symbol_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->symbols[mid].function_id < function_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->symbol_count && m->symbols[lo].function_id == function_id ? m->symbols[lo].name : NULL;
+}

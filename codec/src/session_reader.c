@@ -1,0 +1,237 @@
+/* Session reader: manifest.json + thread_<id>/{index,detail}.atf. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <atf/session.h>
+
+#include "internal.h"
+
+#define MAX_WARNINGS 64
+#define MAX_THREADS  (1u << 20)
+
+struct atf_session {
+    char *dir;
+    atf_manifest *manifest;
+    atf_session_thread *threads;
+    size_t thread_count, thread_cap;
+    char *warnings[MAX_WARNINGS];
+    size_t warning_count;
+};
+
+static void warn(atf_session *s, const char *fmt, ...) ATF_PRINTF(2, 3);
+static void warn(atf_session *s, const char *fmt, ...)
+{
+    if (s->warning_count >= MAX_WARNINGS)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    s->warnings[s->warning_count] = atf_strdup(buf);
+    if (s->warnings[s->warning_count])
+        s->warning_count++;
+}
+
+/* Parses "thread_<decimal>" into *id. */
+static int parse_thread_dir(const char *name, uint64_t *id)
+{
+    if (strncmp(name, "thread_", 7) != 0 || !name[7])
+        return 0;
+    uint64_t v = 0;
+    for (const char *p = name + 7; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
+            return 0;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    *id = v;
+    return 1;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static atf_session_thread *find_thread(atf_session *s, uint64_t id)
+{
+    for (size_t i = 0; i < s->thread_count; i++)
+        if (s->threads[i].id == id)
+            return &s->threads[i];
+    return NULL;
+}
+
+static atf_status add_thread(atf_session *s, uint64_t id, int manifest_has_detail, atf_error *err)
+{
+    if (s->thread_count == s->thread_cap) {
+        size_t ncap = s->thread_cap ? s->thread_cap * 2 : 8;
+        if (ncap > MAX_THREADS)
+            return atf_fail(err, ATF_E_LIMIT, ATF_NO_OFFSET, NULL, "more than %u threads", MAX_THREADS);
+        atf_session_thread *n = realloc(s->threads, ncap * sizeof *n);
+        if (!n)
+            return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        s->threads = n;
+        s->thread_cap = ncap;
+    }
+    char name[40];
+    snprintf(name, sizeof name, "thread_%llu", (unsigned long long)id);
+    atf_session_thread *t = &s->threads[s->thread_count];
+    memset(t, 0, sizeof *t);
+    t->id = id;
+    t->manifest_has_detail = manifest_has_detail;
+    t->dir = atf_path_join(s->dir, name);
+    if (!t->dir)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    s->thread_count++;
+    return ATF_OK;
+}
+
+/* Adds thread directories that the manifest does not list (or all of them
+ * when there is no manifest). */
+static atf_status discover(atf_session *s, atf_error *err)
+{
+    DIR *d = opendir(s->dir);
+    if (!d)
+        return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot read directory: %s", strerror(errno));
+    atf_status st = ATF_OK;
+    struct dirent *e;
+    while (!st && (e = readdir(d)) != NULL) {
+        uint64_t id;
+        if (!parse_thread_dir(e->d_name, &id) || find_thread(s, id))
+            continue;
+        char *p = atf_path_join(s->dir, e->d_name);
+        struct stat sb;
+        int is_dir = p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+        free(p);
+        if (!is_dir)
+            continue;
+        if (s->manifest)
+            warn(s, "%s: directory %s is not listed in manifest.json", s->dir, e->d_name);
+        st = add_thread(s, id, -1, err);
+    }
+    closedir(d);
+    return st;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+    const atf_session_thread *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static atf_status open_thread(atf_session *s, atf_session_thread *t, const atf_read_options *opts,
+                              atf_error *err)
+{
+    char *ip = atf_path_join(t->dir, "index.atf");
+    char *dp = atf_path_join(t->dir, "detail.atf");
+    atf_status st = ATF_OK;
+    if (!ip || !dp) {
+        st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        goto out;
+    }
+    if (!file_exists(ip)) {
+        st = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL, "thread %llu has no index.atf",
+                      (unsigned long long)t->id);
+        atf_error_set_file(err, ip);
+        goto out;
+    }
+    if ((st = atf_index_reader_open(&t->index, ip, opts, err)))
+        goto out;
+    if (file_exists(dp)) {
+        if ((st = atf_detail_reader_open(&t->detail, dp, opts, err)))
+            goto out;
+        if (atf_detail_reader_info(t->detail)->layout != atf_index_reader_info(t->index)->layout) {
+            st = atf_fail(err, ATF_E_LAYOUT, 5, "version",
+                          "detail.atf is layout %d but index.atf is layout %d",
+                          (int)atf_detail_reader_info(t->detail)->layout,
+                          (int)atf_index_reader_info(t->index)->layout);
+            atf_error_set_file(err, dp);
+            goto out;
+        }
+    }
+    if (t->manifest_has_detail == 1 && !t->detail)
+        warn(s, "%s: manifest says has_detail but there is no detail.atf", t->dir);
+    if (t->manifest_has_detail == 0 && t->detail)
+        warn(s, "%s: manifest says no detail but detail.atf exists", t->dir);
+out:
+    free(ip);
+    free(dp);
+    return st;
+}
+
+atf_status atf_session_open(atf_session **out, const char *dir, const atf_read_options *opts,
+                            atf_error *err)
+{
+    atf_error_clear(err);
+    if (!out || !dir)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
+    *out = NULL;
+    atf_session *s = calloc(1, sizeof *s);
+    if (!s || !(s->dir = atf_strdup(dir))) {
+        free(s);
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    }
+    atf_status st = ATF_OK;
+    char *mp = atf_path_join(dir, "manifest.json");
+    if (!mp) {
+        st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    } else if (file_exists(mp)) {
+        st = atf_manifest_load(&s->manifest, mp, err);
+        for (size_t i = 0; !st && s->manifest && i < s->manifest->thread_count; i++)
+            st = add_thread(s, s->manifest->threads[i].id, s->manifest->threads[i].has_detail, err);
+    } else {
+        warn(s, "%s: no manifest.json; thread directories were discovered", dir);
+    }
+    free(mp);
+    if (!st)
+        st = discover(s, err);
+    if (!st && s->thread_count == 0 && !s->manifest)
+        st = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
+                      "neither manifest.json nor thread_* directories found");
+    if (!st && s->thread_count)
+        qsort(s->threads, s->thread_count, sizeof *s->threads, cmp_thread);
+    for (size_t i = 0; !st && i < s->thread_count; i++)
+        st = open_thread(s, &s->threads[i], opts, err);
+    if (st) {
+        if (err && !err->file[0])
+            atf_error_set_file(err, dir);
+        atf_session_close(s);
+        return st;
+    }
+    *out = s;
+    return ATF_OK;
+}
+
+void atf_session_close(atf_session *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->thread_count; i++) {
+        atf_index_reader_close(s->threads[i].index);
+        atf_detail_reader_close(s->threads[i].detail);
+        free(s->threads[i].dir);
+    }
+    for (size_t i = 0; i < s->warning_count; i++)
+        free(s->warnings[i]);
+    free(s->threads);
+    atf_manifest_free(s->manifest);
+    free(s->dir);
+    free(s);
+}
+
+size_t atf_session_thread_count(const atf_session *s) { return s ? s->thread_count : 0; }
+const atf_session_thread *atf_session_thread_at(const atf_session *s, size_t i)
+{
+    return s && i < s->thread_count ? &s->threads[i] : NULL;
+}
+const atf_manifest *atf_session_manifest(const atf_session *s) { return s ? s->manifest : NULL; }
+size_t atf_session_warning_count(const atf_session *s) { return s ? s->warning_count : 0; }
+const char *atf_session_warning(const atf_session *s, size_t i)
+{
+    return s && i < s->warning_count ? s->warnings[i] : NULL;
+}

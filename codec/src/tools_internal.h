@@ -1,0 +1,31 @@
+/* What dump.c and check.c share: a path opened as a list of threads. */
+#ifndef ATF_TOOLS_INTERNAL_H
+#define ATF_TOOLS_INTERNAL_H
+
+#include <atf/tools.h>
+
+typedef struct tool_thread {
+    uint64_t id;
+    const char *dir;               /* NULL for lone files */
+    const atf_index_reader *index; /* NULL for a lone detail file */
+    const atf_detail_reader *detail;
+} tool_thread;
+
+typedef struct tool_source {
+    atf_path_kind kind;
+    char path[4096];
+    atf_session *session;          /* for ATF_PATH_SESSION */
+    atf_index_reader *own_index;   /* for files and thread directories */
+    atf_detail_reader *own_detail;
+    tool_thread single;
+    const tool_thread *threads;    /* session: built from session threads */
+    tool_thread *session_threads;
+    size_t thread_count;
+    const atf_manifest *manifest;
+} tool_source;
+
+atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_options *opts,
+                            atf_error *err);
+void tool_source_close(tool_source *src);
+
+#endif

@@ -1,0 +1,281 @@
+/* Tests for atf/crc32c.h: known answers, dispatched vs portable, incremental. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__linux__)
+#include <unistd.h>
+#endif
+
+#include <atf/crc32c.h>
+
+/* Fixed-seed xorshift64 so failures reproduce. */
+static uint64_t g_rng;
+
+static void rng_seed(uint64_t seed)
+{
+    g_rng = seed ? seed : 0x9E3779B97F4A7C15ull;
+}
+
+static uint64_t rng_next(void)
+{
+    uint64_t x = g_rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    g_rng = x;
+    return x;
+}
+
+static void rng_fill(uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(rng_next() >> 56);
+}
+
+/* Bit-at-a-time reference, independent of the library's tables. */
+static uint32_t ref_crc(uint32_t poly, uint32_t crc, const uint8_t *p, size_t n)
+{
+    crc = ~crc;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int b = 0; b < 8; b++)
+            crc = (crc & 1u) ? (crc >> 1) ^ poly : crc >> 1;
+    }
+    return ~crc;
+}
+
+static const char check_input[] = "123456789";
+
+static void test_check_values(void **state)
+{
+    (void)state;
+    assert_int_equal(atf_crc32c(0, check_input, 9), 0xE3069283u);
+    assert_int_equal(atf_crc32c_portable(0, check_input, 9), 0xE3069283u);
+    assert_int_equal(atf_crc32_ieee(0, check_input, 9), 0xCBF43926u);
+    /* The IEEE function must not be the Castagnoli one and vice versa. */
+    assert_int_not_equal(atf_crc32_ieee(0, "a", 1), atf_crc32c(0, "a", 1));
+    assert_int_equal(atf_crc32_ieee(0, "a", 1), 0xE8B7BE43u);
+}
+
+static void check_rfc3720(const uint8_t *buf, uint32_t expect)
+{
+    assert_int_equal(atf_crc32c(0, buf, 32), expect);
+    assert_int_equal(atf_crc32c_portable(0, buf, 32), expect);
+    assert_int_equal(ref_crc(0x82F63B78u, 0, buf, 32), expect);
+}
+
+static void test_rfc3720_vectors(void **state)
+{
+    (void)state;
+    uint8_t buf[32];
+
+    memset(buf, 0, sizeof buf);
+    check_rfc3720(buf, 0x8A9136AAu);
+    memset(buf, 0xFF, sizeof buf);
+    check_rfc3720(buf, 0x62A8AB43u);
+    for (int i = 0; i < 32; i++)
+        buf[i] = (uint8_t)i;
+    check_rfc3720(buf, 0x46DD794Eu);
+    for (int i = 0; i < 32; i++)
+        buf[i] = (uint8_t)(31 - i);
+    check_rfc3720(buf, 0x113FDB5Cu);
+}
+
+static void test_empty_input(void **state)
+{
+    (void)state;
+    static const uint32_t crcs[] = {0u, 1u, 0xE3069283u, 0xFFFFFFFFu, 0x12345678u};
+    for (size_t i = 0; i < sizeof crcs / sizeof crcs[0]; i++) {
+        assert_int_equal(atf_crc32c(crcs[i], check_input, 0), crcs[i]);
+        assert_int_equal(atf_crc32c(crcs[i], NULL, 0), crcs[i]);
+        assert_int_equal(atf_crc32c_portable(crcs[i], NULL, 0), crcs[i]);
+        assert_int_equal(atf_crc32_ieee(crcs[i], NULL, 0), crcs[i]);
+    }
+}
+
+static void test_impl_name(void **state)
+{
+    (void)state;
+    const char *name = atf_crc32c_impl();
+    assert_non_null(name);
+    assert_true(strcmp(name, "sse4.2") == 0 || strcmp(name, "armv8-crc") == 0 ||
+                strcmp(name, "portable") == 0);
+    const char *env = getenv("ATF_CRC32C_IMPL");
+    if (env != NULL && strcmp(env, "portable") == 0)
+        assert_string_equal(name, "portable");
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (env == NULL && __builtin_cpu_supports("sse4.2"))
+        assert_string_equal(name, "sse4.2");
+#endif
+}
+
+/* Every length 0..1024 at every alignment 0..15, against the portable code
+ * and (sparsely) against the bitwise reference. */
+static void test_dispatch_matches_portable_small(void **state)
+{
+    (void)state;
+    enum { MAXLEN = 1024, MAXALIGN = 16 };
+    uint8_t *buf = malloc(MAXLEN + MAXALIGN + 8);
+    assert_non_null(buf);
+    rng_seed(0x1234567887654321ull);
+    for (size_t align = 0; align < MAXALIGN; align++) {
+        for (size_t len = 0; len <= MAXLEN; len++) {
+            uint8_t *p = buf + align;
+            rng_fill(p, len);
+            uint32_t seed = (uint32_t)rng_next();
+            uint32_t hw = atf_crc32c(seed, p, len);
+            uint32_t sw = atf_crc32c_portable(seed, p, len);
+            if (hw != sw)
+                fail_msg("align %zu len %zu: dispatched %08x portable %08x", align, len,
+                         (unsigned)hw, (unsigned)sw);
+            if (len % 61 == 0 || len < 20)
+                assert_int_equal(sw, ref_crc(0x82F63B78u, seed, p, len));
+            if (len % 67 == 0 || len < 20)
+                assert_int_equal(atf_crc32_ieee(seed, p, len),
+                                 ref_crc(0xEDB88320u, seed, p, len));
+        }
+    }
+    free(buf);
+}
+
+/* Sizes that cross the interleaving block boundaries of the hardware code. */
+static void test_dispatch_matches_portable_large(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {
+        3 * 128 - 1,   3 * 128,        3 * 1024 - 1,     3 * 1024,       3 * 1024 + 1,
+        3 * 1024 + 3 * 128 + 7,        3 * 8192 - 1,     3 * 8192,       3 * 8192 + 1,
+        3 * 8192 + 3 * 1024 + 3 * 128 + 5,                100000,         (1u << 20) + 1,
+        (1u << 20) + 13, (1u << 20) + 777, 3u << 20,
+    };
+    size_t maxsize = 3u << 20;
+    uint8_t *buf = malloc(maxsize + 16);
+    assert_non_null(buf);
+    rng_seed(42);
+    rng_fill(buf, maxsize + 16);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        for (size_t align = 0; align < 16; align += 5) {
+            uint32_t seed = (uint32_t)rng_next();
+            uint32_t hw = atf_crc32c(seed, buf + align, sizes[i]);
+            uint32_t sw = atf_crc32c_portable(seed, buf + align, sizes[i]);
+            if (hw != sw)
+                fail_msg("size %zu align %zu: dispatched %08x portable %08x", sizes[i], align,
+                         (unsigned)hw, (unsigned)sw);
+        }
+    }
+    /* One long buffer also against the bitwise reference. */
+    assert_int_equal(atf_crc32c_portable(7, buf + 3, (1u << 20) + 1),
+                     ref_crc(0x82F63B78u, 7, buf + 3, (1u << 20) + 1));
+    assert_int_equal(atf_crc32_ieee(7, buf + 3, (1u << 20) + 1),
+                     ref_crc(0xEDB88320u, 7, buf + 3, (1u << 20) + 1));
+    free(buf);
+}
+
+/* Many zero bytes, where a wrong shift constant tends to stay hidden least. */
+static void test_long_constant_runs(void **state)
+{
+    (void)state;
+    size_t n = 200000;
+    uint8_t *buf = calloc(n, 1);
+    assert_non_null(buf);
+    assert_int_equal(atf_crc32c(0, buf, n), atf_crc32c_portable(0, buf, n));
+    memset(buf, 0xFF, n);
+    assert_int_equal(atf_crc32c(0x55555555u, buf, n), atf_crc32c_portable(0x55555555u, buf, n));
+    free(buf);
+}
+
+static void test_incremental(void **state)
+{
+    (void)state;
+    size_t n = 100000;
+    uint8_t *buf = malloc(n);
+    assert_non_null(buf);
+    rng_seed(0xDEADBEEFCAFEF00Dull);
+    rng_fill(buf, n);
+    uint32_t whole_c = atf_crc32c(0, buf, n);
+    uint32_t whole_p = atf_crc32c_portable(0, buf, n);
+    uint32_t whole_i = atf_crc32_ieee(0, buf, n);
+    assert_int_equal(whole_c, whole_p);
+    for (int round = 0; round < 200; round++) {
+        uint32_t c = 0, p = 0, ie = 0;
+        size_t pos = 0;
+        while (pos < n) {
+            size_t left = n - pos;
+            /* Mostly short pieces, sometimes long ones, sometimes empty. */
+            size_t piece = (rng_next() & 1) ? rng_next() % 64 : rng_next() % 40000;
+            if (piece > left)
+                piece = left;
+            c = atf_crc32c(c, buf + pos, piece);
+            p = atf_crc32c_portable(p, buf + pos, piece);
+            ie = atf_crc32_ieee(ie, buf + pos, piece);
+            pos += piece;
+        }
+        assert_int_equal(c, whole_c);
+        assert_int_equal(p, whole_p);
+        assert_int_equal(ie, whole_i);
+    }
+    /* The "123456789" check value, split at every point. */
+    for (size_t k = 0; k <= 9; k++) {
+        assert_int_equal(atf_crc32c(atf_crc32c(0, check_input, k), check_input + k, 9 - k),
+                         0xE3069283u);
+        assert_int_equal(atf_crc32_ieee(atf_crc32_ieee(0, check_input, k), check_input + k, 9 - k),
+                         0xCBF43926u);
+    }
+    free(buf);
+}
+
+/* ATF_CRC32C_IMPL=portable is read once at the first call, so it is checked
+ * in a child process: this binary re-run with --print-impl. */
+static void test_env_forces_portable(void **state)
+{
+    (void)state;
+#if defined(__linux__)
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    assert_true(len > 0);
+    exe[len] = '\0';
+    assert_null(strchr(exe, '\''));
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "ATF_CRC32C_IMPL=portable '%s' --print-impl", exe);
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    char line[128] = {0};
+    char *got = fgets(line, sizeof line, f);
+    int rc = pclose(f);
+    assert_non_null(got);
+    assert_int_equal(rc, 0);
+    assert_string_equal(line, "portable e3069283\n");
+#else
+    skip();
+#endif
+}
+
+static int print_impl(void)
+{
+    printf("%s %08x\n", atf_crc32c_impl(), (unsigned)atf_crc32c(0, check_input, 9));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--print-impl") == 0)
+        return print_impl();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_check_values),
+        cmocka_unit_test(test_rfc3720_vectors),
+        cmocka_unit_test(test_empty_input),
+        cmocka_unit_test(test_impl_name),
+        cmocka_unit_test(test_dispatch_matches_portable_small),
+        cmocka_unit_test(test_dispatch_matches_portable_large),
+        cmocka_unit_test(test_long_constant_runs),
+        cmocka_unit_test(test_incremental),
+        cmocka_unit_test(test_env_forces_portable),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
