@@ -36,23 +36,14 @@ size_t atf_error_format(char *dst, size_t dst_cap, const atf_error *err)
     dst[0] = '\0';
     if (!err)
         return 0;
-    size_t n = 0;
-#define APPEND_(...)                                                          \
-    do {                                                                      \
-        if (n < dst_cap) {                                                    \
-            int k_ = snprintf(dst + n, dst_cap - n, __VA_ARGS__);             \
-            if (k_ > 0)                                                       \
-                n += (size_t)k_ < dst_cap - n ? (size_t)k_ : dst_cap - n - 1; \
-        }                                                                     \
-    } while (0)
-    if (err->file[0])
-        APPEND_("%s: ", err->file);
+    char off[40] = "";
     if (err->offset != ATF_NO_OFFSET)
-        APPEND_("offset %llu: ", (unsigned long long)err->offset);
-    if (err->field)
-        APPEND_("field %s: ", err->field);
-    APPEND_("%s", err->message[0] ? err->message : atf_strerror(err->code));
-#undef APPEND_
+        snprintf(off, sizeof off, "offset %llu: ", (unsigned long long)err->offset);
+    int k = snprintf(dst, dst_cap, "%s%s%s%s%s%s", err->file, err->file[0] ? ": " : "", off,
+                     err->field ? "field " : "", err->field ? err->field : "", err->field ? ": " : "");
+    size_t n = k < 0 ? 0 : (size_t)k < dst_cap ? (size_t)k : dst_cap - 1;
+    k = snprintf(dst + n, dst_cap - n, "%s", err->message[0] ? err->message : atf_strerror(err->code));
+    n += k < 0 ? 0 : (size_t)k < dst_cap - n ? (size_t)k : dst_cap - n - 1;
     return n;
 }
 

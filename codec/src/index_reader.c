@@ -31,6 +31,63 @@ const char *atf_checksum_state_name(atf_checksum_state s)
     return "unknown";
 }
 
+/* Hot loop over a chunk of well-formed events: counts links and tracks the
+ * largest link + 1 (so that ATF_NO_DETAIL, which wraps to 0, never counts).
+ * Returns non-zero if any event breaks a rule (bad kind, non-zero reserved
+ * bytes, timestamp going backwards); that rare chunk is then rescanned by
+ * slow_chunk(), which counts exactly. */
+static uint64_t fast_chunk(const uint8_t *p, uint64_t n, atf_layout layout, uint64_t prev,
+                           uint64_t *linked, uint64_t *max_link1)
+{
+    uint64_t anomaly = 0, lk = 0, mx = *max_link1;
+    if (layout == ATF_LAYOUT_2) {
+        for (uint64_t i = 0; i < n; i++, p += ATF_INDEX_EVENT_SIZE) {
+            uint64_t ts = atf_load_le64(p), d1 = atf_load_le64(p + 16) + 1u, w = atf_load_le64(p + 24);
+            /* w = event_kind | reserved << 8: valid iff it is 1, 2 or 3. */
+            anomaly |= (uint64_t)(w - 1u > 2u) | (uint64_t)(ts < prev);
+            prev = ts;
+            lk += d1 != 0;
+            mx = d1 > mx ? d1 : mx;
+        }
+    } else {
+        for (uint64_t i = 0; i < n; i++, p += ATF_INDEX_EVENT_SIZE) {
+            uint64_t ts = atf_load_le64(p);
+            uint32_t kind = atf_load_le32(p + 20), d1 = atf_load_le32(p + 28) + 1u;
+            anomaly |= (uint64_t)(kind - 1u > 2u) | (uint64_t)(ts < prev);
+            prev = ts;
+            lk += d1 != 0;
+            mx = d1 > mx ? d1 : mx;
+        }
+    }
+    *linked = lk;
+    *max_link1 = mx;
+    return anomaly;
+}
+
+/* Exact scan of events [base, base + n): counts, first offenders, min/max. */
+static void slow_chunk(const uint8_t *ev, uint64_t base, uint64_t n, atf_layout layout, atf_index_scan *s,
+                       uint64_t *prev, uint64_t *max_link1)
+{
+    for (uint64_t seq = base; seq < base + n; seq++) {
+        atf_index_event e;
+        atf_index_event_decode(&e, ev + seq * ATF_INDEX_EVENT_SIZE, ATF_INDEX_EVENT_SIZE, layout);
+        if ((e.event_kind < ATF_EVENT_CALL || e.event_kind > ATF_EVENT_EXCEPTION) && s->bad_kind_count++ == 0)
+            s->first_bad_kind_seq = seq;
+        if (e.reserved_nonzero && s->reserved_nonzero_count++ == 0)
+            s->first_reserved_nonzero_seq = seq;
+        if (e.timestamp_ns < *prev && s->backwards_count++ == 0)
+            s->first_backwards_seq = seq;
+        *prev = e.timestamp_ns;
+        s->min_ts = e.timestamp_ns < s->min_ts ? e.timestamp_ns : s->min_ts;
+        s->max_ts = e.timestamp_ns > s->max_ts ? e.timestamp_ns : s->max_ts;
+        if (e.detail_seq != ATF_NO_DETAIL) {
+            s->linked_count++;
+            if (e.detail_seq + 1 > *max_link1)
+                *max_link1 = e.detail_seq + 1;
+        }
+    }
+}
+
 /* One pass over the events section: CRC32-C (if wanted) and the event scan,
  * chunk by chunk so that both work on cache-resident data. */
 static uint32_t scan_events(const uint8_t *ev, uint64_t count, atf_layout layout, int want_crc,
@@ -38,7 +95,7 @@ static uint32_t scan_events(const uint8_t *ev, uint64_t count, atf_layout layout
 {
     enum { CHUNK_EVENTS = 2048 }; /* 64 KiB */
     uint32_t crc = 0;
-    uint64_t prev_ts = 0;
+    uint64_t prev = count ? atf_load_le64(ev) : 0, max_link1 = 0;
     memset(s, 0, sizeof *s);
     s->min_ts = UINT64_MAX;
     for (uint64_t base = 0; base < count; base += CHUNK_EVENTS) {
@@ -48,42 +105,28 @@ static uint32_t scan_events(const uint8_t *ev, uint64_t count, atf_layout layout
             crc = atf_crc32c(crc, p, (size_t)n * ATF_INDEX_EVENT_SIZE);
         if (!want_scan)
             continue;
-        for (uint64_t i = 0; i < n; i++, p += ATF_INDEX_EVENT_SIZE) {
-            uint64_t seq = base + i;
-            uint64_t ts = atf_load_le64(p);
-            uint32_t kind;
-            uint64_t dseq;
-            if (layout == ATF_LAYOUT_1) {
-                kind = atf_load_le32(p + 20);
-                uint32_t d = atf_load_le32(p + 28);
-                dseq = d == ATF_NO_DETAIL_L1 ? ATF_NO_DETAIL : d;
-            } else {
-                kind = p[24];
-                dseq = atf_load_le64(p + 16);
-                if (!atf_all_zero(p + 25, 7) && s->reserved_nonzero_count++ == 0)
-                    s->first_reserved_nonzero_seq = seq;
-            }
-            if ((kind < ATF_EVENT_CALL || kind > ATF_EVENT_EXCEPTION) && s->bad_kind_count++ == 0)
-                s->first_bad_kind_seq = seq;
-            if (seq > 0 && ts < prev_ts && s->backwards_count++ == 0)
-                s->first_backwards_seq = seq;
-            prev_ts = ts;
-            if (ts < s->min_ts)
-                s->min_ts = ts;
-            if (ts > s->max_ts)
-                s->max_ts = ts;
-            if (dseq != ATF_NO_DETAIL) {
-                if (s->linked_count++ == 0 || dseq > s->max_detail_seq)
-                    s->max_detail_seq = dseq;
-            }
+        uint64_t linked = 0, mx = max_link1;
+        if (fast_chunk(p, n, layout, prev, &linked, &mx) == 0) {
+            /* Timestamps never fall inside this chunk: min/max are its ends. */
+            uint64_t first = atf_load_le64(p), last = atf_load_le64(p + (n - 1) * ATF_INDEX_EVENT_SIZE);
+            s->min_ts = first < s->min_ts ? first : s->min_ts;
+            s->max_ts = last > s->max_ts ? last : s->max_ts;
+            s->linked_count += linked;
+            max_link1 = mx;
+            prev = last;
+        } else {
+            slow_chunk(ev, base, n, layout, s, &prev, &max_link1);
         }
     }
-    if (want_scan && count) {
-        s->first_ts = atf_load_le64(ev);
-        s->last_ts = atf_load_le64(ev + (count - 1) * ATF_INDEX_EVENT_SIZE);
+    if (want_scan) {
+        s->max_detail_seq = max_link1 ? max_link1 - 1 : 0;
+        if (count) {
+            s->first_ts = atf_load_le64(ev);
+            s->last_ts = atf_load_le64(ev + (count - 1) * ATF_INDEX_EVENT_SIZE);
+        } else {
+            s->min_ts = 0;
+        }
     }
-    if (!count)
-        s->min_ts = 0;
     return crc;
 }
 

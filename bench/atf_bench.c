@@ -1,0 +1,237 @@
+/* atf-bench: throughput benchmarks that print figures and ratios measured in
+ * the same run. Never used as timed tests.
+ *
+ *   atf-bench read [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
+ *       Index-file reading with full validation (CRC32-C + every event
+ *       checked) versus `cat FILE > /dev/null` on the same page-cached file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atf/crc32c.h>
+#include <atf/reader.h>
+#include <atf/writer.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t parse_size(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (v <= 0)
+        return 0;
+    switch (*end) {
+    case 'k': case 'K': v *= 1024.0; break;
+    case 'm': case 'M': v *= 1024.0 * 1024.0; break;
+    case 'g': case 'G': v *= 1024.0 * 1024.0 * 1024.0; break;
+    case '\0': break;
+    default: return 0;
+    }
+    return (uint64_t)v;
+}
+
+/* Free bytes on the filesystem holding path's directory. */
+static uint64_t free_bytes(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir)
+        *slash = '\0';
+    else if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    struct statvfs sv;
+    if (statvfs(dir, &sv) != 0)
+        return 0;
+    return (uint64_t)sv.f_bavail * sv.f_frsize;
+}
+
+static int write_index(const char *path, uint64_t events)
+{
+    atf_writer_options o = ATF_WRITER_OPTIONS_INIT;
+    o.buffer_size = 4u << 20;
+    atf_index_writer *w;
+    atf_error err;
+    if (atf_index_writer_open(&w, path, &o, &err) != ATF_OK) {
+        fprintf(stderr, "atf-bench: %s: %s\n", path, err.message);
+        return -1;
+    }
+    uint64_t ts = 1000;
+    for (uint64_t i = 0; i < events; i++) {
+        atf_index_event e = { 0 };
+        ts += 1 + (i * 2654435761u >> 28);
+        e.timestamp_ns = ts;
+        e.function_id = (i * 0x9E3779B97F4A7C15ull) >> 40;
+        e.event_kind = 1 + (uint32_t)(i % 2);
+        e.detail_seq = ATF_NO_DETAIL;
+        if (atf_index_writer_append(w, &e) != ATF_OK)
+            return -1;
+    }
+    if (atf_index_writer_finalize(w, 0, &err) != ATF_OK) {
+        fprintf(stderr, "atf-bench: %s: %s\n", path, err.message);
+        atf_index_writer_close(w);
+        return -1;
+    }
+    atf_index_writer_close(w);
+    return 0;
+}
+
+/* Seconds taken by `cat path > /dev/null`. */
+static double time_cat(const char *path)
+{
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd < 0 || dup2(fd, 1) < 0)
+            _exit(127);
+        execlp("cat", "cat", path, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return -1;
+    return now_s() - t0;
+}
+
+/* Seconds to open with full validation, then decode every event. */
+static double time_read(const char *path, uint64_t *events_out, uint64_t *sum_out)
+{
+    double t0 = now_s();
+    atf_read_options ro = ATF_READ_OPTIONS_INIT;
+    atf_index_reader *r;
+    atf_error err;
+    if (atf_index_reader_open(&r, path, &ro, &err) != ATF_OK) {
+        fprintf(stderr, "atf-bench: %s: %s\n", path, err.message);
+        return -1;
+    }
+    const atf_index_info *in = atf_index_reader_info(r);
+    if (in->checksum != ATF_CHECKSUM_CRC32C || in->scan.bad_kind_count || in->scan.backwards_count) {
+        fprintf(stderr, "atf-bench: %s: validation failed\n", path);
+        atf_index_reader_close(r);
+        return -1;
+    }
+    *events_out = atf_index_reader_count(r);
+    *sum_out = in->scan.last_ts;
+    atf_index_reader_close(r);
+    return now_s() - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int bench_read(int argc, char **argv)
+{
+    uint64_t size = 1ull << 30;
+    const char *file = NULL;
+    int repeat = 5, keep = 0, json = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--size") && i + 1 < argc)
+            size = parse_size(argv[++i]);
+        else if (!strcmp(argv[i], "--file") && i + 1 < argc)
+            file = argv[++i];
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--keep"))
+            keep = 1;
+        else if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else {
+            fprintf(stderr, "usage: atf-bench read [--size BYTES[K|M|G]] [--file PATH] [--repeat N] [--keep] [--json]\n");
+            return 2;
+        }
+    }
+    if (size < 4096 || repeat < 1 || repeat > 100) {
+        fprintf(stderr, "atf-bench: bad --size or --repeat\n");
+        return 2;
+    }
+    char tmp[4096];
+    if (!file) {
+        const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        snprintf(tmp, sizeof tmp, "%s/atf-bench-read-%d.atf", dir, (int)getpid());
+        file = tmp;
+    }
+    uint64_t avail = free_bytes(file);
+    uint64_t want = size + (64u << 20);
+    if (avail < want) {
+        uint64_t scaled = avail > (128u << 20) ? (avail - (64u << 20)) / 2 : 0;
+        if (scaled < (16u << 20)) {
+            fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free near %s; need at least 48 MiB, skipping\n",
+                    avail >> 20, file);
+            return 0;
+        }
+        fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free near %s; scaling the file down from %" PRIu64
+                        " MiB to %" PRIu64 " MiB\n",
+                avail >> 20, file, size >> 20, scaled >> 20);
+        size = scaled;
+    }
+    uint64_t events = (size - 128) / ATF_INDEX_EVENT_SIZE;
+    struct stat st;
+    int reuse = stat(file, &st) == 0 && (uint64_t)st.st_size == 128 + events * ATF_INDEX_EVENT_SIZE;
+    if (!reuse) {
+        fprintf(stderr, "atf-bench: writing %" PRIu64 " events (%.1f MiB) to %s\n", events,
+                (double)(128 + events * 32) / 1048576.0, file);
+        if (write_index(file, events) != 0)
+            return 2;
+    }
+    /* Warm the page cache so both sides read from memory. */
+    if (time_cat(file) < 0) {
+        fprintf(stderr, "atf-bench: cannot run cat\n");
+        return 2;
+    }
+    double cat_t[100], read_t[100];
+    uint64_t n = 0, sum = 0;
+    for (int i = 0; i < repeat; i++) {
+        cat_t[i] = time_cat(file);
+        read_t[i] = time_read(file, &n, &sum);
+        if (cat_t[i] < 0 || read_t[i] < 0)
+            return 2;
+    }
+    qsort(cat_t, (size_t)repeat, sizeof(double), cmp_double);
+    qsort(read_t, (size_t)repeat, sizeof(double), cmp_double);
+    double cat_med = cat_t[repeat / 2], read_med = read_t[repeat / 2];
+    double bytes = (double)(128 + n * 32);
+    double ratio = cat_med / read_med;
+    if (json)
+        printf("{\"benchmark\":\"read\",\"bytes\":%.0f,\"events\":%" PRIu64 ",\"crc32c\":\"%s\","
+               "\"cat_seconds\":%.6f,\"read_seconds\":%.6f,\"cat_gb_per_s\":%.3f,\"read_gb_per_s\":%.3f,"
+               "\"ratio\":%.3f,\"target\":0.7,\"met\":%s}\n",
+               bytes, n, atf_crc32c_impl(), cat_med, read_med, bytes / cat_med / 1e9, bytes / read_med / 1e9,
+               ratio, ratio >= 0.7 ? "true" : "false");
+    else {
+        printf("file:            %s (%.1f MiB, %" PRIu64 " events, page-cached)\n", file, bytes / 1048576.0, n);
+        printf("crc32c:          %s\n", atf_crc32c_impl());
+        printf("cat > /dev/null: %.3f s  (%.2f GB/s, median of %d)\n", cat_med, bytes / cat_med / 1e9, repeat);
+        printf("atf read+verify: %.3f s  (%.2f GB/s, %.1f M events/s, median of %d)\n", read_med,
+               bytes / read_med / 1e9, (double)n / read_med / 1e6, repeat);
+        printf("ratio (atf speed / cat speed): %.2f  (target >= 0.70: %s)\n", ratio, ratio >= 0.7 ? "met" : "NOT met");
+    }
+    if (!keep && file == tmp)
+        unlink(file);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "read"))
+        return bench_read(argc - 2, argv + 2);
+    fprintf(stderr, "usage: atf-bench read [options]   (index reading vs cat)\n");
+    return 2;
+}
