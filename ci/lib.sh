@@ -1,0 +1,47 @@
+# Shared helpers for the ci/ scripts (sourced, not run).
+# shellcheck shell=bash
+
+ATF_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export ATF_ROOT
+
+# Debian/Ubuntu packages every build and test needs.
+ATF_BASE_PACKAGES=(build-essential cmake pkg-config libcmocka-dev libjansson-dev clang
+                   libclang-rt-14-dev python3 python3-hypothesis python3-pytest)
+
+log() { printf '\n==> %s\n' "$*"; }
+
+# atf_install PKG...: installs the packages that are missing (apt-get, as
+# root or through sudo). Safe to run again: it installs nothing when all are there.
+atf_install() {
+    local missing=() p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { echo "ci: need root or sudo to install: ${missing[*]}" >&2; return 1; }
+        sudo=(sudo)
+    fi
+    log "installing ${missing[*]}"
+    # Some images (e.g. Debian 12's libclang-rt split) name the runtime
+    # differently; install what exists and let the build report the rest.
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    local ok=() q
+    for q in "${missing[@]}"; do
+        if apt-cache show "$q" >/dev/null 2>&1; then ok+=("$q"); else echo "ci: package $q not available, skipped" >&2; fi
+    done
+    [ ${#ok[@]} -eq 0 ] || "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${ok[@]}"
+}
+
+# Debian's interpreter has python3-hypothesis; another python3 first on PATH may not.
+ATF_PYTHON=/usr/bin/python3
+export ATF_PYTHON
+
+# atf_build DIR [cmake args...]: configures and builds into DIR.
+atf_build() {
+    local dir="$1"; shift
+    cmake -S "$ATF_ROOT" -B "$dir" -DATF_PYTHON="$ATF_PYTHON" "$@" >"$dir.configure.log" 2>&1 \
+        || { cat "$dir.configure.log"; return 1; }
+    cmake --build "$dir" -j"$(nproc)"
+}
