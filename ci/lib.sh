@@ -41,7 +41,8 @@ export ATF_PYTHON
 # atf_build DIR [cmake args...]: configures and builds into DIR.
 atf_build() {
     local dir="$1"; shift
-    cmake -S "$ATF_ROOT" -B "$dir" -DATF_PYTHON="$ATF_PYTHON" "$@" >"$dir.configure.log" 2>&1 \
-        || { cat "$dir.configure.log"; return 1; }
+    mkdir -p "$dir"
+    cmake -S "$ATF_ROOT" -B "$dir" -DATF_PYTHON="$ATF_PYTHON" "$@" >"$dir/configure.log" 2>&1 \
+        || { cat "$dir/configure.log"; return 1; }
     cmake --build "$dir" -j"$(nproc)"
 }

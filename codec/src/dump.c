@@ -119,11 +119,50 @@ static uint64_t thread_number(const char *path, int is_file, uint64_t fallback)
         return fallback;
     uint64_t v = 0;
     for (const char *p = base + 7; *p; p++) {
-        if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
+        if (*p < '0' || *p > '9')
             return fallback;
-        v = v * 10 + (uint64_t)(*p - '0');
+        uint64_t d = (uint64_t)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return fallback;
+        v = v * 10 + d;
     }
     return v;
+}
+
+/* For a thread directory (or a file in one) inside a session, the session's
+ * manifest gives symbol names. A missing or unreadable manifest is ignored:
+ * the thread's own files are what is being read. */
+static void load_session_manifest(tool_source *src, const char *thread_dir)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", thread_dir);
+    size_t n = strlen(buf);
+    while (n > 1 && buf[n - 1] == '/')
+        buf[--n] = '\0';
+    char *slash = strrchr(buf, '/');
+    const char *parent = ".";
+    if (slash) {
+        *slash = '\0';
+        parent = slash == buf ? "/" : buf;
+    }
+    char *mp = atf_path_join(parent, "manifest.json");
+    if (mp && exists_in(parent, "manifest.json", 0) &&
+        atf_manifest_load(&src->own_manifest, mp, NULL) == ATF_OK)
+        src->manifest = src->own_manifest;
+    free(mp);
+}
+
+/* Directory part of a file path ("." for a bare name). */
+static void dir_of(const char *path, char *dst, size_t cap)
+{
+    snprintf(dst, cap, "%s", path);
+    char *slash = strrchr(dst, '/');
+    if (!slash)
+        snprintf(dst, cap, ".");
+    else if (slash == dst)
+        dst[1] = '\0';
+    else
+        *slash = '\0';
 }
 
 atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_options *opts,
@@ -174,6 +213,8 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
         src->single.dir = src->path;
         src->single.index = src->own_index;
         src->single.detail = src->own_detail;
+        if (thread_number(src->path, 0, UINT64_MAX) != UINT64_MAX)
+            load_session_manifest(src, src->path);
         break;
     }
     case ATF_PATH_SESSION: {
@@ -195,6 +236,12 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
         return ATF_OK;
     }
     }
+    if (src->kind == ATF_PATH_INDEX || src->kind == ATF_PATH_DETAIL) {
+        char dir[4096];
+        dir_of(src->path, dir, sizeof dir);
+        if (thread_number(src->path, 1, UINT64_MAX) != UINT64_MAX)
+            load_session_manifest(src, dir);
+    }
     src->threads = &src->single;
     src->thread_count = 1;
     return ATF_OK;
@@ -205,17 +252,43 @@ void tool_source_close(tool_source *src)
     atf_session_close(src->session);
     atf_index_reader_close(src->own_index);
     atf_detail_reader_close(src->own_detail);
+    atf_manifest_free(src->own_manifest);
     free(src->session_threads);
     memset(src, 0, sizeof *src);
 }
 
 /* ---- JSON printing --------------------------------------------------- */
 
+/* JSON string with every non-ASCII character escaped as \uXXXX (surrogate
+ * pairs above U+FFFF), as Python's json.dumps() prints it. Input is UTF-8
+ * (jansson only accepts valid UTF-8); a stray byte is printed as U+FFFD. */
 static void put_json_string(FILE *out, const char *s)
 {
+    const unsigned char *p = (const unsigned char *)s;
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
+    while (*p) {
+        uint32_t c = *p++;
+        if (c >= 0x80) {
+            int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : -1;
+            c = extra == 3 ? c & 0x07 : extra == 2 ? c & 0x0F : c & 0x1F;
+            for (int i = 0; i < extra; i++) {
+                if ((*p & 0xC0) != 0x80) {
+                    extra = -1;
+                    break;
+                }
+                c = (c << 6) | (*p++ & 0x3F);
+            }
+            if (extra < 0 || c > 0x10FFFF)
+                c = 0xFFFD;
+            if (c >= 0x10000) {
+                c -= 0x10000;
+                fprintf(out, "\\u%04x\\u%04x", 0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF));
+            } else {
+                fprintf(out, "\\u%04x", c);
+            }
+            continue;
+        }
+        switch (c) {
         case '"': fputs("\\\"", out); break;
         case '\\': fputs("\\\\", out); break;
         case '\n': fputs("\\n", out); break;
@@ -224,10 +297,10 @@ static void put_json_string(FILE *out, const char *s)
         case '\b': fputs("\\b", out); break;
         case '\f': fputs("\\f", out); break;
         default:
-            if (*p < 0x20)
-                fprintf(out, "\\u%04x", *p);
+            if (c < 0x20)
+                fprintf(out, "\\u%04x", c);
             else
-                fputc(*p, out);
+                fputc((int)c, out);
         }
     }
     fputc('"', out);

@@ -22,6 +22,7 @@ typedef struct tool_source {
     tool_thread *session_threads;
     size_t thread_count;
     const atf_manifest *manifest;
+    atf_manifest *own_manifest;    /* a thread's session manifest, for symbols */
 } tool_source;
 
 atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_options *opts,

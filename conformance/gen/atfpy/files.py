@@ -1,0 +1,235 @@
+"""Whole index and detail files: writers (finalized or crash-truncated) and
+readers with crash recovery.
+
+Writers
+  * finalized: final header, events, footer. Index header: event_count,
+    events_offset 64, footer_offset 64 + n*32, time_start_ns/time_end_ns of the
+    first/last event, flags bit 0 when the thread has a detail file. Detail
+    header: events_offset 64, event_count, bytes_length, index_seq_start/end of
+    the first/last event, flags 0. Footers carry the count, times, length and
+    the checksum of the events section.
+  * placeholder (crash): the header as first written (index: event_count 0,
+    footer_offset 0, times 0; detail: event_count 0, bytes_length 0,
+    index_seq_start/end 0), the events, no footer. Cut it anywhere with
+    ``data[:n]``.
+
+Readers (recovery rules)
+  * a footer with a valid magic is authoritative; a count that needs more bytes
+    than the file holds is an error;
+  * no footer: index count = floor((size - events_offset) / 32); detail: the
+    complete length-prefixed events from events_offset on;
+  * footer checksum 0 is unchecked; otherwise CRC32-C must match (layout 1 also
+    accepts CRC32/IEEE).
+"""
+
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+from .crc import (CHECKSUM_CRC32_IEEE, CHECKSUM_CRC32C, CHECKSUM_KINDS,
+                  compute_checksum, crc32_ieee, crc32c)
+from .records import (DETAIL_EVENT_HEADER_SIZE, DETAIL_FOOTER_MAGIC, DETAIL_FOOTER_SIZE,
+                      DETAIL_HEADER_SIZE, INDEX_EVENT_SIZE, INDEX_FLAG_HAS_DETAIL_FILE,
+                      INDEX_FOOTER_MAGIC, INDEX_FOOTER_SIZE, INDEX_HEADER_SIZE, LAYOUT_1,
+                      AtfFormatError, DetailEvent, DetailFooter, DetailHeader, IndexEvent,
+                      IndexFooter, IndexHeader)
+
+# Checksum states reported by readers.
+STATE_NO_FOOTER = "no_footer"
+STATE_ZERO = "zero"
+STATE_CRC32C = "crc32c"
+STATE_CRC32_IEEE = "crc32"
+
+
+def _check_checksum_kind(kind, layout):
+    if kind not in CHECKSUM_KINDS:
+        raise ValueError("unknown checksum kind %r" % (kind,))
+    if kind == CHECKSUM_CRC32_IEEE and layout != LAYOUT_1:
+        raise ValueError("CRC32/IEEE checksums exist only in layout 1")
+
+
+# ---- Writers --------------------------------------------------------------
+
+def build_index_file(events, *, layout, arch, os, clock_type, thread_id, has_detail_file,
+                     checksum=CHECKSUM_CRC32C, finalized=True, flags=None):
+    """Bytes of an index file holding ``events`` (list of IndexEvent).
+
+    ``flags`` overrides the header flags (default: bit 0 = has_detail_file)."""
+    _check_checksum_kind(checksum, layout)
+    body = b"".join(ev.encode(layout) for ev in events)
+    if flags is None:
+        flags = INDEX_FLAG_HAS_DETAIL_FILE if has_detail_file else 0
+    n = len(events)
+    ts0 = events[0].timestamp_ns if n else 0
+    ts1 = events[-1].timestamp_ns if n else 0
+    header = IndexHeader(version=layout, arch=arch, os=os, flags=flags, thread_id=thread_id,
+                         clock_type=clock_type, events_offset=INDEX_HEADER_SIZE)
+    if not finalized:
+        return header.encode() + body
+    header.event_count = n
+    header.footer_offset = INDEX_HEADER_SIZE + len(body)
+    header.time_start_ns, header.time_end_ns = ts0, ts1
+    footer = IndexFooter(checksum=compute_checksum(checksum, body), event_count=n,
+                         time_start_ns=ts0, time_end_ns=ts1, bytes_written=len(body))
+    return header.encode() + body + footer.encode()
+
+
+def build_detail_file(events, *, layout, arch, os, thread_id, checksum=CHECKSUM_CRC32C,
+                      finalized=True):
+    """Bytes of a detail file holding ``events`` (list of DetailEvent), back to back."""
+    _check_checksum_kind(checksum, layout)
+    body = b"".join(ev.encode(layout) for ev in events)
+    header = DetailHeader(version=layout, arch=arch, os=os, flags=0, thread_id=thread_id,
+                          events_offset=DETAIL_HEADER_SIZE)
+    if not finalized:
+        return header.encode() + body
+    n = len(events)
+    header.event_count = n
+    header.bytes_length = len(body)
+    header.index_seq_start = events[0].index_seq if n else 0
+    header.index_seq_end = events[-1].index_seq if n else 0
+    footer = DetailFooter(checksum=compute_checksum(checksum, body), event_count=n,
+                          bytes_length=len(body),
+                          time_start_ns=events[0].timestamp if n else 0,
+                          time_end_ns=events[-1].timestamp if n else 0)
+    return header.encode() + body + footer.encode()
+
+
+def detail_offsets(events, events_offset=DETAIL_HEADER_SIZE):
+    """File offsets of each event of ``events`` when written back to back."""
+    offs, pos = [], events_offset
+    for ev in events:
+        offs.append(pos)
+        pos += ev.total_length
+    return offs
+
+
+# ---- Readers --------------------------------------------------------------
+
+def _verify_checksum(value, section, layout, what):
+    if value == 0:
+        return STATE_ZERO
+    if crc32c(section) == value:
+        return STATE_CRC32C
+    if layout == LAYOUT_1 and crc32_ieee(section) == value:
+        return STATE_CRC32_IEEE
+    raise AtfFormatError("%s checksum 0x%08x matches neither CRC32-C%s of the events section"
+                         % (what, value, " nor CRC32/IEEE" if layout == LAYOUT_1 else ""))
+
+
+@dataclass
+class IndexFile:
+    header: IndexHeader
+    footer: Optional[IndexFooter]
+    footer_offset: Optional[int]
+    events: List[IndexEvent]
+    recovered: bool            # no footer: count derived from the file size
+    trailing_bytes: int        # bytes after the last event (and before the footer)
+    checksum_state: str
+    file_size: int
+
+    @property
+    def layout(self):
+        return self.header.version
+
+
+def _find_index_footer(data, header):
+    size = len(data)
+    cands = []
+    if header.footer_offset:
+        cands.append(header.footer_offset)
+    end = size - INDEX_FOOTER_SIZE
+    if end >= header.events_offset and (end - header.events_offset) % INDEX_EVENT_SIZE == 0:
+        cands.append(end)
+    for pos in cands:
+        if pos + INDEX_FOOTER_SIZE <= size and bytes(data[pos:pos + 4]) == INDEX_FOOTER_MAGIC:
+            return pos
+    return None
+
+
+def parse_index_file(data, verify=True):
+    """Decodes a whole index file (bytes) with the recovery rules."""
+    data = bytes(data)
+    header = IndexHeader.decode(data)
+    layout, eoff, size = header.version, header.events_offset, len(data)
+    if eoff > size:
+        raise AtfFormatError("events_offset %d is past the end (%d bytes)" % (eoff, size))
+    fpos = _find_index_footer(data, header)
+    footer = None
+    if fpos is not None:
+        footer = IndexFooter.decode(data, fpos)
+        count = footer.event_count
+        if count > (fpos - eoff) // INDEX_EVENT_SIZE:
+            raise AtfFormatError("footer event_count %d needs more bytes than the file holds"
+                                 % count)
+        end = eoff + count * INDEX_EVENT_SIZE
+        trailing = fpos - end
+        state = _verify_checksum(footer.checksum, data[eoff:end], layout,
+                                 "index footer") if verify else "not_verified"
+    else:
+        count = (size - eoff) // INDEX_EVENT_SIZE
+        end = eoff + count * INDEX_EVENT_SIZE
+        trailing = size - end
+        state = STATE_NO_FOOTER
+    events = [IndexEvent.decode(data, layout, eoff + i * INDEX_EVENT_SIZE) for i in range(count)]
+    return IndexFile(header, footer, fpos, events, fpos is None, trailing, state, size)
+
+
+@dataclass
+class DetailFile:
+    header: DetailHeader
+    footer: Optional[DetailFooter]
+    footer_offset: Optional[int]
+    events: List[Tuple[int, DetailEvent]]   # (file offset, event)
+    recovered: bool
+    trailing_bytes: int
+    checksum_state: str
+    file_size: int
+
+    @property
+    def layout(self):
+        return self.header.version
+
+
+def _scan_detail(data, layout, start, stop):
+    """Complete events in data[start:stop]; returns (events, end offset)."""
+    out, pos = [], start
+    while stop - pos >= DETAIL_EVENT_HEADER_SIZE:
+        total = int.from_bytes(data[pos:pos + 4], "little")
+        if total < DETAIL_EVENT_HEADER_SIZE or total > stop - pos:
+            break
+        out.append((pos, DetailEvent.decode(data[pos:pos + total], layout)))
+        pos += total
+    return out, pos
+
+
+def parse_detail_file(data, verify=True):
+    """Decodes a whole detail file (bytes) with the recovery rules."""
+    data = bytes(data)
+    header = DetailHeader.decode(data)
+    layout, eoff, size = header.version, header.events_offset, len(data)
+    if eoff > size:
+        raise AtfFormatError("events_offset %d is past the end (%d bytes)" % (eoff, size))
+    fpos = None
+    cand = eoff + header.bytes_length
+    if cand + DETAIL_FOOTER_SIZE <= size and bytes(data[cand:cand + 4]) == DETAIL_FOOTER_MAGIC:
+        fpos = cand
+    if fpos is None:
+        # Placeholder header (or a header that was not rewritten): walk the
+        # events; a footer magic where the next event would start is the footer.
+        events, pos = _scan_detail(data, layout, eoff, size)
+        if pos + DETAIL_FOOTER_SIZE <= size and bytes(data[pos:pos + 4]) == DETAIL_FOOTER_MAGIC:
+            fpos = pos
+        else:
+            return DetailFile(header, None, None, events, True, size - pos, STATE_NO_FOOTER, size)
+    footer = DetailFooter.decode(data, fpos)
+    end = eoff + footer.bytes_length
+    if end > fpos:
+        raise AtfFormatError("footer bytes_length %d needs more bytes than the file holds"
+                             % footer.bytes_length)
+    events, pos = _scan_detail(data, layout, eoff, end)
+    if pos != end or len(events) != footer.event_count:
+        raise AtfFormatError("footer says %d events in %d bytes, found %d events in %d bytes"
+                             % (footer.event_count, footer.bytes_length, len(events), pos - eoff))
+    state = _verify_checksum(footer.checksum, data[eoff:end], layout,
+                             "detail footer") if verify else "not_verified"
+    return DetailFile(header, footer, fpos, events, False, fpos - end, state, size)

@@ -1,0 +1,287 @@
+"""Session model, session writer, and session / thread-directory readers.
+
+A session directory holds ``manifest.json`` in the ADA reader's schema::
+
+    {"format_version":"2.0","clock_type":3,"time_start_ns":N,"time_end_ns":N,
+     "threads":[{"id":K,"has_detail":bool},...],
+     "modules":[{"module_id","path","base_address","size","uuid"}],   (optional)
+     "symbols":[{"function_id","module_id","symbol_index","name"}]}    (optional)
+
+and ``thread_K/index.atf`` (+ ``thread_K/detail.atf``) for every thread K.
+``base_address`` and ``function_id`` may be numbers or hex strings "0x...".
+
+The model (:class:`SessionModel`) is what generators build: the events as
+written, plus how the files are written (layout, checksum, crash cuts). The
+expected dump is computed from it (see :mod:`atfpy.dump`) without reading the
+files back; :func:`read_session` decodes what was written, for self-checks and
+for tools.
+"""
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from .crc import CHECKSUM_CRC32C
+from .files import (build_detail_file, build_index_file, detail_offsets, parse_detail_file,
+                    parse_index_file)
+from .records import (ARCH_ARM64, CLOCK_BOOTTIME, DETAIL_HEADER_SIZE, INDEX_EVENT_SIZE,
+                      INDEX_HEADER_SIZE, LAYOUT_2, OS_LINUX, DetailEvent, IndexEvent)
+
+INT63_MAX = (1 << 63) - 1
+
+
+@dataclass
+class Module:
+    module_id: int
+    path: str
+    base_address: int
+    size: int
+    uuid: str
+
+
+@dataclass
+class Symbol:
+    function_id: int
+    module_id: int
+    symbol_index: int
+    name: str
+
+
+@dataclass
+class ThreadModel:
+    id: int                                   # K of thread_K/ (manifest id)
+    os_thread_id: int                         # header thread_id (and L1 event/detail thread_id)
+    events: List[IndexEvent] = field(default_factory=list)
+    detail_events: Optional[List[DetailEvent]] = None   # None: no detail.atf
+    checksum: Optional[str] = None            # None: the session's
+    index_flags: Optional[int] = None         # None: bit 0 = has detail file
+    manifest_has_detail: Optional[bool] = None  # None: has detail file
+    index_cut: Optional[int] = None           # crash: index.atf length (None: all bytes)
+    detail_cut: Optional[int] = None          # crash: detail.atf length
+
+    @property
+    def has_detail_file(self):
+        return self.detail_events is not None
+
+
+@dataclass
+class SessionModel:
+    name: str
+    layout: int = LAYOUT_2
+    arch: int = ARCH_ARM64
+    os: int = OS_LINUX
+    clock_type: int = CLOCK_BOOTTIME
+    checksum: str = CHECKSUM_CRC32C
+    crashed: bool = False                     # placeholder headers, no footers
+    threads: List[ThreadModel] = field(default_factory=list)   # manifest order
+    modules: List[Module] = field(default_factory=list)
+    symbols: List[Symbol] = field(default_factory=list)
+    hex_form: object = False                  # base_address/function_id as "0x..." strings:
+                                              # False, True, or "mixed" (every other entry)
+    format_version: Optional[str] = None      # None: "2.1" with symbols, else "2.0"
+    manifest_times: str = "real"              # "real" or "zero"
+    description: str = ""
+    validate_exit: Optional[int] = 0          # expected `atf validate` exit code, None: unchecked
+
+    def thread(self, tid):
+        for t in self.threads:
+            if t.id == tid:
+                return t
+        raise KeyError(tid)
+
+    def symbol_map(self):
+        return {s.function_id: s.name for s in self.symbols}
+
+    # -- what a reader recovers (computed from the model, not from files) --
+
+    def visible_index_count(self, t):
+        """Index events a recovering reader sees."""
+        n = len(t.events)
+        if self.crashed and t.index_cut is not None:
+            n = min(n, max(0, (t.index_cut - INDEX_HEADER_SIZE) // INDEX_EVENT_SIZE))
+        return n
+
+    def visible_detail(self, t):
+        """[(offset, DetailEvent)] a recovering reader sees; None without a detail file."""
+        if t.detail_events is None:
+            return None
+        offs = detail_offsets(t.detail_events, DETAIL_HEADER_SIZE)
+        out = []
+        for off, ev in zip(offs, t.detail_events):
+            if self.crashed and t.detail_cut is not None and off + ev.total_length > t.detail_cut:
+                break
+            out.append((off, ev))
+        return out
+
+    # -- manifest --
+
+    def manifest(self):
+        visible_ts = []
+        for t in self.threads:
+            n = self.visible_index_count(t)
+            if n:
+                visible_ts += [t.events[0].timestamp_ns, t.events[n - 1].timestamp_ns]
+        if self.manifest_times == "zero" or not visible_ts:
+            t0 = t1 = 0
+        else:
+            t0, t1 = min(visible_ts), max(visible_ts)
+            if t1 > INT63_MAX:
+                raise ValueError("manifest times above 2^63-1: use manifest_times='zero'")
+        fv = self.format_version or ("2.1" if self.symbols else "2.0")
+        m = {"format_version": fv, "clock_type": self.clock_type,
+             "time_start_ns": t0, "time_end_ns": t1,
+             "threads": [{"id": t.id,
+                          "has_detail": (t.has_detail_file if t.manifest_has_detail is None
+                                         else t.manifest_has_detail)}
+                         for t in self.threads]}
+
+        def num(v, i):
+            if self.hex_form is True or (self.hex_form == "mixed" and i % 2 == 0):
+                return "0x%x" % v
+            if v > INT63_MAX:
+                raise ValueError("%d does not fit a JSON int64: use hex_form" % v)
+            return v
+
+        if self.modules:
+            m["modules"] = [{"module_id": md.module_id, "path": md.path,
+                             "base_address": num(md.base_address, i), "size": md.size,
+                             "uuid": md.uuid} for i, md in enumerate(self.modules)]
+        if self.symbols:
+            m["symbols"] = [{"function_id": num(s.function_id, i), "module_id": s.module_id,
+                             "symbol_index": s.symbol_index, "name": s.name}
+                            for i, s in enumerate(self.symbols)]
+        return m
+
+
+# ---- Writer ---------------------------------------------------------------
+
+def thread_files(model, t):
+    """(index bytes, detail bytes or None) of thread ``t`` as written on disk."""
+    checksum = t.checksum or model.checksum
+    fin = not model.crashed
+    index = build_index_file(t.events, layout=model.layout, arch=model.arch, os=model.os,
+                             clock_type=model.clock_type, thread_id=t.os_thread_id,
+                             has_detail_file=t.has_detail_file, checksum=checksum,
+                             finalized=fin, flags=t.index_flags)
+    if model.crashed and t.index_cut is not None:
+        if t.index_cut < INDEX_HEADER_SIZE or t.index_cut > len(index):
+            raise ValueError("index_cut %d outside [64, %d]" % (t.index_cut, len(index)))
+        index = index[:t.index_cut]
+    detail = None
+    if t.detail_events is not None:
+        detail = build_detail_file(t.detail_events, layout=model.layout, arch=model.arch,
+                                   os=model.os, thread_id=t.os_thread_id, checksum=checksum,
+                                   finalized=fin)
+        if model.crashed and t.detail_cut is not None:
+            if t.detail_cut < DETAIL_HEADER_SIZE or t.detail_cut > len(detail):
+                raise ValueError("detail_cut %d outside [64, %d]" % (t.detail_cut, len(detail)))
+            detail = detail[:t.detail_cut]
+    return index, detail
+
+
+def write_session(model, directory):
+    """Writes the session directory (created if needed; existing files replaced)."""
+    os.makedirs(directory, exist_ok=True)
+    for t in model.threads:
+        tdir = os.path.join(directory, "thread_%d" % t.id)
+        os.makedirs(tdir, exist_ok=True)
+        index, detail = thread_files(model, t)
+        with open(os.path.join(tdir, "index.atf"), "wb") as f:
+            f.write(index)
+        dpath = os.path.join(tdir, "detail.atf")
+        if detail is not None:
+            with open(dpath, "wb") as f:
+                f.write(detail)
+        elif os.path.exists(dpath):
+            os.remove(dpath)
+    with open(os.path.join(directory, "manifest.json"), "w", encoding="utf-8") as f:
+        json.dump(model.manifest(), f, indent=2, ensure_ascii=False)
+        f.write("\n")
+
+
+# ---- Readers --------------------------------------------------------------
+
+def parse_manifest_int(v):
+    """A manifest integer: a JSON number or a hex string "0x..."."""
+    if isinstance(v, bool):
+        raise ValueError("boolean where an integer is expected")
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and re.fullmatch(r"0[xX][0-9a-fA-F]+", v):
+        return int(v, 16)
+    raise ValueError("not an integer or hex string: %r" % (v,))
+
+
+def load_manifest(path):
+    with open(path, "r", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def manifest_symbol_map(manifest):
+    out = {}
+    for s in (manifest or {}).get("symbols", []) or []:
+        out[parse_manifest_int(s["function_id"])] = s["name"]
+    return out
+
+
+@dataclass
+class ThreadView:
+    """What a reader sees of one thread: the layout-neutral input of the dump."""
+    id: int
+    index_layout: int
+    index_events: List[IndexEvent]             # seq = position
+    detail_layout: Optional[int] = None
+    detail_arch: Optional[int] = None
+    detail_events: Optional[list] = None       # [(offset, DetailEvent)], None: no detail file
+
+
+@dataclass
+class SessionView:
+    threads: List[ThreadView]                  # ascending id
+    symbols: Dict[int, str] = field(default_factory=dict)
+
+
+_THREAD_DIR = re.compile(r"thread_(\d+)$")
+
+
+def read_thread_dir(path, tid=None, verify=True):
+    """ThreadView of ``path`` (a thread_K directory); K from the name unless ``tid``."""
+    if tid is None:
+        m = _THREAD_DIR.match(os.path.basename(os.path.normpath(path)))
+        if not m:
+            raise ValueError("%s is not named thread_K" % path)
+        tid = int(m.group(1))
+    with open(os.path.join(path, "index.atf"), "rb") as f:
+        idx = parse_index_file(f.read(), verify)
+    view = ThreadView(tid, idx.layout, idx.events)
+    dpath = os.path.join(path, "detail.atf")
+    if os.path.exists(dpath):
+        with open(dpath, "rb") as f:
+            det = parse_detail_file(f.read(), verify)
+        view.detail_layout = det.layout
+        view.detail_arch = det.header.arch
+        view.detail_events = det.events
+    return view
+
+
+def read_session(directory, verify=True):
+    """SessionView of a session directory (decoding every file)."""
+    manifest = load_manifest(os.path.join(directory, "manifest.json"))
+    ids = sorted(parse_manifest_int(t["id"]) for t in manifest.get("threads", []))
+    threads = [read_thread_dir(os.path.join(directory, "thread_%d" % k), k, verify) for k in ids]
+    return SessionView(threads, manifest_symbol_map(manifest))
+
+
+def model_view(model):
+    """SessionView of a model: what a conforming reader must see, by arithmetic."""
+    threads = []
+    for t in sorted(model.threads, key=lambda t: t.id):
+        n = model.visible_index_count(t)
+        v = ThreadView(t.id, model.layout, list(t.events[:n]))
+        det = model.visible_detail(t)
+        if det is not None:
+            v.detail_layout, v.detail_arch, v.detail_events = model.layout, model.arch, det
+        threads.append(v)
+    return SessionView(threads, model.symbol_map())
