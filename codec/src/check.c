@@ -45,7 +45,8 @@ static void check_index(checker *c, const atf_index_reader *r)
     } else {
         if (in->trailing_bytes)
             report(c, ATF_SEV_ERROR, file, in->events_end, "footer.event_count",
-                   "%" PRIu64 " bytes between the last counted event and the footer", in->trailing_bytes);
+                   "%" PRIu64 " bytes are neither events nor the footer (gap before it or data after it)",
+                   in->trailing_bytes);
         if (f->bytes_written != in->event_count * ATF_INDEX_EVENT_SIZE)
             report(c, ATF_SEV_ERROR, file, in->footer_offset + 32, "footer.bytes_written",
                    "bytes_written %" PRIu64 " is not event_count * 32", f->bytes_written);

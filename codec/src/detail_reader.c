@@ -113,7 +113,10 @@ static atf_status scan(atf_detail_reader *r, uint64_t region_end, atf_error *err
         pos += ev.total_length;
     }
     info->events_end = pos;
-    info->trailing_bytes = region_end - pos;
+    /* Every byte that is neither header, event nor footer is reported. */
+    info->trailing_bytes = info->has_footer
+        ? (region_end - pos) + (r->blob.size - info->footer_offset - ATF_DETAIL_FOOTER_SIZE)
+        : r->blob.size - pos;
     return ATF_OK;
 }
 

@@ -383,8 +383,11 @@ static void put_index_text(FILE *out, const tool_thread *t, const atf_manifest *
     fprintf(out, "thread %" PRIu64 " #%" PRIu64 " t=%" PRIu64 " %-9s fn=0x%016" PRIx64, t->id, seq,
             e->timestamp_ns, atf_event_kind_name(e->event_kind), e->function_id);
     const char *sym = atf_manifest_symbol_name(m, e->function_id);
-    if (sym)
-        fprintf(out, " (%s)", sym);
+    if (sym) {
+        /* Quoted and escaped: a symbol can never break the one-line-per-event form. */
+        fputc(' ', out);
+        put_json_string(out, sym);
+    }
     if (layout == ATF_LAYOUT_1)
         fprintf(out, " tid=%" PRIu32 " depth=%" PRIu32, e->thread_id, e->call_depth);
     if (e->detail_seq != ATF_NO_DETAIL) {

@@ -205,9 +205,21 @@ static atf_status open_common(atf_index_reader *r, const atf_read_options *opts,
     } else {
         info->recovered = 1;
         info->event_count = room / ATF_INDEX_EVENT_SIZE;
+        /* A finalize torn inside the footer (placeholder header, 32..63 footer
+         * bytes) leaves the footer's first half where one more event would be:
+         * it starts with the footer magic and the count of events before it. */
+        if (info->event_count > 0) {
+            const uint8_t *last = r->events + (info->event_count - 1) * ATF_INDEX_EVENT_SIZE;
+            if (memcmp(last, ATF_INDEX_FOOTER_MAGIC, 4) == 0 &&
+                atf_load_le64(last + 8) == info->event_count - 1)
+                info->event_count--;
+        }
     }
     info->events_end = h->events_offset + info->event_count * ATF_INDEX_EVENT_SIZE;
-    info->trailing_bytes = region_end - info->events_end;
+    /* Every byte that is neither header, event nor footer is reported. */
+    info->trailing_bytes = info->has_footer
+        ? (info->footer_offset - info->events_end) + (size - info->footer_offset - ATF_INDEX_FOOTER_SIZE)
+        : size - info->events_end;
 
     int want_crc = info->has_footer && r->footer.checksum != 0 && opts->verify;
     if (!info->has_footer)

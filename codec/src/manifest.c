@@ -1,6 +1,7 @@
 /* manifest.json: parsed with jansson. Unknown keys are ignored; u64 fields
  * accept a JSON integer (up to 2^63-1, jansson's range) or a string holding
  * a decimal or "0x" hexadecimal number (for larger values). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,8 @@ static atf_status get_u64(json_t *obj, const char *key, const char *field, uint6
         const char *s = json_string_value(v);
         char *end = NULL;
         int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-        if (!s[0] || s[0] == '-' || s[0] == '+' || s[0] == ' ' || (hex && !s[2]))
+        /* strtoull would skip leading white space and accept a sign. */
+        if (!s[0] || s[0] == '-' || s[0] == '+' || isspace((unsigned char)s[0]) || (hex && !s[2]))
             return bad(err, field, "string is not a number");
         errno = 0;
         unsigned long long u = strtoull(s, &end, hex ? 16 : 10);

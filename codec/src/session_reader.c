@@ -37,16 +37,20 @@ static void warn(atf_session *s, const char *fmt, ...)
         s->warning_count++;
 }
 
-/* Parses "thread_<decimal>" into *id. */
+/* Parses "thread_<decimal>" into *id. Only the canonical spelling (no
+ * leading zeros) is accepted: the thread is opened as "thread_<id>". */
 static int parse_thread_dir(const char *name, uint64_t *id)
 {
-    if (strncmp(name, "thread_", 7) != 0 || !name[7])
+    if (strncmp(name, "thread_", 7) != 0 || !name[7] || (name[7] == '0' && name[8]))
         return 0;
     uint64_t v = 0;
     for (const char *p = name + 7; *p; p++) {
-        if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
+        if (*p < '0' || *p > '9')
             return 0;
-        v = v * 10 + (uint64_t)(*p - '0');
+        uint64_t d = (uint64_t)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return 0;
+        v = v * 10 + d;
     }
     *id = v;
     return 1;

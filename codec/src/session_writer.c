@@ -17,6 +17,7 @@
 struct atf_thread_writer {
     uint64_t id;
     uint32_t os_thread_id;
+    atf_layout layout;
     atf_index_writer *index;
     atf_detail_writer *detail;
 };
@@ -138,6 +139,7 @@ atf_status atf_session_writer_add_thread(atf_session_writer *sw, uint64_t id, ui
     o.thread_id = os_thread_id;
     t->id = id;
     t->os_thread_id = os_thread_id;
+    t->layout = o.layout;
     if ((st = atf_index_writer_open(&t->index, ip, &o, err)))
         goto out;
     if (with_detail) {
@@ -172,15 +174,23 @@ atf_status atf_thread_writer_append(atf_thread_writer *tw, const atf_index_event
     if (detail) {
         if (!tw->detail)
             return ATF_E_STATE;
+        /* Check the index event first: a detail event whose index event is
+         * then refused would break the links of every later event. */
+        uint8_t raw[ATF_INDEX_EVENT_SIZE];
+        e.detail_seq = atf_detail_writer_count(tw->detail);
+        atf_status st = atf_index_event_encode(raw, sizeof raw, &e, tw->layout);
+        if (st)
+            return st;
         atf_detail_event d = *detail;
         d.index_seq = iseq;
-        atf_status st = atf_detail_writer_append(tw->detail, &d, &e.detail_seq);
+        st = atf_detail_writer_append(tw->detail, &d, &e.detail_seq);
         if (st)
             return st;
     }
-    if (seq)
+    atf_status st = atf_index_writer_append(tw->index, &e);
+    if (st == ATF_OK && seq)
         *seq = iseq;
-    return atf_index_writer_append(tw->index, &e);
+    return st;
 }
 
 atf_index_writer *atf_thread_writer_index(atf_thread_writer *tw) { return tw ? tw->index : NULL; }
@@ -351,6 +361,8 @@ atf_status atf_session_writer_write_manifest(atf_session_writer *sw, atf_error *
         fdatasync(fd) != 0) {
         st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write: %s", strerror(errno));
         atf_error_set_file(err, tmp_path);
+        if (fd >= 0)
+            unlink(tmp_path);
         goto out;
     }
     close(fd);
@@ -358,6 +370,7 @@ atf_status atf_session_writer_write_manifest(atf_session_writer *sw, atf_error *
     if (rename(tmp_path, final_path) != 0) {
         st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot rename into place: %s", strerror(errno));
         atf_error_set_file(err, final_path);
+        unlink(tmp_path);
     }
 out:
     if (fd >= 0)

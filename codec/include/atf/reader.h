@@ -13,7 +13,12 @@
  *    read past the end;
  *  - without a footer the count is floor((end - events_offset) / 32) for an
  *    index file, and the complete length-prefixed events for a detail file;
- *    a partial trailing record is ignored and reported in the info record;
+ *    a partial trailing record is ignored and reported in the info record.
+ *    `end` is the file size, or header.footer_offset when the header was
+ *    finalized and that offset lies inside the file. One exception: when
+ *    the last whole record is the first half of a torn footer (it starts
+ *    with "2ITA" and holds at byte 8 the number of events before it), it is
+ *    not an event;
  *  - footer checksum 0 means unchecked; a non-zero checksum is verified
  *    (CRC32-C; layout 1 also accepts CRC32/IEEE and reports which matched).
  *
@@ -76,7 +81,7 @@ typedef struct atf_index_info {
     uint64_t footer_offset;    /**< where it was found (valid if has_footer) */
     int recovered;             /**< no footer: count derived from the file size */
     int header_finalized;      /**< header.footer_offset != 0 (the header was rewritten) */
-    uint64_t trailing_bytes;   /**< bytes between the last event and the footer/end (partial record, gap) */
+    uint64_t trailing_bytes;   /**< bytes that are neither header, events nor footer (partial record, gap, junk after the footer) */
     atf_checksum_state checksum;
     int scanned;               /**< scan below is filled */
     atf_index_scan scan;
@@ -132,7 +137,7 @@ typedef struct atf_detail_info {
     uint64_t footer_offset;
     int recovered;
     int header_finalized;      /**< header bytes_length != 0 or event_count != 0 */
-    uint64_t trailing_bytes;   /**< incomplete or unparsable bytes after the last event (recovered files) */
+    uint64_t trailing_bytes;   /**< bytes that are neither header, events nor footer (partial or unparsable tail, junk after the footer) */
     atf_checksum_state checksum;
     uint64_t backwards_count;  /**< events whose timestamp is lower than the previous one */
     uint64_t first_backwards_seq;

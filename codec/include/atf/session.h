@@ -24,7 +24,7 @@ extern "C" {
 
 typedef struct atf_manifest_thread {
     uint64_t id;            /**< threads[].id: names the directory thread_<id> */
-    int has_detail;         /**< threads[].has_detail */
+    int has_detail;         /**< threads[].has_detail: 1, 0, or -1 when the key is absent */
 } atf_manifest_thread;
 
 typedef struct atf_manifest_module {
@@ -84,7 +84,7 @@ typedef struct atf_session_thread {
     char *dir;                   /**< path of the thread directory */
     atf_index_reader *index;
     atf_detail_reader *detail;   /**< NULL when there is no detail.atf */
-    int manifest_has_detail;     /**< -1: not in the manifest */
+    int manifest_has_detail;     /**< 1 or 0 as the manifest says; -1: not listed, or has_detail absent */
 } atf_session_thread;
 
 typedef struct atf_session atf_session;

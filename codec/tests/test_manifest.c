@@ -1,0 +1,620 @@
+/* Tests for manifest.c: the ADA reader's schema, the ADA recorder's extras,
+ * rejection of invalid manifests with a message naming the key, the size
+ * limit, loading from a file, and random inputs that must never crash. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <atf/session.h>
+
+#include "session_test_util.h"
+
+static atf_manifest *parse_ok(const char *json)
+{
+    atf_manifest *m = NULL;
+    atf_error err;
+    atf_status st = atf_manifest_parse(&m, json, strlen(json), "m.json", &err);
+    if (st != ATF_OK)
+        fail_msg("parse failed (%s): %s", atf_status_name(st), err.message);
+    assert_non_null(m);
+    return m;
+}
+
+/* ---- Valid manifests ----------------------------------------------------- */
+
+/* What the ADA tracer's reader expects, and nothing more. */
+static void test_ada_reader_schema(void **state)
+{
+    (void)state;
+    atf_manifest *m = parse_ok("{\"threads\":[{\"id\":1,\"has_detail\":true},{\"id\":7,\"has_detail\":false},"
+                               "{\"id\":0,\"has_detail\":true}],"
+                               "\"time_start_ns\":1000,\"time_end_ns\":98765432109876}");
+    assert_int_equal(m->thread_count, 3);
+    assert_int_equal(m->threads[0].id, 1);
+    assert_int_equal(m->threads[0].has_detail, 1);
+    assert_int_equal(m->threads[1].id, 7);
+    assert_int_equal(m->threads[1].has_detail, 0);
+    assert_int_equal(m->threads[2].id, 0);
+    assert_int_equal(m->threads[2].has_detail, 1);
+    assert_int_equal(m->time_start_ns, 1000);
+    assert_int_equal(m->time_end_ns, 98765432109876ull);
+    /* None of the recorder's extras. */
+    assert_int_equal(m->has_clock_type, 0);
+    assert_string_equal(m->format_version, "");
+    assert_int_equal(m->module_count, 0);
+    assert_int_equal(m->symbol_count, 0);
+    assert_int_equal(m->anchor_count, 0);
+    assert_int_equal(m->events_dropped, 0);
+    assert_null(atf_manifest_symbol_name(m, 0));
+    atf_manifest_free(m);
+}
+
+static void test_empty_thread_list_and_missing_times(void **state)
+{
+    (void)state;
+    atf_manifest *m = parse_ok("{\"threads\":[]}");
+    assert_int_equal(m->thread_count, 0);
+    assert_int_equal(m->time_start_ns, 0);
+    assert_int_equal(m->time_end_ns, 0);
+    atf_manifest_free(m);
+
+    /* null is "absent" for optional numbers. */
+    m = parse_ok("{\"threads\":[],\"time_start_ns\":null,\"time_end_ns\":5}");
+    assert_int_equal(m->time_start_ns, 0);
+    assert_int_equal(m->time_end_ns, 5);
+    atf_manifest_free(m);
+}
+
+/* What the ADA recorder writes: clock_type, format_version 2.1 and a symbol
+ * table whose numbers may be JSON numbers or hex strings. */
+static void test_recorder_extras(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\n"
+        "  \"format_version\": \"2.1\",\n"
+        "  \"clock_type\": 1,\n"
+        "  \"time_start_ns\": 0, \"time_end_ns\": 0,\n"
+        "  \"threads\": [ {\"id\": 0, \"has_detail\": true}, {\"id\": 1, \"has_detail\": true} ],\n"
+        "  \"modules\": [\n"
+        "    {\"module_id\": 0, \"path\": \"/usr/lib/libfoo.dylib\", \"base_address\": 4294967296,\n"
+        "     \"size\": 65536, \"uuid\": \"8C1A2B3C-0000-1111-2222-333344445555\"},\n"
+        "    {\"module_id\": 1, \"path\": \"/usr/lib/libbar.dylib\", \"base_address\": \"0x7fff20000000\",\n"
+        "     \"size\": \"0x1000\", \"uuid\": \"\"}\n"
+        "  ],\n"
+        "  \"symbols\": [\n"
+        "    {\"function_id\": \"0x0000000100000abc\", \"module_id\": 1, \"symbol_index\": 3, \"name\": \"-[Foo bar:]\"},\n"
+        "    {\"function_id\": 42, \"module_id\": 0, \"symbol_index\": 0, \"name\": \"main\"},\n"
+        "    {\"function_id\": \"0xFFFFFFFFFFFFFFFF\", \"module_id\": 0, \"symbol_index\": 1, \"name\": \"top\"},\n"
+        "    {\"function_id\": \"17\", \"module_id\": 0, \"symbol_index\": 2, \"name\": \"decimal_string\"}\n"
+        "  ]\n"
+        "}\n";
+    atf_manifest *m = parse_ok(json);
+    assert_int_equal(m->has_clock_type, 1);
+    assert_int_equal(m->clock_type, 1);
+    assert_string_equal(m->format_version, "2.1");
+    assert_int_equal(m->thread_count, 2);
+
+    assert_int_equal(m->module_count, 2);
+    assert_int_equal(m->modules[0].module_id, 0);
+    assert_int_equal(m->modules[0].base_address, 0x100000000ull);
+    assert_int_equal(m->modules[0].size, 65536);
+    assert_string_equal(m->modules[0].path, "/usr/lib/libfoo.dylib");
+    assert_string_equal(m->modules[0].uuid, "8C1A2B3C-0000-1111-2222-333344445555");
+    assert_int_equal(m->modules[1].module_id, 1);
+    assert_int_equal(m->modules[1].base_address, 0x7fff20000000ull);
+    assert_int_equal(m->modules[1].size, 0x1000);
+    assert_string_equal(m->modules[1].path, "/usr/lib/libbar.dylib");
+    assert_string_equal(m->modules[1].uuid, "");
+
+    assert_int_equal(m->symbol_count, 4);
+    /* Sorted by function_id. */
+    for (size_t i = 1; i < m->symbol_count; i++)
+        assert_true(m->symbols[i - 1].function_id < m->symbols[i].function_id);
+    assert_string_equal(atf_manifest_symbol_name(m, 0x100000abcull), "-[Foo bar:]");
+    assert_string_equal(atf_manifest_symbol_name(m, 42), "main");
+    assert_string_equal(atf_manifest_symbol_name(m, UINT64_MAX), "top");
+    assert_string_equal(atf_manifest_symbol_name(m, 17), "decimal_string");
+    assert_null(atf_manifest_symbol_name(m, 0));
+    assert_null(atf_manifest_symbol_name(m, 43));
+    assert_null(atf_manifest_symbol_name(m, 0x100000abdull));
+    assert_null(atf_manifest_symbol_name(m, UINT64_MAX - 1));
+    assert_null(atf_manifest_symbol_name(NULL, 42));
+    /* The symbol's other fields survive the sort. */
+    for (size_t i = 0; i < m->symbol_count; i++)
+        if (m->symbols[i].function_id == 0x100000abcull) {
+            assert_int_equal(m->symbols[i].module_id, 1);
+            assert_int_equal(m->symbols[i].symbol_index, 3);
+        }
+    atf_manifest_free(m);
+
+    m = parse_ok("{\"format_version\":\"2.0\",\"clock_type\":3,\"threads\":[{\"id\":5,\"has_detail\":false}]}");
+    assert_string_equal(m->format_version, "2.0");
+    assert_int_equal(m->clock_type, 3);
+    assert_int_equal(m->symbol_count, 0);
+    atf_manifest_free(m);
+}
+
+static void test_symbol_lookup_many(void **state)
+{
+    (void)state;
+    /* 500 symbols in a scrambled order, function ids 3*k + 1. */
+    size_t cap = 64 * 1024, len = 0;
+    char *json = malloc(cap);
+    assert_non_null(json);
+    len += (size_t)snprintf(json + len, cap - len, "{\"threads\":[],\"symbols\":[");
+    for (unsigned i = 0; i < 500; i++) {
+        unsigned k = (i * 7919u) % 500u;
+        if (k % 2)
+            len += (size_t)snprintf(json + len, cap - len, "%s{\"function_id\":%u,\"name\":\"f%u\"}", i ? "," : "",
+                                    3 * k + 1, k);
+        else
+            len += (size_t)snprintf(json + len, cap - len, "%s{\"function_id\":\"0x%x\",\"name\":\"f%u\"}",
+                                    i ? "," : "", 3 * k + 1, k);
+        assert_true(len < cap);
+    }
+    len += (size_t)snprintf(json + len, cap - len, "]}");
+    atf_manifest *m = parse_ok(json);
+    assert_int_equal(m->symbol_count, 500);
+    char want[16];
+    for (unsigned k = 0; k < 500; k++) {
+        snprintf(want, sizeof want, "f%u", k);
+        const char *name = atf_manifest_symbol_name(m, 3 * k + 1);
+        assert_non_null(name);
+        assert_string_equal(name, want);
+        assert_null(atf_manifest_symbol_name(m, 3 * k));
+        assert_null(atf_manifest_symbol_name(m, 3 * k + 2));
+    }
+    assert_null(atf_manifest_symbol_name(m, 1500 + 1));
+    atf_manifest_free(m);
+    free(json);
+}
+
+static void test_unknown_keys_ignored(void **state)
+{
+    (void)state;
+    atf_manifest *m = parse_ok(
+        "{\"producer\":{\"name\":\"ada\",\"version\":[1,2,3]},\"pid\":4242,\"weird\":null,"
+        "\"threads\":[{\"id\":3,\"has_detail\":false,\"os_thread_id\":77,\"event_count\":\"lots\",\"x\":{}}],"
+        "\"time_start_ns\":1,\"time_end_ns\":2,"
+        "\"modules\":[{\"module_id\":9,\"arch\":\"arm64\"}],"
+        "\"symbols\":[{\"function_id\":5,\"name\":\"f\",\"demangled\":[\"f\"]}],"
+        "\"timing_anchors\":[{\"host_time_ns\":10,\"media_time_value\":-5,\"media_time_scale\":600,\"note\":1}],"
+        "\"events_dropped\":12}");
+    assert_int_equal(m->thread_count, 1);
+    assert_int_equal(m->threads[0].id, 3);
+    assert_int_equal(m->threads[0].has_detail, 0);
+    assert_int_equal(m->module_count, 1);
+    assert_int_equal(m->modules[0].module_id, 9);
+    assert_int_equal(m->modules[0].base_address, 0);
+    assert_string_equal(m->modules[0].path, "");
+    assert_string_equal(atf_manifest_symbol_name(m, 5), "f");
+    assert_int_equal(m->anchor_count, 1);
+    assert_int_equal(m->anchors[0].host_time_ns, 10);
+    assert_int_equal(m->anchors[0].media_time_value, -5);
+    assert_int_equal(m->anchors[0].media_time_scale, 600);
+    assert_int_equal(m->events_dropped, 12);
+    atf_manifest_free(m);
+}
+
+static void test_u64_extremes(void **state)
+{
+    (void)state;
+    atf_manifest *m = parse_ok("{\"threads\":[{\"id\":\"0xffffffffffffffff\",\"has_detail\":true},"
+                               "{\"id\":\"18446744073709551614\",\"has_detail\":true},"
+                               "{\"id\":9223372036854775807,\"has_detail\":true}],"
+                               "\"time_start_ns\":\"0X10\",\"time_end_ns\":\"0xFFFFFFFFFFFFFFFF\"}");
+    assert_int_equal(m->thread_count, 3);
+    assert_true(m->threads[0].id == UINT64_MAX);
+    assert_true(m->threads[1].id == UINT64_MAX - 1);
+    assert_true(m->threads[2].id == (uint64_t)INT64_MAX);
+    assert_int_equal(m->time_start_ns, 16);
+    assert_true(m->time_end_ns == UINT64_MAX);
+    atf_manifest_free(m);
+}
+
+/* ---- Invalid manifests --------------------------------------------------- */
+
+typedef struct bad_case {
+    const char *json;
+    atf_status code;
+    const char *needle; /* must appear in err.message */
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    /* not JSON */
+    { "", ATF_E_MANIFEST, "invalid JSON" },
+    { "not json", ATF_E_MANIFEST, "invalid JSON" },
+    { "{\"threads\":[", ATF_E_MANIFEST, "invalid JSON" },
+    { "{\"threads\":[]} trailing", ATF_E_MANIFEST, "invalid JSON" },
+    { "{\"threads\":[],\"threads\":[]}", ATF_E_MANIFEST, "invalid JSON" }, /* duplicate key */
+    /* root not an object */
+    { "[]", ATF_E_MANIFEST, "(root)" },
+    { "[{\"threads\":[]}]", ATF_E_MANIFEST, "(root)" },
+    /* threads missing or not an array */
+    { "{}", ATF_E_MANIFEST, "threads" },
+    { "{\"time_start_ns\":1}", ATF_E_MANIFEST, "threads" },
+    { "{\"threads\":null}", ATF_E_MANIFEST, "threads" },
+    { "{\"threads\":{}}", ATF_E_MANIFEST, "threads" },
+    { "{\"threads\":\"0,1\"}", ATF_E_MANIFEST, "threads" },
+    { "{\"threads\":[1]}", ATF_E_MANIFEST, "threads[]" },
+    { "{\"threads\":[[]]}", ATF_E_MANIFEST, "threads[]" },
+    /* threads[].id */
+    { "{\"threads\":[{}]}", ATF_E_MANIFEST, "threads[].id" },
+    { "{\"threads\":[{\"has_detail\":true}]}", ATF_E_MANIFEST, "threads[].id" },
+    { "{\"threads\":[{\"id\":null}]}", ATF_E_MANIFEST, "threads[].id" },
+    { "{\"threads\":[{\"id\":-1}]}", ATF_E_MANIFEST, "threads[].id" },
+    { "{\"threads\":[{\"id\":\"-1\"}]}", ATF_E_MANIFEST, "threads[].id" },
+    { "{\"threads\":[{\"id\":1.5}]}", ATF_E_MANIFEST, "threads[].id" },
+    { "{\"threads\":[{\"id\":1e3}]}", ATF_E_MANIFEST, "threads[].id" },
+    { "{\"threads\":[{\"id\":true}]}", ATF_E_MANIFEST, "threads[].id" },
+    { "{\"threads\":[{\"id\":[1]}]}", ATF_E_MANIFEST, "threads[].id" },
+    { "{\"threads\":[{\"id\":\"one\"}]}", ATF_E_MANIFEST, "threads[].id" },
+    { "{\"threads\":[{\"id\":\"\"}]}", ATF_E_MANIFEST, "threads[].id" },
+    { "{\"threads\":[{\"id\":\"18446744073709551616\"}]}", ATF_E_MANIFEST, "threads[].id" },
+    { "{\"threads\":[{\"id\":1},{\"id\":2},{\"id\":1}]}", ATF_E_MANIFEST, "threads[].id" },
+    { "{\"threads\":[{\"id\":16},{\"id\":\"0x10\"}]}", ATF_E_MANIFEST, "threads[].id" },
+    /* threads[].has_detail */
+    { "{\"threads\":[{\"id\":1,\"has_detail\":1}]}", ATF_E_MANIFEST, "threads[].has_detail" },
+    { "{\"threads\":[{\"id\":1,\"has_detail\":\"true\"}]}", ATF_E_MANIFEST, "threads[].has_detail" },
+    { "{\"threads\":[{\"id\":1,\"has_detail\":null}]}", ATF_E_MANIFEST, "threads[].has_detail" },
+    /* top-level numbers */
+    { "{\"threads\":[],\"time_start_ns\":-1}", ATF_E_MANIFEST, "time_start_ns" },
+    { "{\"threads\":[],\"time_start_ns\":\"soon\"}", ATF_E_MANIFEST, "time_start_ns" },
+    { "{\"threads\":[],\"time_end_ns\":2.5}", ATF_E_MANIFEST, "time_end_ns" },
+    { "{\"threads\":[],\"time_end_ns\":false}", ATF_E_MANIFEST, "time_end_ns" },
+    { "{\"threads\":[],\"clock_type\":\"boottime\"}", ATF_E_MANIFEST, "clock_type" },
+    { "{\"threads\":[],\"clock_type\":4294967296}", ATF_E_MANIFEST, "clock_type" },
+    { "{\"threads\":[],\"format_version\":2.1}", ATF_E_MANIFEST, "format_version" },
+    { "{\"threads\":[],\"events_dropped\":-3}", ATF_E_MANIFEST, "events_dropped" },
+    /* modules */
+    { "{\"threads\":[],\"modules\":{}}", ATF_E_MANIFEST, "modules" },
+    { "{\"threads\":[],\"modules\":[7]}", ATF_E_MANIFEST, "modules[]" },
+    { "{\"threads\":[],\"modules\":[{\"base_address\":1}]}", ATF_E_MANIFEST, "modules[].module_id" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"base_address\":\"0x\"}]}", ATF_E_MANIFEST,
+      "modules[].base_address" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"base_address\":\"0xZZ\"}]}", ATF_E_MANIFEST,
+      "modules[].base_address" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"base_address\":\"0x12g4\"}]}", ATF_E_MANIFEST,
+      "modules[].base_address" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"base_address\":\"0x-1\"}]}", ATF_E_MANIFEST,
+      "modules[].base_address" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"base_address\":\"0x+1\"}]}", ATF_E_MANIFEST,
+      "modules[].base_address" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"base_address\":\"0x 1\"}]}", ATF_E_MANIFEST,
+      "modules[].base_address" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"base_address\":\"0x1 \"}]}", ATF_E_MANIFEST,
+      "modules[].base_address" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"base_address\":\" 0x1\"}]}", ATF_E_MANIFEST,
+      "modules[].base_address" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"base_address\":\"\\t1\"}]}", ATF_E_MANIFEST,
+      "modules[].base_address" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"base_address\":\"0x0x1\"}]}", ATF_E_MANIFEST,
+      "modules[].base_address" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"base_address\":\"deadbeef\"}]}", ATF_E_MANIFEST,
+      "modules[].base_address" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"base_address\":\"0x10000000000000000\"}]}", ATF_E_MANIFEST,
+      "modules[].base_address" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"base_address\":-4096}]}", ATF_E_MANIFEST,
+      "modules[].base_address" },
+    { "{\"threads\":[],\"modules\":[{\"module_id\":0,\"size\":\"big\"}]}", ATF_E_MANIFEST, "modules[].size" },
+    /* symbols */
+    { "{\"threads\":[],\"symbols\":\"none\"}", ATF_E_MANIFEST, "symbols" },
+    { "{\"threads\":[],\"symbols\":[null]}", ATF_E_MANIFEST, "symbols[]" },
+    { "{\"threads\":[],\"symbols\":[{\"name\":\"f\"}]}", ATF_E_MANIFEST, "symbols[].function_id" },
+    { "{\"threads\":[],\"symbols\":[{\"function_id\":\"0xg\",\"name\":\"f\"}]}", ATF_E_MANIFEST,
+      "symbols[].function_id" },
+    { "{\"threads\":[],\"symbols\":[{\"function_id\":\"0x\",\"name\":\"f\"}]}", ATF_E_MANIFEST,
+      "symbols[].function_id" },
+    { "{\"threads\":[],\"symbols\":[{\"function_id\":\"x10\",\"name\":\"f\"}]}", ATF_E_MANIFEST,
+      "symbols[].function_id" },
+    { "{\"threads\":[],\"symbols\":[{\"function_id\":\"0x1ffffffffffffffff\",\"name\":\"f\"}]}", ATF_E_MANIFEST,
+      "symbols[].function_id" },
+    { "{\"threads\":[],\"symbols\":[{\"function_id\":1.0,\"name\":\"f\"}]}", ATF_E_MANIFEST,
+      "symbols[].function_id" },
+    { "{\"threads\":[],\"symbols\":[{\"function_id\":1,\"module_id\":\"m\",\"name\":\"f\"}]}", ATF_E_MANIFEST,
+      "symbols[].module_id" },
+    { "{\"threads\":[],\"symbols\":[{\"function_id\":1,\"symbol_index\":-1,\"name\":\"f\"}]}", ATF_E_MANIFEST,
+      "symbols[].symbol_index" },
+    { "{\"threads\":[],\"symbols\":[{\"function_id\":1}]}", ATF_E_MANIFEST, "symbols[].name" },
+    { "{\"threads\":[],\"symbols\":[{\"function_id\":1,\"name\":7}]}", ATF_E_MANIFEST, "symbols[].name" },
+    { "{\"threads\":[],\"symbols\":[{\"function_id\":1,\"name\":null}]}", ATF_E_MANIFEST, "symbols[].name" },
+    { "{\"threads\":[],\"symbols\":[{\"function_id\":1,\"name\":[\"f\"]}]}", ATF_E_MANIFEST, "symbols[].name" },
+    /* timing anchors */
+    { "{\"threads\":[],\"timing_anchors\":[{\"media_time_value\":0,\"media_time_scale\":1}]}", ATF_E_MANIFEST,
+      "timing_anchors[].host_time_ns" },
+    { "{\"threads\":[],\"timing_anchors\":[{\"host_time_ns\":1,\"media_time_value\":0,\"media_time_scale\":0}]}",
+      ATF_E_MANIFEST, "timing_anchors[]" },
+    { "{\"threads\":[],\"timing_anchors\":[{\"host_time_ns\":1,\"media_time_scale\":1}]}", ATF_E_MANIFEST,
+      "timing_anchors[]" },
+};
+
+static void test_invalid_manifests(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const bad_case *c = &bad_cases[i];
+        atf_manifest *m = (atf_manifest *)&m; /* must be reset to NULL */
+        atf_error err;
+        memset(&err, 0x5a, sizeof err);
+        atf_status st = atf_manifest_parse(&m, c->json, strlen(c->json), "bad.json", &err);
+        if (st != c->code || !strstr(err.message, c->needle))
+            fail_msg("case %zu %s: got %s \"%s\", want %s naming \"%s\"", i, c->json, atf_status_name(st),
+                     st ? err.message : "", atf_status_name(c->code), c->needle);
+        assert_null(m);
+        assert_int_equal(err.code, st);
+        assert_string_equal(err.file, "bad.json");
+    }
+}
+
+/* The message names the key in the "manifest: KEY: why" form, and the
+ * error's field is that key (so tools can point at it). */
+static void test_error_names_field(void **state)
+{
+    (void)state;
+    atf_manifest *m;
+    atf_error err;
+    const char *json = "{\"threads\":[{\"id\":1,\"has_detail\":\"yes\"}]}";
+    assert_int_equal(atf_manifest_parse(&m, json, strlen(json), "x/manifest.json", &err), ATF_E_MANIFEST);
+    assert_non_null(err.field);
+    assert_string_equal(err.field, "threads[].has_detail");
+    assert_non_null(strstr(err.message, "manifest: threads[].has_detail: "));
+    char line[600];
+    atf_error_format(line, sizeof line, &err);
+    assert_non_null(strstr(line, "x/manifest.json: "));
+    assert_non_null(strstr(line, "threads[].has_detail"));
+
+    json = "{\"threads\":[],\"symbols\":[{\"function_id\":\"0xq\",\"name\":\"f\"}]}";
+    assert_int_equal(atf_manifest_parse(&m, json, strlen(json), NULL, &err), ATF_E_MANIFEST);
+    assert_string_equal(err.field, "symbols[].function_id");
+
+    /* A JSON syntax error says where. */
+    json = "{\"threads\":\n[}";
+    assert_int_equal(atf_manifest_parse(&m, json, strlen(json), NULL, &err), ATF_E_MANIFEST);
+    assert_non_null(strstr(err.message, "line 2"));
+}
+
+static void test_arguments(void **state)
+{
+    (void)state;
+    atf_manifest *m;
+    atf_error err;
+    assert_int_equal(atf_manifest_parse(NULL, "{}", 2, NULL, &err), ATF_E_ARG);
+    assert_int_equal(atf_manifest_parse(&m, NULL, 5, NULL, &err), ATF_E_ARG);
+    /* NULL with size 0 is empty input: not JSON. */
+    assert_int_equal(atf_manifest_parse(&m, NULL, 0, NULL, &err), ATF_E_MANIFEST);
+    assert_null(m);
+    /* err may be NULL. */
+    assert_int_equal(atf_manifest_parse(&m, "[]", 2, NULL, NULL), ATF_E_MANIFEST);
+    /* The size bounds the input: the bytes after it are not read. */
+    const char *json = "{\"threads\":[]}GARBAGE";
+    assert_int_equal(atf_manifest_parse(&m, json, 14, NULL, &err), ATF_OK);
+    atf_manifest_free(m);
+    assert_int_equal(atf_manifest_parse(&m, json, 13, NULL, &err), ATF_E_MANIFEST);
+    atf_manifest_free(NULL);
+}
+
+/* 64 MiB is accepted; one byte more is refused before parsing. */
+static void test_size_limit(void **state)
+{
+    (void)state;
+    const size_t limit = (size_t)64 << 20;
+    char *buf = malloc(limit + 1);
+    assert_non_null(buf);
+    const char *head = "{\"threads\":[{\"id\":1,\"has_detail\":false}],\"pad\":\"";
+    size_t hl = strlen(head);
+    memcpy(buf, head, hl);
+    memset(buf + hl, 'x', limit - hl - 2);
+    memcpy(buf + limit - 2, "\"}", 2);
+    atf_manifest *m;
+    atf_error err;
+    assert_int_equal(atf_manifest_parse(&m, buf, limit, "big.json", &err), ATF_OK);
+    assert_int_equal(m->thread_count, 1);
+    atf_manifest_free(m);
+
+    /* One more (whitespace, still valid JSON) is over the limit. */
+    buf[limit] = ' ';
+    m = (atf_manifest *)&m;
+    assert_int_equal(atf_manifest_parse(&m, buf, limit + 1, "big.json", &err), ATF_E_LIMIT);
+    assert_null(m);
+    assert_int_equal(err.code, ATF_E_LIMIT);
+    assert_string_equal(err.file, "big.json");
+    assert_non_null(strstr(err.message, "64 MiB"));
+    free(buf);
+}
+
+static void test_load_from_file(void **state)
+{
+    (void)state;
+    char dir[64], path[128];
+    tu_mkdtemp(dir, sizeof dir, "manifest");
+    tu_path(path, sizeof path, "%s/manifest.json", dir);
+    tu_write_text(path, "{\"threads\":[{\"id\":4,\"has_detail\":true}],\"clock_type\":3}");
+    atf_manifest *m;
+    atf_error err;
+    assert_int_equal(atf_manifest_load(&m, path, &err), ATF_OK);
+    assert_int_equal(m->thread_count, 1);
+    assert_int_equal(m->threads[0].id, 4);
+    assert_int_equal(m->clock_type, 3);
+    atf_manifest_free(m);
+
+    /* Errors name the file. */
+    tu_write_text(path, "{\"threads\":[{\"id\":-4}]}");
+    assert_int_equal(atf_manifest_load(&m, path, &err), ATF_E_MANIFEST);
+    assert_null(m);
+    assert_string_equal(err.file, path);
+    assert_non_null(strstr(err.message, "threads[].id"));
+
+    /* Empty file: not JSON. */
+    tu_write_text(path, "");
+    assert_int_equal(atf_manifest_load(&m, path, &err), ATF_E_MANIFEST);
+    assert_string_equal(err.file, path);
+
+    char missing[160];
+    tu_path(missing, sizeof missing, "%s/nope.json", dir);
+    assert_int_equal(atf_manifest_load(&m, missing, &err), ATF_E_IO);
+    assert_null(m);
+    assert_string_equal(err.file, missing);
+    /* A directory is not a manifest. */
+    assert_int_equal(atf_manifest_load(&m, dir, &err), ATF_E_IO);
+    assert_int_equal(atf_manifest_load(&m, NULL, &err), ATF_E_ARG);
+    tu_rm_rf(dir);
+}
+
+/* ---- Random inputs -------------------------------------------------------- */
+
+/* What must hold of any successful parse. */
+static void check_invariants(const atf_manifest *m)
+{
+    for (size_t i = 0; i < m->thread_count; i++) {
+        assert_true(m->threads[i].has_detail == 0 || m->threads[i].has_detail == 1 ||
+                    m->threads[i].has_detail == -1);
+        for (size_t j = 0; j < i; j++)
+            assert_true(m->threads[i].id != m->threads[j].id);
+    }
+    for (size_t i = 0; i < m->symbol_count; i++) {
+        assert_non_null(m->symbols[i].name);
+        if (i)
+            assert_true(m->symbols[i - 1].function_id <= m->symbols[i].function_id);
+        /* Lookup finds a symbol with this id (the first of equal ids). */
+        const char *n = atf_manifest_symbol_name(m, m->symbols[i].function_id);
+        assert_non_null(n);
+    }
+    for (size_t i = 0; i < m->module_count; i++) {
+        assert_non_null(m->modules[i].path);
+        assert_non_null(m->modules[i].uuid);
+    }
+    for (size_t i = 0; i < m->anchor_count; i++)
+        assert_true(m->anchors[i].media_time_scale > 0);
+    assert_true(strlen(m->format_version) < sizeof m->format_version);
+}
+
+static void parse_any(const char *buf, size_t n)
+{
+    atf_manifest *m = (atf_manifest *)&m;
+    atf_error err;
+    atf_status st = atf_manifest_parse(&m, buf, n, "fuzz", &err);
+    if (st == ATF_OK) {
+        assert_non_null(m);
+        check_invariants(m);
+        atf_manifest_free(m);
+    } else {
+        assert_int_equal(st, ATF_E_MANIFEST);
+        assert_null(m);
+        assert_int_equal(err.code, st);
+        assert_true(strlen(err.message) < sizeof err.message);
+    }
+}
+
+static void test_random_bytes(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x1234;
+    static const char alphabet[] = "{}[]\":,0123456789-+.eExabcdefnulltrue \\\n";
+    char buf[256];
+    for (int iter = 0; iter < 20000; iter++) {
+        size_t n = (size_t)(tu_rand(&rng) % sizeof buf);
+        int json_ish = iter % 2;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = tu_rand(&rng);
+            buf[i] = json_ish ? alphabet[r % (sizeof alphabet - 1)] : (char)(r >> 24);
+        }
+        parse_any(buf, n);
+    }
+}
+
+static const char valid_manifest[] =
+    "{\"format_version\":\"2.1\",\"clock_type\":1,\"time_start_ns\":10,\"time_end_ns\":\"0x20\","
+    "\"threads\":[{\"id\":0,\"has_detail\":true},{\"id\":\"0x1\",\"has_detail\":false},{\"id\":2}],"
+    "\"modules\":[{\"module_id\":0,\"path\":\"/a\",\"base_address\":\"0x100000000\",\"size\":4096,\"uuid\":\"u\"}],"
+    "\"symbols\":[{\"function_id\":\"0x10\",\"module_id\":0,\"symbol_index\":0,\"name\":\"a\"},"
+    "{\"function_id\":3,\"module_id\":0,\"symbol_index\":1,\"name\":\"b\\u00e9\\n\"},"
+    "{\"function_id\":\"4\",\"name\":\"c\"}],"
+    "\"timing_anchors\":[{\"host_time_ns\":1,\"media_time_value\":2,\"media_time_scale\":3}],"
+    "\"events_dropped\":0}";
+
+static void test_random_mutations(void **state)
+{
+    (void)state;
+    const size_t vn = sizeof valid_manifest - 1;
+    parse_any(valid_manifest, vn);
+    {
+        atf_manifest *m = parse_ok(valid_manifest);
+        assert_int_equal(m->thread_count, 3);
+        assert_int_equal(m->symbol_count, 3);
+        atf_manifest_free(m);
+    }
+    static const char interesting[] = "{}[]\":,-0x9fFgz \\";
+    char buf[sizeof valid_manifest + 64];
+    uint64_t rng = 99;
+    int ok = 0;
+    for (int iter = 0; iter < 30000; iter++) {
+        memcpy(buf, valid_manifest, vn);
+        size_t n = vn;
+        int edits = 1 + (int)(tu_rand(&rng) % 4);
+        for (int e = 0; e < edits; e++) {
+            uint64_t r = tu_rand(&rng);
+            size_t at = (size_t)((r >> 8) % (n ? n : 1));
+            char c = (r >> 40) % 2 ? interesting[(r >> 48) % (sizeof interesting - 1)] : (char)(r >> 48);
+            switch (r % 4) {
+            case 0: /* replace */
+                if (n)
+                    buf[at] = c;
+                break;
+            case 1: /* insert */
+                if (n < sizeof buf) {
+                    memmove(buf + at + 1, buf + at, n - at);
+                    buf[at] = c;
+                    n++;
+                }
+                break;
+            case 2: /* delete */
+                if (n) {
+                    memmove(buf + at, buf + at + 1, n - at - 1);
+                    n--;
+                }
+                break;
+            default: /* truncate */
+                n = at;
+                break;
+            }
+        }
+        atf_manifest *m = NULL;
+        if (atf_manifest_parse(&m, buf, n, "mut", NULL) == ATF_OK) {
+            ok++;
+            check_invariants(m);
+            atf_manifest_free(m);
+        }
+        parse_any(buf, n);
+    }
+    /* The mutations are mild enough that some manifests stay valid, and
+     * strong enough that most do not: both paths were exercised. */
+    assert_true(ok > 100);
+    assert_true(ok < 30000 - 100);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ada_reader_schema),
+        cmocka_unit_test(test_empty_thread_list_and_missing_times),
+        cmocka_unit_test(test_recorder_extras),
+        cmocka_unit_test(test_symbol_lookup_many),
+        cmocka_unit_test(test_unknown_keys_ignored),
+        cmocka_unit_test(test_u64_extremes),
+        cmocka_unit_test(test_invalid_manifests),
+        cmocka_unit_test(test_error_names_field),
+        cmocka_unit_test(test_arguments),
+        cmocka_unit_test(test_size_limit),
+        cmocka_unit_test(test_load_from_file),
+        cmocka_unit_test(test_random_bytes),
+        cmocka_unit_test(test_random_mutations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
