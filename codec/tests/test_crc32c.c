@@ -234,42 +234,11 @@ static void test_incremental(void **state)
     free(buf);
 }
 
-/* ATF_CRC32C_IMPL=portable is read once at the first call, so it is checked
- * in a child process: this binary re-run with --print-impl. */
-static void test_env_forces_portable(void **state)
+/* ATF_CRC32C_IMPL=portable is read once, at the first call: ctest runs this
+ * binary a second time with it set (test_crc32c_portable), where
+ * test_impl_name checks that the portable code is the one in use. */
+int main(void)
 {
-    (void)state;
-#if defined(__linux__)
-    char exe[4096];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    assert_true(len > 0);
-    exe[len] = '\0';
-    assert_null(strchr(exe, '\''));
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "ATF_CRC32C_IMPL=portable '%s' --print-impl", exe);
-    FILE *f = popen(cmd, "r");
-    assert_non_null(f);
-    char line[128] = {0};
-    char *got = fgets(line, sizeof line, f);
-    int rc = pclose(f);
-    assert_non_null(got);
-    assert_int_equal(rc, 0);
-    assert_string_equal(line, "portable e3069283\n");
-#else
-    skip();
-#endif
-}
-
-static int print_impl(void)
-{
-    printf("%s %08x\n", atf_crc32c_impl(), (unsigned)atf_crc32c(0, check_input, 9));
-    return 0;
-}
-
-int main(int argc, char **argv)
-{
-    if (argc > 1 && strcmp(argv[1], "--print-impl") == 0)
-        return print_impl();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check_values),
         cmocka_unit_test(test_rfc3720_vectors),
@@ -279,7 +248,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_dispatch_matches_portable_large),
         cmocka_unit_test(test_long_constant_runs),
         cmocka_unit_test(test_incremental),
-        cmocka_unit_test(test_env_forces_portable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
