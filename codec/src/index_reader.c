@@ -205,10 +205,17 @@ static atf_status open_common(atf_index_reader *r, const atf_read_options *opts,
     } else {
         info->recovered = 1;
         info->event_count = room / ATF_INDEX_EVENT_SIZE;
+        /* SPEC 7a.6: trailing all-zero records are a filesystem's zero fill
+         * after a crash, not events (no valid event is all zeros). */
+        while (info->event_count > 0 &&
+               atf_all_zero(r->events + (info->event_count - 1) * ATF_INDEX_EVENT_SIZE, ATF_INDEX_EVENT_SIZE))
+            info->event_count--;
         /* A finalize torn inside the footer (placeholder header, 32..63 footer
          * bytes) leaves the footer's first half where one more event would be:
-         * it starts with the footer magic and the count of events before it. */
-        if (info->event_count > 0) {
+         * it starts with the footer magic and the count of events before it.
+         * A finalized header bounds the events by footer_offset, so there the
+         * last record is an event whatever it holds. */
+        if (info->event_count > 0 && !info->header_finalized) {
             const uint8_t *last = r->events + (info->event_count - 1) * ATF_INDEX_EVENT_SIZE;
             if (memcmp(last, ATF_INDEX_FOOTER_MAGIC, 4) == 0 &&
                 atf_load_le64(last + 8) == info->event_count - 1)

@@ -948,6 +948,50 @@ static void test_fuzz_mutations(void **state)
         free(bases[k]);
 }
 
+/* SPEC 7a.6: a crash may leave a zero-filled tail; all-zero records after the
+ * last event are not events, in both layouts, and are reported as trailing. */
+static void test_zero_filled_tail(void **state)
+{
+    (void)state;
+    for (int l = 1; l <= 2; l++) {
+        cf_rng rng = cf_rng_seed(77 + (uint64_t)l);
+        atf_index_event ev[10];
+        uint64_t ts = 1;
+        for (size_t i = 0; i < 10; i++)
+            ev[i] = cf_random_index_event(&rng, (atf_layout)l, &ts);
+        cf_index_spec s = spec((atf_layout)l, 0, 0, 0);
+        size_t n;
+        uint8_t *img = image(&s, ev, 10, &n);
+        atf_index_reader *base = open_ok(img, n, NULL);
+        uint64_t base_bad = atf_index_reader_info(base)->scan.bad_kind_count;
+        atf_index_reader_close(base);
+        for (size_t zeros = 0; zeros <= 3 * 32 + 7; zeros += 13) {
+            uint8_t *b = calloc(1, n + zeros);
+            assert_non_null(b);
+            memcpy(b, img, n);
+            atf_index_reader *r = open_ok(b, n + zeros, NULL);
+            const atf_index_info *info = atf_index_reader_info(r);
+            assert_int_equal(info->event_count, 10);
+            assert_true(info->recovered);
+            assert_int_equal(info->trailing_bytes, zeros);
+            assert_int_equal(info->scan.bad_kind_count, base_bad);
+            atf_index_reader_close(r);
+            free(b);
+        }
+        /* A record that is not all zeros is still an event (here a bad one). */
+        uint8_t *b = calloc(1, n + 64);
+        assert_non_null(b);
+        memcpy(b, img, n);
+        b[n + 8] = 1;
+        atf_index_reader *r = open_ok(b, n + 64, NULL);
+        assert_int_equal(atf_index_reader_info(r)->event_count, 11);
+        assert_int_equal(atf_index_reader_info(r)->scan.bad_kind_count, base_bad + 1);
+        atf_index_reader_close(r);
+        free(b);
+        free(img);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -959,6 +1003,7 @@ int main(void)
         cmocka_unit_test(test_truncation_writer_files),
         cmocka_unit_test(test_truncation_built_images),
         cmocka_unit_test(test_torn_footer_vs_magic_event),
+        cmocka_unit_test(test_zero_filled_tail),
         cmocka_unit_test(test_scan),
         cmocka_unit_test(test_time_range),
         cmocka_unit_test(test_follow),

@@ -15,10 +15,12 @@
  *    index file, and the complete length-prefixed events for a detail file;
  *    a partial trailing record is ignored and reported in the info record.
  *    `end` is the file size, or header.footer_offset when the header was
- *    finalized and that offset lies inside the file. One exception: when
- *    the last whole record is the first half of a torn footer (it starts
- *    with "2ITA" and holds at byte 8 the number of events before it), it is
- *    not an event;
+ *    finalized and that offset lies inside the file. Two exceptions
+ *    (conformance/SPEC.md 7a): trailing records that are all zero bytes (a
+ *    filesystem's zero fill after a crash) are not events; and when the
+ *    header is a placeholder and the last whole record is the first half of
+ *    a torn footer (it starts with "2ITA" and holds at byte 8 the number of
+ *    events before it), it is not an event;
  *  - footer checksum 0 means unchecked; a non-zero checksum is verified
  *    (CRC32-C; layout 1 also accepts CRC32/IEEE and reports which matched).
  *
