@@ -8,6 +8,10 @@
 
 #include <atf/crc32c.h>
 #include <atf/tools.h>
+#include <atf/validator.h>
+#ifdef ATF_HAVE_CONFORM
+#include <atf/conform.h>
+#endif
 #include <atf/version.h>
 
 enum { EXIT_OK = 0, EXIT_INVALID = 1, EXIT_USAGE = 2 };
@@ -23,8 +27,23 @@ static const char usage_text[] =
     "  dump [--json] [--no-verify] PATH every index event with its linked detail event;\n"
     "                                   --json prints the canonical dump (JSON Lines)\n"
     "  merge [--json] SESSION           all threads merged by (timestamp, thread, seq)\n"
-    "  validate [--strict] PATH         structural checks; exit 1 on errors\n"
-    "                                   (--strict: warnings fail too)\n"
+    "  validate [--strict] [--format text|json|junit] [--no-verify] PATH\n"
+    "                                   check every clause of conformance/SPEC.md;\n"
+    "                                   exit 0 conformant (warnings allowed), 1 not\n"
+    "                                   (--strict: warnings fail too), 2 cannot check;\n"
+    "                                   --format json: schema atf-validate/1,\n"
+    "                                   --format junit: one testcase per clause checked\n"
+    "  validate --list-clauses          the clause table: ID, severity, rule (tab-separated)\n"
+    "  conform --writer CMD [--scenario NAME]... [--scenario-file FILE]... [--no-slow]\n"
+    "          [--keep DIR] [--timeout S] [--strict] [--format text|json|junit]\n"
+    "                                   writer test kit: run `CMD SCENARIO_FILE OUTPUT_DIR`\n"
+    "                                   per scenario, validate and compare the session\n"
+    "  conform --reader CMD [--reader CMD]... [--corpus DIR] [--case NAME]...\n"
+    "          [--timeout S] [--jobs N] [--strict] [--format text|json] [--html OUT]\n"
+    "                                   reader test kit: run `CMD PATH` on every corpus\n"
+    "                                   case, grade accept/reject and the dump\n"
+    "  conform --list [--format json] | --export DIR [--scenario NAME]...\n"
+    "                                   list the writer scenarios / write their files\n"
     "  demo [--layout 1|2] [--threads N] [--events N] [--detail-every N] DIR\n"
     "                                   write a synthetic session into DIR\n"
     "  version                          library version and CRC32-C code in use\n"
@@ -70,51 +89,54 @@ static int parse_u64(const char *s, uint64_t *out)
     return 1;
 }
 
-typedef struct counts {
-    unsigned long errors, warnings;
-} counts;
-
-static void print_finding(void *user, const atf_finding *f)
-{
-    counts *c = user;
-    if (f->severity == ATF_SEV_ERROR)
-        c->errors++;
-    else
-        c->warnings++;
-    printf("%s: %s", f->severity == ATF_SEV_ERROR ? "error" : "warning", f->file ? f->file : "?");
-    if (f->offset != UINT64_MAX)
-        printf(": offset %" PRIu64, f->offset);
-    if (f->field)
-        printf(": field %s", f->field);
-    printf(": %s\n", f->message);
-}
-
+/* `atf validate`: clause-by-clause validation (atf/validator.h). */
 static int cmd_validate(int argc, char **argv)
 {
-    int strict = 0;
-    const char *path = NULL;
-    atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
+    atf_validate_options o = ATF_VALIDATE_OPTIONS_INIT;
+    const char *path = NULL, *format = "text";
+    if (argc == 1 && !strcmp(argv[0], "--list-clauses"))
+        return atf_clause_table_write(stdout) == ATF_OK && fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--strict"))
-            strict = 1;
+            o.strict = 1;
         else if (!strcmp(argv[i], "--no-verify"))
             o.no_verify = 1;
-        else if (argv[i][0] == '-')
-            return usage("validate: unknown option");
+        else if (!strcmp(argv[i], "--format") && i + 1 < argc)
+            format = argv[++i];
+        else if (!strncmp(argv[i], "--format=", 9))
+            format = argv[i] + 9;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return usage("validate: unknown option or missing value");
         else if (path)
             return usage("validate: one PATH only");
         else
             path = argv[i];
     }
+    if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "junit"))
+        return usage("validate: --format must be text, json or junit");
     if (!path)
         return usage("validate: PATH is missing");
-    counts c = { 0, 0 };
+    atf_validation *v;
     atf_error err;
-    atf_status st = atf_tool_check(path, &o, print_finding, &c, &err);
-    if (st)
-        return fail(st, &err);
-    int ok = c.errors == 0 && (!strict || c.warnings == 0);
-    printf("%s: %s (%lu error(s), %lu warning(s))\n", path, ok ? "valid" : "INVALID", c.errors, c.warnings);
+    atf_status st = atf_validate_path(&v, path, &o, &err);
+    if (st) {
+        char line[1024];
+        atf_error_format(line, sizeof line, &err);
+        fprintf(stderr, "atf: error: %s\n", line[0] ? line : atf_strerror(st));
+        return EXIT_USAGE; /* the checks could not run */
+    }
+    if (!strcmp(format, "json"))
+        st = atf_validation_write_json(stdout, v);
+    else if (!strcmp(format, "junit"))
+        st = atf_validation_write_junit(stdout, v);
+    else
+        st = atf_validation_write_text(stdout, v);
+    int ok = atf_validation_conformant(v);
+    atf_validation_free(v);
+    if (st || fflush(stdout) != 0) {
+        fprintf(stderr, "atf: error: cannot write the report\n");
+        return EXIT_USAGE;
+    }
     return ok ? EXIT_OK : EXIT_INVALID;
 }
 
@@ -179,6 +201,132 @@ static int cmd_demo(int argc, char **argv)
     return EXIT_OK;
 }
 
+/* `atf conform`: the writer and reader test kits (conformance/kit, atf/conform.h). */
+static int cmd_conform(int argc, char **argv)
+{
+#ifdef ATF_HAVE_CONFORM
+    const char **lists = calloc((size_t)argc * 5 + 5, sizeof *lists);
+    if (!lists)
+        return EXIT_USAGE;
+    const char **scen = lists, **files = lists + argc + 1, **readers = lists + 2 * (argc + 1),
+               **cases = lists + 3 * (argc + 1);
+    size_t ns = 0, nf = 0, nr = 0, nc = 0;
+    const char *writer = NULL, *keep = NULL, *corpus = "corpus", *html = NULL, *format = "text", *export_dir = NULL;
+    double timeout = 0;
+    unsigned long jobs = 0;
+    int list = 0, strict = 0, no_slow = 0, rc = EXIT_USAGE;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end = NULL;
+        if (!strcmp(a, "--list"))
+            list = 1;
+        else if (!strcmp(a, "--strict"))
+            strict = 1;
+        else if (!strcmp(a, "--no-slow"))
+            no_slow = 1;
+        else if (!v && a[0] == '-' && a[1] == '-') {
+            fprintf(stderr, "atf: conform: %s needs a value or is unknown\n", a);
+            goto out;
+        } else if (!strcmp(a, "--writer"))
+            writer = argv[++i];
+        else if (!strcmp(a, "--reader"))
+            readers[nr++] = argv[++i];
+        else if (!strcmp(a, "--scenario"))
+            scen[ns++] = argv[++i];
+        else if (!strcmp(a, "--scenario-file"))
+            files[nf++] = argv[++i];
+        else if (!strcmp(a, "--case"))
+            cases[nc++] = argv[++i];
+        else if (!strcmp(a, "--keep"))
+            keep = argv[++i];
+        else if (!strcmp(a, "--corpus"))
+            corpus = argv[++i];
+        else if (!strcmp(a, "--html"))
+            html = argv[++i];
+        else if (!strcmp(a, "--format"))
+            format = argv[++i];
+        else if (!strcmp(a, "--export"))
+            export_dir = argv[++i];
+        else if (!strcmp(a, "--jobs")) {
+            jobs = strtoul(argv[++i], &end, 10);
+            if (!*argv[i] || *end || jobs < 1 || jobs > 64) {
+                fprintf(stderr, "atf: conform: --jobs takes 1..64\n");
+                goto out;
+            }
+        } else if (!strcmp(a, "--timeout")) {
+            timeout = strtod(argv[++i], &end);
+            if (!*argv[i] || *end || !(timeout > 0) || timeout > 86400) {
+                fprintf(stderr, "atf: conform: --timeout takes seconds (0 < S <= 86400)\n");
+                goto out;
+            }
+        } else {
+            fprintf(stderr, "atf: conform: unknown argument %s\n", a);
+            goto out;
+        }
+    }
+    atf_conform_format fmt = !strcmp(format, "json") ? ATF_CONFORM_JSON
+                           : !strcmp(format, "junit") ? ATF_CONFORM_JUNIT : ATF_CONFORM_TEXT;
+    if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "junit")) {
+        fprintf(stderr, "atf: conform: --format must be text, json or junit\n");
+        goto out;
+    }
+    if ((writer != NULL) + (nr > 0) + list + (export_dir != NULL) != 1) {
+        fprintf(stderr, "atf: conform: give exactly one of --writer CMD, --reader CMD, --list, --export DIR\n");
+        goto out;
+    }
+    atf_error err;
+    memset(&err, 0, sizeof err);
+    if (list) {
+        rc = atf_conform_list_scenarios(stdout, fmt) == ATF_OK ? EXIT_OK : EXIT_USAGE;
+    } else if (export_dir) {
+        rc = atf_builtin_scenarios_export(export_dir, scen, ns, stdout, &err) == ATF_OK ? EXIT_OK : EXIT_USAGE;
+    } else if (writer) {
+        atf_conform_writer_options o = ATF_CONFORM_WRITER_OPTIONS_INIT;
+        o.adapter = writer;
+        o.scenarios = scen;
+        o.scenario_count = ns;
+        o.scenario_files = files;
+        o.scenario_file_count = nf;
+        o.keep_dir = keep;
+        o.timeout_s = timeout;
+        o.strict = (unsigned)strict;
+        o.no_slow = (unsigned)no_slow;
+        o.format = fmt;
+        rc = atf_conform_writer_run(stdout, stderr, &o, &err);
+    } else {
+        if (fmt == ATF_CONFORM_JUNIT) {
+            fprintf(stderr, "atf: conform: the reader kit reports as text or json (and --html)\n");
+            goto out;
+        }
+        atf_conform_reader_options o = ATF_CONFORM_READER_OPTIONS_INIT;
+        o.readers = readers;
+        o.reader_count = nr;
+        o.corpus_dir = corpus;
+        o.cases = cases;
+        o.case_count = nc;
+        o.timeout_s = timeout;
+        o.strict = (unsigned)strict;
+        o.format = fmt;
+        o.html_path = html;
+        o.jobs = (unsigned)jobs;
+        rc = atf_conform_reader_run(stdout, stderr, &o, &err);
+    }
+    if (rc == ATF_CONFORM_ERROR && !list) {
+        char line[1024];
+        atf_error_format(line, sizeof line, &err);
+        fprintf(stderr, "atf: conform: %s\n", line);
+    }
+out:
+    free(lists);
+    return rc;
+#else
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "atf: conform: not built (configure with -DATF_BUILD_TESTS=ON: the kit lives in conformance/)\n");
+    return EXIT_USAGE;
+#endif
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -194,6 +342,8 @@ int main(int argc, char **argv)
         return cmd_simple("merge", atf_tool_merge, 1, n, rest);
     if (!strcmp(cmd, "validate"))
         return cmd_validate(n, rest);
+    if (!strcmp(cmd, "conform"))
+        return cmd_conform(n, rest);
     if (!strcmp(cmd, "demo"))
         return cmd_demo(n, rest);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

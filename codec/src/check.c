@@ -135,6 +135,21 @@ static void check_links(checker *c, const tool_thread *t)
     if (in->header_finalized && has_flag != (dt != NULL))
         report(c, ATF_SEV_ERROR, ifile, 8, "flags", "has_detail_file is %d but detail.atf %s", has_flag,
                dt ? "exists" : "does not exist");
+    if (dt) {
+        /* Both headers describe the same thread. The arch decides how
+         * payloads decode, so a disagreement there is an error. */
+        const atf_detail_header *dh = atf_detail_reader_header(dt);
+        const char *dfile = atf_detail_reader_path(dt);
+        if (dh->arch != h->arch)
+            report(c, ATF_SEV_ERROR, dfile, 6, "arch", "detail header arch %u (%s) disagrees with index.atf's %u (%s)",
+                   dh->arch, atf_arch_name(dh->arch), h->arch, atf_arch_name(h->arch));
+        if (dh->os != h->os)
+            report(c, ATF_SEV_WARNING, dfile, 7, "os", "detail header os %u disagrees with index.atf's %u", dh->os,
+                   h->os);
+        if (dh->thread_id != h->thread_id)
+            report(c, ATF_SEV_WARNING, dfile, 12, "thread_id",
+                   "detail header thread_id %u disagrees with index.atf's %u", dh->thread_id, h->thread_id);
+    }
     uint64_t n = atf_index_reader_count(ix), nd = dt ? atf_detail_reader_count(dt) : 0;
     uint64_t bad_fwd = 0, first_fwd = 0, bad_back = 0, first_back = 0, lost = 0;
     for (uint64_t seq = 0; seq < n; seq++) {

@@ -297,7 +297,7 @@ static void put_json_string(FILE *out, const char *s)
         case '\b': fputs("\\b", out); break;
         case '\f': fputs("\\f", out); break;
         default:
-            if (c < 0x20)
+            if (c < 0x20 || c == 0x7f) /* json.dumps escapes DEL as well */
                 fprintf(out, "\\u%04x", c);
             else
                 fputc((int)c, out);

@@ -59,6 +59,11 @@ atf_status atf_fail(atf_error *err, atf_status code, uint64_t offset, const char
             va_start(ap, fmt);
             vsnprintf(err->message, sizeof err->message, fmt, ap);
             va_end(ap);
+            /* Messages may quote input (jansson's error text does): keep
+             * them one line of printable text. */
+            for (char *c = err->message; *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                    *c = '?';
         } else {
             snprintf(err->message, sizeof err->message, "%s", atf_strerror(code));
         }

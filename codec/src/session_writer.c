@@ -38,12 +38,12 @@ struct atf_session_writer {
     atf_status final_status;
 };
 
-/* mkdir -p */
+/* mkdir -p. Returns 0, -1 (errno says why) or -2 (out of memory). */
 static int make_dirs(const char *path)
 {
     char *p = atf_strdup(path);
     if (!p)
-        return -1;
+        return -2;
     for (char *q = p + 1; *q; q++) {
         if (*q != '/')
             continue;
@@ -88,10 +88,12 @@ atf_status atf_session_writer_create(atf_session_writer **out, const char *dir,
     }
     sw->o = opts ? *opts : defaults;
     atf_status st = ATF_OK;
+    int rc;
     if (sw->o.layout != ATF_LAYOUT_1 && sw->o.layout != ATF_LAYOUT_2)
         st = atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, "layout", "layout must be 1 or 2");
-    else if (make_dirs(dir) != 0)
-        st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create directory: %s", strerror(errno));
+    else if ((rc = make_dirs(dir)) != 0)
+        st = rc == -2 ? atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL)
+                      : atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create directory: %s", strerror(errno));
     else
         st = atf_session_writer_write_manifest(sw, err);
     if (st) {
@@ -130,8 +132,10 @@ atf_status atf_session_writer_add_thread(atf_session_writer *sw, uint64_t id, ui
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         goto out;
     }
-    if (make_dirs(tdir) != 0) {
-        st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create directory: %s", strerror(errno));
+    int rc = make_dirs(tdir);
+    if (rc != 0) {
+        st = rc == -2 ? atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL)
+                      : atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create directory: %s", strerror(errno));
         atf_error_set_file(err, tdir);
         goto out;
     }
@@ -201,9 +205,18 @@ static char *copy_or_empty(const char *s)
     return atf_strdup(s ? s : "");
 }
 
+/* manifest.json holds UTF-8 only: a string jansson refuses would be left out
+ * of the manifest, leaving a session that readers reject. */
+static int is_json_text(const char *s)
+{
+    json_t *j = json_string(s ? s : "");
+    json_decref(j);
+    return j != NULL;
+}
+
 atf_status atf_session_writer_add_module(atf_session_writer *sw, const atf_manifest_module *m)
 {
-    if (!sw || !m)
+    if (!sw || !m || !is_json_text(m->path) || !is_json_text(m->uuid))
         return ATF_E_ARG;
     atf_manifest_module *n = realloc(sw->modules, (sw->module_count + 1) * sizeof *n);
     if (!n)
@@ -223,7 +236,7 @@ atf_status atf_session_writer_add_module(atf_session_writer *sw, const atf_manif
 
 atf_status atf_session_writer_add_symbol(atf_session_writer *sw, const atf_manifest_symbol *s)
 {
-    if (!sw || !s)
+    if (!sw || !s || !is_json_text(s->name))
         return ATF_E_ARG;
     atf_manifest_symbol *n = realloc(sw->symbols, (sw->symbol_count + 1) * sizeof *n);
     if (!n)

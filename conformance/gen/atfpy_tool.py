@@ -2,15 +2,23 @@
 """A small command-line front end of atfpy, with the C tool's argument shape:
 
     atfpy_tool.py dump --json PATH      canonical dump (docs/dump-format.md)
-    atfpy_tool.py validate PATH         structural and link checks (atfpy.validate);
-                                        exit 1 on errors
+    atfpy_tool.py validate [--strict] [--format text|json] [--no-verify] PATH
+                                        clause-ID validation (atfpy.validate,
+                                        conformance/SPEC.md); JSON schema
+                                        "atf-validate/1"; exit 0 conformant,
+                                        1 nonconformant, 2 usage or I/O error
+    atfpy_tool.py validate --list-clauses
+                                        the clause table: ID, tab, severity,
+                                        tab, summary (one clause a line)
 
-PATH is a session directory, a thread_K directory, an index.atf or a detail.atf.
-It decodes the files (it is not an oracle: generators compute their expected
-output from their models). It serves to test the conformance harness without
-the C tool, and to look at files.
+PATH is a session directory (or a directory holding one pid_N session), a
+thread_K directory, an index.atf or a detail.atf. It decodes the files (it is
+not an oracle: generators compute their expected output from their models).
+It is the independent second implementation that the golden corpus
+(corpus/, conformance/tests/run_corpus.py) is checked against.
 """
 
+import json
 import os
 import re
 import sys
@@ -20,8 +28,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import atfpy  # noqa: E402
 from atfpy.dump import detail_file_lines, session_lines, thread_lines  # noqa: E402
-from atfpy.session import ThreadView  # noqa: E402
-from atfpy.validate import validate_path  # noqa: E402
+from atfpy.session import ThreadView, discover_thread_ids  # noqa: E402
+from atfpy.validate import UsageError, list_clauses, validate  # noqa: E402
+
+USAGE = 2
 
 
 def _thread_key(path, header_tid):
@@ -29,16 +39,35 @@ def _thread_key(path, header_tid):
     return int(m.group(1)) if m else header_tid
 
 
+def _session_dir(path):
+    """The session directory of ``path`` (itself, or its single pid_N), or None."""
+    if os.path.exists(os.path.join(path, "manifest.json")) or discover_thread_ids(path):
+        return path
+    pids = [e for e in sorted(os.listdir(path))
+            if re.fullmatch(r"pid_[0-9]+", e) and os.path.isdir(os.path.join(path, e))]
+    if len(pids) == 1:
+        return os.path.join(path, pids[0])
+    return None
+
+
 def dump_lines(path):
     if os.path.isdir(path):
-        if os.path.exists(os.path.join(path, "manifest.json")):
-            return session_lines(atfpy.read_session(path))
+        if not os.path.exists(os.path.join(path, "index.atf")):
+            sdir = _session_dir(path)
+            if sdir is None:
+                raise ValueError("not a session or thread directory")
+            return session_lines(atfpy.read_session(sdir))
         # A thread directory of a session: the session's lines of that thread,
         # so symbols come from the session's manifest.
         parent = os.path.join(os.path.dirname(os.path.abspath(path)), "manifest.json")
         symbols = (atfpy.manifest_symbol_map(atfpy.load_manifest(parent))
                    if os.path.exists(parent) else None)
-        return thread_lines(atfpy.read_thread_dir(path), symbols)
+        m = re.fullmatch(r"thread_(\d+)", os.path.basename(os.path.normpath(path)))
+        if m:
+            return thread_lines(atfpy.read_thread_dir(path), symbols)
+        with open(os.path.join(path, "index.atf"), "rb") as f:
+            tid = atfpy.parse_index_file(f.read(), False).header.thread_id
+        return thread_lines(atfpy.read_thread_dir(path, tid), symbols)
     with open(path, "rb") as f:
         data = f.read()
     if data[:4] == atfpy.DETAIL_MAGIC:
@@ -51,24 +80,62 @@ def dump_lines(path):
     return thread_lines(tv)
 
 
+def cmd_validate(args):
+    strict, verify, fmt, path = False, True, "text", None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--strict":
+            strict = True
+        elif a == "--no-verify":
+            verify = False
+        elif a == "--list-clauses":
+            sys.stdout.write("".join(line + "\n" for line in list_clauses()))
+            return 0
+        elif a == "--format" and i + 1 < len(args) and args[i + 1] in ("text", "json"):
+            fmt = args[i + 1]
+            i += 1
+        elif a.startswith("--format="):
+            fmt = a.split("=", 1)[1]
+            if fmt not in ("text", "json"):
+                print("atfpy_tool: validate: unsupported format %r" % fmt, file=sys.stderr)
+                return USAGE
+        elif a.startswith("-"):
+            print("atfpy_tool: validate: unknown option %s" % a, file=sys.stderr)
+            return USAGE
+        elif path is not None:
+            print("atfpy_tool: validate: one PATH only", file=sys.stderr)
+            return USAGE
+        else:
+            path = a
+        i += 1
+    if path is None:
+        print("atfpy_tool: validate: PATH is missing", file=sys.stderr)
+        return USAGE
+    try:
+        rep = validate(path, strict=strict, verify=verify)
+    except UsageError as e:
+        print("atfpy_tool: %s" % e, file=sys.stderr)
+        return USAGE
+    if fmt == "json":
+        sys.stdout.write(json.dumps(rep.to_json(), indent=1) + "\n")
+    else:
+        sys.stdout.write("".join(line + "\n" for line in rep.text_lines()))
+    return 0 if rep.conformant else 1
+
+
 def main(argv):
     if len(argv) == 3 and argv[0] == "dump" and argv[1] == "--json":
         try:
             sys.stdout.write("".join(dump_lines(argv[2])))
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, KeyError) as e:
             print("atfpy_tool: %s: %s" % (argv[2], e), file=sys.stderr)
             return 1
         return 0
-    if len(argv) == 2 and argv[0] == "validate":
-        errors, warnings = validate_path(argv[1])
-        for w in warnings:
-            print("warning: %s" % w)
-        for e in errors:
-            print("error: %s" % e)
-        print("%s: %s" % (argv[1], "INVALID" if errors else "ok"))
-        return 1 if errors else 0
+    if argv and argv[0] == "validate":
+        return cmd_validate(argv[1:])
     print(__doc__, file=sys.stderr)
-    return 2
+    return USAGE
 
 
 if __name__ == "__main__":

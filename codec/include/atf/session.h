@@ -154,6 +154,9 @@ ATF_API atf_status atf_thread_writer_append(atf_thread_writer *tw, const atf_ind
 ATF_API atf_index_writer *atf_thread_writer_index(atf_thread_writer *tw);
 ATF_API atf_detail_writer *atf_thread_writer_detail(atf_thread_writer *tw);
 
+/** Adds a module / symbol to the manifest (strings are copied).
+ *  @return ::ATF_OK, ::ATF_E_ARG when a string is not valid UTF-8 (JSON could
+ *          not hold it), ::ATF_E_NOMEM. */
 ATF_API atf_status atf_session_writer_add_module(atf_session_writer *sw, const atf_manifest_module *m);
 ATF_API atf_status atf_session_writer_add_symbol(atf_session_writer *sw, const atf_manifest_symbol *s);
 ATF_API atf_status atf_session_writer_add_anchor(atf_session_writer *sw, const atf_timing_anchor *a);

@@ -10,7 +10,8 @@ Modules:
   session  session model, manifest, session writer and readers
   dump     the canonical `atf dump --json` lines (docs/dump-format.md)
   verify   self-check of written sessions against their model
-  validate structural and cross-lane checks (errors / warnings)
+  validate the clause-ID validator of conformance/SPEC.md (JSON schema
+           "atf-validate/1", as the C validator)
 """
 
 from .crc import (CHECKSUM_CRC32_IEEE, CHECKSUM_CRC32C, CHECKSUM_KINDS, CHECKSUM_NONE,

@@ -13,11 +13,13 @@ Writers
     index_seq_start/end 0), the events, no footer. Cut it anywhere with
     ``data[:n]``.
 
-Readers (recovery rules)
-  * a footer with a valid magic is authoritative; a count that needs more bytes
-    than the file holds is an error;
-  * no footer: index count = floor((size - events_offset) / 32); detail: the
-    complete length-prefixed events from events_offset on;
+Readers (recovery rules, SPEC.md section 6)
+  * the footer is where a finalized header says, else the last 64 bytes when
+    their magic and byte count agree with the events before them; it is
+    authoritative; a count that needs more bytes than the file holds is an error;
+  * no footer: index count = floor((end - events_offset) / 32) less a torn
+    footer (REC-003); detail: the complete length-prefixed events from
+    events_offset on;
   * footer checksum 0 is unchecked; otherwise CRC32-C must match (layout 1 also
     accepts CRC32/IEEE).
 """
@@ -50,10 +52,12 @@ def _check_checksum_kind(kind, layout):
 # ---- Writers --------------------------------------------------------------
 
 def build_index_file(events, *, layout, arch, os, clock_type, thread_id, has_detail_file,
-                     checksum=CHECKSUM_CRC32C, finalized=True, flags=None):
+                     checksum=CHECKSUM_CRC32C, finalized=True, flags=None,
+                     events_offset=INDEX_HEADER_SIZE):
     """Bytes of an index file holding ``events`` (list of IndexEvent).
 
-    ``flags`` overrides the header flags (default: bit 0 = has_detail_file)."""
+    ``flags`` overrides the header flags (default: bit 0 = has_detail_file).
+    ``events_offset`` above 64 leaves zero bytes between header and events."""
     _check_checksum_kind(checksum, layout)
     body = b"".join(ev.encode(layout) for ev in events)
     if flags is None:
@@ -61,27 +65,33 @@ def build_index_file(events, *, layout, arch, os, clock_type, thread_id, has_det
     n = len(events)
     ts0 = events[0].timestamp_ns if n else 0
     ts1 = events[-1].timestamp_ns if n else 0
+    if events_offset < INDEX_HEADER_SIZE:
+        raise ValueError("events_offset %d is below 64" % events_offset)
     header = IndexHeader(version=layout, arch=arch, os=os, flags=flags, thread_id=thread_id,
-                         clock_type=clock_type, events_offset=INDEX_HEADER_SIZE)
+                         clock_type=clock_type, events_offset=events_offset)
+    pad = bytes(events_offset - INDEX_HEADER_SIZE)
     if not finalized:
-        return header.encode() + body
+        return header.encode() + pad + body
     header.event_count = n
-    header.footer_offset = INDEX_HEADER_SIZE + len(body)
+    header.footer_offset = events_offset + len(body)
     header.time_start_ns, header.time_end_ns = ts0, ts1
     footer = IndexFooter(checksum=compute_checksum(checksum, body), event_count=n,
                          time_start_ns=ts0, time_end_ns=ts1, bytes_written=len(body))
-    return header.encode() + body + footer.encode()
+    return header.encode() + pad + body + footer.encode()
 
 
 def build_detail_file(events, *, layout, arch, os, thread_id, checksum=CHECKSUM_CRC32C,
-                      finalized=True):
+                      finalized=True, events_offset=DETAIL_HEADER_SIZE):
     """Bytes of a detail file holding ``events`` (list of DetailEvent), back to back."""
     _check_checksum_kind(checksum, layout)
     body = b"".join(ev.encode(layout) for ev in events)
+    if events_offset < DETAIL_HEADER_SIZE:
+        raise ValueError("events_offset %d is below 64" % events_offset)
     header = DetailHeader(version=layout, arch=arch, os=os, flags=0, thread_id=thread_id,
-                          events_offset=DETAIL_HEADER_SIZE)
+                          events_offset=events_offset)
+    pad = bytes(events_offset - DETAIL_HEADER_SIZE)
     if not finalized:
-        return header.encode() + body
+        return header.encode() + pad + body
     n = len(events)
     header.event_count = n
     header.bytes_length = len(body)
@@ -91,7 +101,7 @@ def build_detail_file(events, *, layout, arch, os, thread_id, checksum=CHECKSUM_
                           bytes_length=len(body),
                           time_start_ns=events[0].timestamp if n else 0,
                           time_end_ns=events[-1].timestamp if n else 0)
-    return header.encode() + body + footer.encode()
+    return header.encode() + pad + body + footer.encode()
 
 
 def detail_offsets(events, events_offset=DETAIL_HEADER_SIZE):
@@ -133,17 +143,37 @@ class IndexFile:
 
 
 def _find_index_footer(data, header):
+    """Footer position by SPEC.md section 6: at footer_offset when the header is
+    finalized (footer_offset != 0); else the last 64 bytes, when they hold the
+    footer magic and bytes_written equals the bytes between events_offset and them."""
     size = len(data)
-    cands = []
     if header.footer_offset:
-        cands.append(header.footer_offset)
-    end = size - INDEX_FOOTER_SIZE
-    if end >= header.events_offset and (end - header.events_offset) % INDEX_EVENT_SIZE == 0:
-        cands.append(end)
-    for pos in cands:
+        pos = header.footer_offset
         if pos + INDEX_FOOTER_SIZE <= size and bytes(data[pos:pos + 4]) == INDEX_FOOTER_MAGIC:
             return pos
+        return None
+    pos = size - INDEX_FOOTER_SIZE
+    if pos >= header.events_offset and bytes(data[pos:pos + 4]) == INDEX_FOOTER_MAGIC \
+            and int.from_bytes(data[pos + 32:pos + 40], "little") == pos - header.events_offset:
+        return pos
     return None
+
+
+def index_recovery_end(data, header):
+    """Where the events of a file without a footer end (REC-001): the file size,
+    or a finalized header's footer_offset when that lies inside the file."""
+    size = len(data)
+    fo = header.footer_offset
+    if fo and header.events_offset <= fo <= size:
+        return fo
+    return size
+
+
+def is_torn_index_footer(record, events_before):
+    """REC-003: a 32-byte record that starts with the footer magic and holds at
+    byte 8 the number of events before it is the first half of a footer."""
+    return (len(record) >= 16 and bytes(record[0:4]) == INDEX_FOOTER_MAGIC
+            and int.from_bytes(record[8:16], "little") == events_before)
 
 
 def parse_index_file(data, verify=True):
@@ -166,7 +196,15 @@ def parse_index_file(data, verify=True):
         state = _verify_checksum(footer.checksum, data[eoff:end], layout,
                                  "index footer") if verify else "not_verified"
     else:
-        count = (size - eoff) // INDEX_EVENT_SIZE
+        stop = index_recovery_end(data, header)
+        count = (stop - eoff) // INDEX_EVENT_SIZE
+        # SPEC 7a.6: trailing all-zero records are a zero fill, not events.
+        while count and not any(data[eoff + (count - 1) * INDEX_EVENT_SIZE:
+                                     eoff + count * INDEX_EVENT_SIZE]):
+            count -= 1
+        if count and is_torn_index_footer(data[eoff + (count - 1) * INDEX_EVENT_SIZE:
+                                               eoff + count * INDEX_EVENT_SIZE], count - 1):
+            count -= 1
         end = eoff + count * INDEX_EVENT_SIZE
         trailing = size - end
         state = STATE_NO_FOOTER
@@ -202,6 +240,35 @@ def _scan_detail(data, layout, start, stop):
     return out, pos
 
 
+def _find_detail_footer(data, header):
+    """Footer position by SPEC.md section 6: at events_offset + bytes_length when
+    the header is finalized (event_count or bytes_length non-zero); else the
+    last 64 bytes, when they hold the footer magic and bytes_length equals the
+    bytes between events_offset and them."""
+    size, eoff = len(data), header.events_offset
+    if header.event_count or header.bytes_length:
+        pos = eoff + header.bytes_length
+        if pos + DETAIL_FOOTER_SIZE <= size and bytes(data[pos:pos + 4]) == DETAIL_FOOTER_MAGIC:
+            return pos
+        return None
+    pos = size - DETAIL_FOOTER_SIZE
+    if pos >= eoff and bytes(data[pos:pos + 4]) == DETAIL_FOOTER_MAGIC \
+            and int.from_bytes(data[pos + 16:pos + 24], "little") == pos - eoff:
+        return pos
+    return None
+
+
+def detail_recovery_end(data, header):
+    """Where the events of a detail file without a footer end: the file size, or
+    a finalized header's events_offset + bytes_length when inside the file."""
+    size = len(data)
+    if header.event_count or header.bytes_length:
+        end = header.events_offset + header.bytes_length
+        if end <= size:
+            return end
+    return size
+
+
 def parse_detail_file(data, verify=True):
     """Decodes a whole detail file (bytes) with the recovery rules."""
     data = bytes(data)
@@ -209,27 +276,20 @@ def parse_detail_file(data, verify=True):
     layout, eoff, size = header.version, header.events_offset, len(data)
     if eoff > size:
         raise AtfFormatError("events_offset %d is past the end (%d bytes)" % (eoff, size))
-    fpos = None
-    cand = eoff + header.bytes_length
-    if cand + DETAIL_FOOTER_SIZE <= size and bytes(data[cand:cand + 4]) == DETAIL_FOOTER_MAGIC:
-        fpos = cand
+    fpos = _find_detail_footer(data, header)
     if fpos is None:
-        # Placeholder header (or a header that was not rewritten): walk the
-        # events; a footer magic where the next event would start is the footer.
-        events, pos = _scan_detail(data, layout, eoff, size)
-        if pos + DETAIL_FOOTER_SIZE <= size and bytes(data[pos:pos + 4]) == DETAIL_FOOTER_MAGIC:
-            fpos = pos
-        else:
-            return DetailFile(header, None, None, events, True, size - pos, STATE_NO_FOOTER, size)
+        events, pos = _scan_detail(data, layout, eoff, detail_recovery_end(data, header))
+        return DetailFile(header, None, None, events, True, size - pos, STATE_NO_FOOTER, size)
     footer = DetailFooter.decode(data, fpos)
     end = eoff + footer.bytes_length
-    if end > fpos:
-        raise AtfFormatError("footer bytes_length %d needs more bytes than the file holds"
-                             % footer.bytes_length)
+    if end != fpos:
+        raise AtfFormatError("footer bytes_length %d, but the events section is %d bytes"
+                             % (footer.bytes_length, fpos - eoff))
     events, pos = _scan_detail(data, layout, eoff, end)
     if pos != end or len(events) != footer.event_count:
         raise AtfFormatError("footer says %d events in %d bytes, found %d events in %d bytes"
                              % (footer.event_count, footer.bytes_length, len(events), pos - eoff))
     state = _verify_checksum(footer.checksum, data[eoff:end], layout,
                              "detail footer") if verify else "not_verified"
-    return DetailFile(header, footer, fpos, events, False, fpos - end, state, size)
+    return DetailFile(header, footer, fpos, events, False, size - fpos - DETAIL_FOOTER_SIZE,
+                      state, size)

@@ -214,6 +214,36 @@ def parse_manifest_int(v):
     raise ValueError("not an integer or hex string: %r" % (v,))
 
 
+U64_LIMIT = 1 << 64
+_DEC = re.compile(r"[0-9]+")
+_HEX = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def parse_u64(v):
+    """A manifest u64 as SPEC.md section 5 allows it: a JSON integer 0..2^63-1,
+    or a string holding a decimal or "0x"-prefixed hexadecimal number up to
+    2^64-1. Raises ValueError (with the reason) for anything else."""
+    if isinstance(v, bool):
+        raise ValueError("boolean where a u64 is expected")
+    if isinstance(v, int):
+        if v < 0:
+            raise ValueError("negative integer %d where a u64 is expected" % v)
+        if v > INT63_MAX:
+            raise ValueError("JSON integer %d above 2^63-1 (write it as a string)" % v)
+        return v
+    if isinstance(v, str):
+        if _DEC.fullmatch(v):
+            n = int(v, 10)
+        elif _HEX.fullmatch(v):
+            n = int(v, 16)
+        else:
+            raise ValueError("string %r is not a decimal or 0x-hexadecimal number" % (v,))
+        if n >= U64_LIMIT:
+            raise ValueError("%r does not fit a u64" % (v,))
+        return n
+    raise ValueError("%s where a u64 is expected" % type(v).__name__)
+
+
 def load_manifest(path):
     with open(path, "r", encoding="utf-8") as f:
         return json.load(f)
@@ -222,7 +252,7 @@ def load_manifest(path):
 def manifest_symbol_map(manifest):
     out = {}
     for s in (manifest or {}).get("symbols", []) or []:
-        out[parse_manifest_int(s["function_id"])] = s["name"]
+        out[parse_u64(s["function_id"])] = s["name"]
     return out
 
 
@@ -266,11 +296,30 @@ def read_thread_dir(path, tid=None, verify=True):
     return view
 
 
+_THREAD_DIR_NAME = re.compile(r"thread_(0|[1-9][0-9]*)")
+
+
+def discover_thread_ids(directory):
+    """Ids K of the thread_K directories (canonical spelling) in ``directory``."""
+    out = []
+    for name in sorted(os.listdir(directory)):
+        m = _THREAD_DIR_NAME.fullmatch(name)
+        if m and os.path.isdir(os.path.join(directory, name)):
+            out.append(int(m.group(1)))
+    return sorted(out)
+
+
 def read_session(directory, verify=True):
-    """SessionView of a session directory (decoding every file)."""
-    manifest = load_manifest(os.path.join(directory, "manifest.json"))
-    ids = sorted(parse_manifest_int(t["id"]) for t in manifest.get("threads", []))
-    threads = [read_thread_dir(os.path.join(directory, "thread_%d" % k), k, verify) for k in ids]
+    """SessionView of a session directory (decoding every file): the threads the
+    manifest lists and the thread_K directories it does not list; without a
+    manifest, the discovered thread_K directories."""
+    mpath = os.path.join(directory, "manifest.json")
+    manifest = load_manifest(mpath) if os.path.exists(mpath) else None
+    ids = set(discover_thread_ids(directory))
+    if manifest is not None:
+        ids |= {parse_u64(t["id"]) for t in manifest.get("threads", [])}
+    threads = [read_thread_dir(os.path.join(directory, "thread_%d" % k), k, verify)
+               for k in sorted(ids)]
     return SessionView(threads, manifest_symbol_map(manifest))
 
 

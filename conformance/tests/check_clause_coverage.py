@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""Checks that the spec, the validator and the corpus agree on clause IDs, both ways.
+
+    check_clause_coverage.py --atf PATH [--spec SPEC.md] [--corpus DIR]
+
+* SPEC.md: every clause table row `| \\`ID\\` | error|warning ... |` defines a clause.
+* The validator: `atf validate --list-clauses` prints its clause table, one clause
+  a line: ID, tab, severity (error or warning), tab, one-line summary. Every
+  SPEC.md clause must be there with the same severity, and every ID there must
+  be a SPEC.md clause (no duplicates).
+* The corpus: every error clause of SPEC.md must be among the error_clauses of at
+  least one case, every warning clause among the warning_clauses of at least
+  one, and every clause a case names must be a SPEC.md clause.
+
+PATH is the `atf` executable or conformance/gen/atfpy_tool.py. Prints each
+problem, then `N clauses, M problem(s)`; exit 1 on any problem, 2 on a usage error.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+ROW = re.compile(r"^\|\s*`([A-Z]+(?:-[A-Z]+)*-\d{3})`\s*\|\s*(error|warning)\b")
+ID = re.compile(r"^[A-Z]+(?:-[A-Z]+)*-\d{3}$")
+
+
+def spec_clauses(path):
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            m = ROW.match(line)
+            if m:
+                if m.group(1) in out:
+                    raise ValueError("%s:%d: clause %s defined twice" % (path, n, m.group(1)))
+                out[m.group(1)] = m.group(2)
+    return out
+
+
+def validator_clauses(atf, problems):
+    cmd = ([sys.executable, atf] if atf.endswith(".py") else [atf]) + \
+        ["validate", "--list-clauses"]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        problems.append("validator: cannot run %s: %s" % (" ".join(cmd), e))
+        return None
+    if p.returncode != 0:
+        problems.append("validator: `%s` exited %d (%s): the validator must print its clause "
+                        "table" % (" ".join(cmd[-3:]), p.returncode,
+                                   p.stderr.decode("utf-8", "replace").strip()[:200]))
+        return None
+    out = {}
+    for n, line in enumerate(p.stdout.decode("utf-8", "replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) != 3 or not ID.match(parts[0]) or parts[1] not in ("error", "warning") \
+                or not parts[2].strip():
+            problems.append("validator: --list-clauses line %d is not ID<TAB>severity<TAB>"
+                            "summary: %r" % (n, line[:120]))
+            continue
+        if parts[0] in out:
+            problems.append("validator: clause %s listed twice" % parts[0])
+        out[parts[0]] = parts[1]
+    if not out:
+        problems.append("validator: --list-clauses printed no clause")
+    return out
+
+
+def corpus_clauses(corpus):
+    errors, warnings, named = {}, {}, {}
+    files = sorted(glob.glob(os.path.join(corpus, "*.expect.json")))
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            exp = json.load(f)
+        case = exp["case"]
+        for cid in exp.get("error_clauses", []):
+            errors.setdefault(cid, []).append(case)
+        for cid in exp.get("warning_clauses", []):
+            warnings.setdefault(cid, []).append(case)
+        for key in ("error_clauses", "warning_clauses", "allowed_extra"):
+            for cid in exp.get(key, []):
+                named.setdefault(cid, []).append(case)
+    return len(files), errors, warnings, named
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--atf", required=True, help="the atf executable, or atfpy_tool.py")
+    ap.add_argument("--spec", default=os.path.join(REPO, "conformance", "SPEC.md"))
+    ap.add_argument("--corpus", default=os.path.join(REPO, "corpus"))
+    a = ap.parse_args(argv)
+    try:
+        spec = spec_clauses(a.spec)
+    except (OSError, ValueError) as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
+    if not spec:
+        print("error: no clause table row found in %s" % a.spec, file=sys.stderr)
+        return 2
+    problems = []
+    val = validator_clauses(os.path.abspath(a.atf), problems)
+    if val is not None:
+        for cid in spec:
+            if cid not in val:
+                problems.append("validator: SPEC.md clause %s is not in the validator's table"
+                                % cid)
+            elif val[cid] != spec[cid]:
+                problems.append("validator: %s is %s in the validator, %s in SPEC.md"
+                                % (cid, val[cid], spec[cid]))
+        for cid in sorted(set(val) - set(spec)):
+            problems.append("validator: clause %s is not in SPEC.md" % cid)
+    ncases, errors, warnings, named = corpus_clauses(a.corpus)
+    if not ncases:
+        problems.append("corpus: no *.expect.json in %s" % a.corpus)
+    for cid, sev in spec.items():
+        if sev == "error" and cid not in errors:
+            problems.append("corpus: no case reports error clause %s" % cid)
+        if sev == "warning" and cid not in warnings:
+            problems.append("corpus: no case reports warning clause %s" % cid)
+    for cid in sorted(set(named) - set(spec)):
+        problems.append("corpus: clause %s (in %s) is not in SPEC.md" % (cid, named[cid][0]))
+    for p in problems:
+        print(p)
+    print("%d clauses, %d cases, %d problem(s)" % (len(spec), ncases, len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

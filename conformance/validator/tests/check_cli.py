@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""`atf validate` end to end: exit codes, the three output formats parsed by
+independent parsers (json, xml.etree), strict mode and crash recovery.
+
+    check_cli.py --atf PATH_TO_atf --workdir DIR
+
+Prints one line per check and `N passed, M failed`; exits 1 if any failed.
+Standard library only.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+
+class Checks:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def ok(self, cond, name, detail=""):
+        if cond:
+            self.passed += 1
+            print("ok   %s" % name)
+        else:
+            self.failed += 1
+            print("FAIL %s%s" % (name, ("\n  " + detail) if detail else ""))
+        return cond
+
+
+def run(atf, *args):
+    p = subprocess.run([atf] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8", "replace")
+
+
+def validate_all_formats(ck, atf, path, want_rc, name, strict=False):
+    """Runs the three formats; checks they agree with each other. Returns the JSON report."""
+    extra = ["--strict"] if strict else []
+    rc, out, err = run(atf, "validate", *extra, "--format", "json", path)
+    ck.ok(rc == want_rc, "%s: json exit %s" % (name, want_rc), "got %s: %s" % (rc, err or out[:500]))
+    try:
+        rep = json.loads(out)
+    except ValueError as e:
+        ck.ok(False, "%s: json parses" % name, str(e))
+        return None
+    ck.ok(rep.get("schema") == "atf-validate/1" and rep.get("path") == path and rep.get("strict") == strict,
+          "%s: json header" % name, json.dumps(rep)[:300])
+    ck.ok(list(rep) == ["schema", "path", "strict", "verdict", "counts", "recovered", "findings",
+                        "clauses_checked"], "%s: json key order" % name, str(list(rep)))
+    verdict = "conformant" if want_rc == 0 else "nonconformant"
+    ck.ok(rep["verdict"] == verdict, "%s: json verdict %s" % (name, verdict), rep["verdict"])
+    n_err = sum(f["severity"] == "error" for f in rep["findings"])
+    n_warn = sum(f["severity"] == "warning" for f in rep["findings"])
+    ck.ok(rep["counts"] == {"error": n_err, "warning": n_warn}, "%s: json counts" % name, str(rep["counts"]))
+    ck.ok(rep["clauses_checked"] == sorted(set(rep["clauses_checked"])), "%s: clauses_checked sorted" % name)
+    ck.ok(all(f["clause"] in rep["clauses_checked"] for f in rep["findings"]),
+          "%s: every finding's clause is checked" % name)
+    ck.ok(all(set(f) == {"clause", "severity", "file", "offset", "field", "message"} and
+              (f["offset"] is None or isinstance(f["offset"], int)) and
+              (f["field"] is None or isinstance(f["field"], str)) for f in rep["findings"]),
+          "%s: finding objects" % name)
+
+    rc, out, err = run(atf, "validate", *extra, "--format", "junit", path)
+    ck.ok(rc == want_rc, "%s: junit exit %s" % (name, want_rc), "got %s" % rc)
+    try:
+        root = ET.fromstring(out.encode("utf-8"))
+    except ET.ParseError as e:
+        ck.ok(False, "%s: junit parses" % name, str(e))
+        return rep
+    cases = root.findall("testcase")
+    ck.ok(root.tag == "testsuite" and root.get("name") == "atf-validate", "%s: junit testsuite" % name)
+    ck.ok([c.get("name") for c in cases] and sorted(c.get("name") for c in cases) == rep["clauses_checked"],
+          "%s: one testcase per clause checked" % name)
+    ck.ok(all(c.get("classname") == "atf." + c.get("name").rsplit("-", 1)[0] for c in cases),
+          "%s: testcase classnames" % name)
+    failing = sorted(c.get("name") for c in cases if c.find("failure") is not None)
+    want_failing = sorted({f["clause"] for f in rep["findings"] if f["severity"] == "error" or strict})
+    ck.ok(failing == want_failing, "%s: junit failures match the findings" % name,
+          "junit %s, json %s" % (failing, want_failing))
+    ck.ok(int(root.get("tests")) == len(cases) and int(root.get("failures")) == len(failing),
+          "%s: junit counts" % name)
+
+    rc, out, err = run(atf, "validate", *extra, path)
+    ck.ok(rc == want_rc, "%s: text exit %s" % (name, want_rc), "got %s" % rc)
+    lines = out.splitlines()
+    last = "%s: %s (%d error(s), %d warning(s))" % (path, "conformant" if want_rc == 0 else "NONCONFORMANT",
+                                                    n_err, n_warn)
+    ck.ok(lines and lines[-1] == last and len(lines) == len(rep["findings"]) + 1, "%s: text report" % name,
+          "last line %r, expected %r" % (lines[-1] if lines else None, last))
+    return rep
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--atf", required=True)
+    ap.add_argument("--workdir", required=True)
+    a = ap.parse_args()
+    atf, wd = os.path.abspath(a.atf), os.path.abspath(a.workdir)
+    shutil.rmtree(wd, ignore_errors=True)
+    os.makedirs(wd)
+    ck = Checks()
+
+    d1, d2 = os.path.join(wd, "l1"), os.path.join(wd, "l2")
+    for d, args in ((d1, ["--layout", "1"]), (d2, ["--layout", "2", "--detail-every", "0"])):
+        rc, out, err = run(atf, "demo", *args, "--events", "500", d)
+        if rc != 0:
+            print("error: atf demo failed: %s" % err, file=sys.stderr)
+            return 2
+    for d in (d1, d2):
+        rep = validate_all_formats(ck, atf, d, 0, os.path.basename(d))
+        ck.ok(rep is not None and rep["findings"] == [], "%s: demo session has no finding" % os.path.basename(d))
+        validate_all_formats(ck, atf, d, 0, os.path.basename(d) + " strict", strict=True)
+
+    # Corrupt one event kind in layout 2: an error, with the offset of the byte.
+    idx = os.path.join(d2, "thread_0", "index.atf")
+    with open(idx, "r+b") as f:
+        f.seek(64 + 32 * 3 + 24)
+        f.write(b"\x09")
+    rep = validate_all_formats(ck, atf, d2, 1, "corrupt")
+    if rep:
+        hits = [f for f in rep["findings"] if f["clause"] == "IDX-EVT-001"]
+        ck.ok(len(hits) == 1 and hits[0]["file"] == "thread_0/index.atf" and hits[0]["offset"] == 184 and
+              hits[0]["field"] == "event_kind" and hits[0]["severity"] == "error", "corrupt: IDX-EVT-001 finding",
+              json.dumps(hits))
+        ck.ok(any(f["clause"] == "CRC-001" for f in rep["findings"]), "corrupt: CRC-001 finding")
+    rc, out, err = run(atf, "validate", "--no-verify", "--format", "json", d2)
+    rep = json.loads(out) if out else {}
+    ck.ok(rc == 1 and "CRC-001" not in rep.get("clauses_checked", ["CRC-001"]), "corrupt: --no-verify skips CRC-001")
+
+    # Crash-truncate thread_1 of the layout-1 session: placeholder header, no footer.
+    idx = os.path.join(d1, "thread_1", "index.atf")
+    with open(idx, "rb") as f:
+        data = bytearray(f.read())
+    n = (len(data) - 64 - 64) // 32
+    data[8:12] = b"\0" * 4
+    data[28:32] = b"\0" * 4
+    data[40:64] = b"\0" * 24
+    del data[-64:]
+    data += b"\x01\x02\x03"
+    with open(idx, "wb") as f:
+        f.write(data)
+    rep = validate_all_formats(ck, atf, d1, 0, "crash")
+    if rep:
+        ck.ok(rep["recovered"] == [{"file": "thread_1/index.atf", "events": n}], "crash: recovered count",
+              json.dumps(rep["recovered"]))
+        rec = [f for f in rep["findings"] if f["clause"] == "REC-001"]
+        ck.ok(len(rec) == 1 and ("%d complete events recovered" % n) in rec[0]["message"] and
+              rec[0]["severity"] == "warning" and rec[0]["offset"] == 64 + 32 * n, "crash: REC-001 warning",
+              json.dumps(rec))
+    validate_all_formats(ck, atf, d1, 1, "crash strict", strict=True)
+    rc, out, err = run(atf, "validate", os.path.join(d1, "thread_1"))
+    ck.ok(rc == 0 and "REC-001 index.atf:" in out, "crash: thread directory", out[-500:])
+
+    # The clause table: ID <TAB> severity <TAB> rule, one clause a line.
+    rc, out, err = run(atf, "validate", "--list-clauses")
+    rows = [ln.split("\t") for ln in out.splitlines()]
+    ck.ok(rc == 0 and len(rows) >= 70 and all(len(r) == 3 and r[1] in ("error", "warning") for r in rows) and
+          len({r[0] for r in rows}) == len(rows), "--list-clauses", out[:300])
+
+    # Usage and I/O errors: exit 2, nothing on stdout.
+    for args, what in ((["validate"], "no PATH"), (["validate", "--format", "yaml", d1], "bad format"),
+                       (["validate", "--bogus", d1], "unknown option"),
+                       (["validate", d1, d2], "two paths"),
+                       (["validate", os.path.join(wd, "missing")], "missing path"),
+                       (["validate", wd], "not an ATF directory")):
+        rc, out, err = run(atf, *args)
+        ck.ok(rc == 2 and out == "" and err, "usage: %s -> exit 2" % what, "got %s, stdout %r" % (rc, out[:200]))
+
+    print("%d passed, %d failed" % (ck.passed, ck.failed))
+    return 1 if ck.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
