@@ -2,6 +2,7 @@
  * (atf/tools.h); all the work lives there.
  * Exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error. */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,10 +202,23 @@ static int cmd_demo(int argc, char **argv)
     return EXIT_OK;
 }
 
+#ifdef ATF_HAVE_CONFORM
+/* Interrupted: take the adapter or reader commands down too, then die of the signal. */
+static void conform_signal(int sig)
+{
+    atf_conform_abort_children();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+#endif
+
 /* `atf conform`: the writer and reader test kits (conformance/kit, atf/conform.h). */
 static int cmd_conform(int argc, char **argv)
 {
 #ifdef ATF_HAVE_CONFORM
+    signal(SIGINT, conform_signal);
+    signal(SIGTERM, conform_signal);
+    signal(SIGHUP, conform_signal);
     const char **lists = calloc((size_t)argc * 5 + 5, sizeof *lists);
     if (!lists)
         return EXIT_USAGE;

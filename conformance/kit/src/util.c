@@ -1,0 +1,182 @@
+/* Small helpers of the kits: escaping for JSON/XML/HTML, paths, directories. */
+#include <errno.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kit_internal.h"
+
+void kit_json_string_n(FILE *out, const char *s, size_t n)
+{
+    fputc('"', out);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        default:
+            if (c < 0x20 || c == 0x7f)
+                fprintf(out, "\\u%04x", c);
+            else if (c < 0x80)
+                fputc(c, out);
+            else {
+                /* Pass valid UTF-8 through; replace any other byte with U+FFFD
+                 * so that the report is always valid JSON. */
+                size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+                int ok = len > 0 && i + len <= n;
+                for (size_t k = 1; ok && k < len; k++)
+                    ok = ((unsigned char)s[i + k] & 0xc0) == 0x80;
+                if (ok && len == 3) {
+                    unsigned c1 = (unsigned char)s[i + 1];
+                    ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);
+                } else if (ok && len == 4) {
+                    unsigned c1 = (unsigned char)s[i + 1];
+                    ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
+                }
+                if (ok) {
+                    fwrite(s + i, 1, len, out);
+                    i += len - 1;
+                } else {
+                    fputs("\\ufffd", out);
+                }
+            }
+        }
+    }
+    fputc('"', out);
+}
+
+void kit_json_string(FILE *out, const char *s)
+{
+    if (!s) {
+        fputs("null", out);
+        return;
+    }
+    kit_json_string_n(out, s, strlen(s));
+}
+
+void kit_xml_text(FILE *out, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        switch (c) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default:
+            /* XML 1.0 forbids most control characters, even escaped. */
+            if (c < 0x20 && c != '\n' && c != '\t')
+                fputc('?', out);
+            else
+                fputc(c, out);
+        }
+    }
+}
+
+double kit_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+char *kit_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+char *kit_sprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *p = malloc((size_t)n + 1);
+    if (!p)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+char *kit_path_join(const char *a, const char *b)
+{
+    size_t la = strlen(a);
+    return kit_sprintf("%s%s%s", a, la && a[la - 1] == '/' ? "" : "/", b);
+}
+
+int kit_mkdirs(const char *path)
+{
+    char *p = kit_strdup(path);
+    if (!p)
+        return -1;
+    for (char *q = p + 1; *q; q++) {
+        if (*q != '/')
+            continue;
+        *q = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            free(p);
+            return -1;
+        }
+        *q = '/';
+    }
+    int rc = mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
+    free(p);
+    return rc;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    int rc = flag == FTW_DP ? rmdir(path) : unlink(path);
+    return rc != 0 && errno != ENOENT ? -1 : 0;
+}
+
+int kit_rmtree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    return nftw(path, rm_entry, 32, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
+}
+
+uint64_t kit_free_bytes(const char *dir)
+{
+    struct statvfs sv;
+    if (statvfs(dir, &sv) != 0)
+        return UINT64_MAX;
+    return (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+}
+
+void kit_status_fail(atf_error *err, atf_status st, const char *file, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    memset(err, 0, sizeof *err);
+    err->code = st;
+    err->offset = UINT64_MAX;
+    if (file)
+        snprintf(err->file, sizeof err->file, "%s", file);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
