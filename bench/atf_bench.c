@@ -4,6 +4,10 @@
  *   atf-bench read [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
  *       Index-file reading with full validation (CRC32-C + every event
  *       checked) versus `cat FILE > /dev/null` on the same page-cached file.
+ *
+ *   atf-bench recorder --threads N --events-per-thread M --out DIR [--detail] [--json] ...
+ *       The recorder's throughput versus the raw write bandwidth of the same
+ *       I/O method on the same disk (bench_recorder.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +24,8 @@
 #include <atf/crc32c.h>
 #include <atf/reader.h>
 #include <atf/writer.h>
+
+#include "bench.h"
 
 static double now_s(void)
 {
@@ -232,6 +238,9 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "read"))
         return bench_read(argc - 2, argv + 2);
-    fprintf(stderr, "usage: atf-bench read [options]   (index reading vs cat)\n");
+    if (argc >= 2 && !strcmp(argv[1], "recorder"))
+        return bench_recorder(argc - 2, argv + 2);
+    fprintf(stderr, "usage: atf-bench read [options]       (index reading vs cat)\n"
+                    "       atf-bench recorder [options]   (recorder throughput vs raw writes)\n");
     return 2;
 }

@@ -1,0 +1,244 @@
+/* Helpers shared by the fuzz targets; see fuzz_support.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fuzz_support.h"
+
+/* ---- Property checks ---------------------------------------------------- */
+
+void fz_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "\nfuzz property failed: %s:%d: %s: ", file, line, cond);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    abort();
+}
+
+void fz_check_error(const atf_error *err, atf_status st, const char *what)
+{
+    FZ_CHECK(st != ATF_OK && st < ATF_STATUS_COUNT_, "%s: status %d is not an error", what, (int)st);
+    FZ_CHECK(err->code == st, "%s: error record says %s, the call returned %s", what,
+             atf_status_name(err->code), atf_status_name(st));
+    FZ_CHECK(err->message[0] != '\0', "%s: %s without a message", what, atf_status_name(st));
+    FZ_CHECK(memchr(err->message, '\0', sizeof err->message) != NULL && strchr(err->message, '\n') == NULL,
+             "%s: message is not one terminated line", what);
+    FZ_CHECK(strcmp(atf_strerror(st), "unknown status") != 0, "%s: status without a description", what);
+}
+
+/* ---- Parameters --------------------------------------------------------- */
+
+fz_params fz_params_overlay(const uint8_t *data, size_t size)
+{
+    fz_params p = { data, size };
+    return p;
+}
+
+uint8_t fz_u8(fz_params *p)
+{
+    if (p->left == 0)
+        return 0;
+    return p->data[--p->left];
+}
+
+uint16_t fz_u16(fz_params *p)
+{
+    uint16_t v = fz_u8(p);
+    return (uint16_t)(v | (uint16_t)fz_u8(p) << 8);
+}
+
+uint32_t fz_u32(fz_params *p)
+{
+    uint32_t v = fz_u16(p);
+    return v | (uint32_t)fz_u16(p) << 16;
+}
+
+uint64_t fz_u64(fz_params *p)
+{
+    uint64_t v = fz_u32(p);
+    return v | (uint64_t)fz_u32(p) << 32;
+}
+
+uint64_t fz_range(fz_params *p, uint64_t lo, uint64_t hi)
+{
+    if (hi <= lo)
+        return lo;
+    uint64_t span = hi - lo, v;
+    /* Use as few bytes as the range needs, so short tails still vary. */
+    if (span < 0x100u)
+        v = fz_u8(p);
+    else if (span < 0x10000u)
+        v = fz_u16(p);
+    else if (span < 0x100000000ull)
+        v = fz_u32(p);
+    else
+        v = fz_u64(p);
+    return span == UINT64_MAX ? v : lo + v % (span + 1);
+}
+
+int fz_bool(fz_params *p) { return fz_u8(p) & 1; }
+
+uint8_t fz_next_u8(fz_stream *s)
+{
+    return s->pos < s->size ? s->data[s->pos++] : 0;
+}
+
+uint16_t fz_next_u16(fz_stream *s)
+{
+    uint16_t v = fz_next_u8(s);
+    return (uint16_t)(v | (uint16_t)fz_next_u8(s) << 8);
+}
+
+uint32_t fz_next_u32(fz_stream *s)
+{
+    uint32_t v = fz_next_u16(s);
+    return v | (uint32_t)fz_next_u16(s) << 16;
+}
+
+uint64_t fz_next_u64(fz_stream *s)
+{
+    uint64_t v = fz_next_u32(s);
+    return v | (uint64_t)fz_next_u32(s) << 32;
+}
+
+size_t fz_next_bytes(fz_stream *s, uint8_t *dst, size_t n)
+{
+    size_t k = fz_stream_left(s) < n ? fz_stream_left(s) : n;
+    if (k)
+        memcpy(dst, s->data + s->pos, k);
+    s->pos += k;
+    return k;
+}
+
+/* ---- Scratch directory -------------------------------------------------- */
+
+static char scratch[512];
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if (flag == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+void fz_remove_tree(const char *path)
+{
+    FZ_CHECK(scratch[0] && strncmp(path, scratch, strlen(scratch)) == 0, "refusing to remove %s", path);
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void remove_scratch(void)
+{
+    if (scratch[0])
+        nftw(scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *fz_scratch_dir(void)
+{
+    if (scratch[0])
+        return scratch;
+    const char *bases[3] = { "/dev/shm", getenv("TMPDIR"), "/tmp" };
+    for (int i = 0; i < 3; i++) {
+        if (!bases[i] || !bases[i][0])
+            continue;
+        snprintf(scratch, sizeof scratch, "%s/atf-fuzz-%ld-XXXXXX", bases[i], (long)getpid());
+        if (mkdtemp(scratch)) {
+            atexit(remove_scratch);
+            return scratch;
+        }
+    }
+    scratch[0] = '\0';
+    fz_fail(__FILE__, __LINE__, "mkdtemp", "cannot create a scratch directory: %s", strerror(errno));
+}
+
+const char *fz_fresh_dir(const char *name)
+{
+    static char path[600];
+    snprintf(path, sizeof path, "%s/%s", fz_scratch_dir(), name);
+    fz_remove_tree(path);
+    FZ_CHECK(mkdir(path, 0755) == 0, "mkdir %s: %s", path, strerror(errno));
+    return path;
+}
+
+void fz_write_file(const char *path, const void *data, size_t size)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    FZ_CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+    const uint8_t *p = data;
+    while (size > 0) {
+        ssize_t k = write(fd, p, size);
+        if (k < 0 && errno == EINTR)
+            continue;
+        FZ_CHECK(k > 0, "write %s: %s", path, strerror(errno));
+        p += k;
+        size -= (size_t)k;
+    }
+    close(fd);
+}
+
+uint8_t *fz_read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    uint8_t *buf = malloc(cap);
+    for (;;) {
+        FZ_CHECK(buf != NULL, "out of memory reading %s", path);
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        cap *= 2;
+        buf = realloc(buf, cap);
+    }
+    fclose(f);
+    *size = n;
+    return buf;
+}
+
+/* ---- Session container -------------------------------------------------- */
+
+size_t fz_container_unpack(const uint8_t *data, size_t size, const char *dir)
+{
+    size_t pos = 0;
+    char path[700];
+    while (size - pos >= 10 && memcmp(data + pos, FZ_CONTAINER_MAGIC, 4) == 0) {
+        uint8_t kind = data[pos + 4], thread = data[pos + 5];
+        size_t len = fz_le32(data + pos + 6);
+        if (kind != FZ_REC_MANIFEST && kind != FZ_REC_INDEX && kind != FZ_REC_DETAIL && kind != FZ_REC_DIR)
+            break;
+        pos += 10;
+        if (len > size - pos)
+            len = size - pos; /* a length past the end takes the rest */
+        const uint8_t *body = data + pos;
+        pos += len;
+        if (kind == FZ_REC_MANIFEST) {
+            snprintf(path, sizeof path, "%s/manifest.json", dir);
+            fz_write_file(path, body, len);
+            continue;
+        }
+        snprintf(path, sizeof path, "%s/thread_%u", dir, (unsigned)thread);
+        FZ_CHECK(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", path, strerror(errno));
+        if (kind == FZ_REC_DIR)
+            continue;
+        snprintf(path, sizeof path, "%s/thread_%u/%s", dir, (unsigned)thread,
+                 kind == FZ_REC_INDEX ? "index.atf" : "detail.atf");
+        fz_write_file(path, body, len);
+    }
+    return pos;
+}
+

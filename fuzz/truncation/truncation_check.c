@@ -1,0 +1,657 @@
+/* Crash-truncation generator and checker (ctest label "truncation").
+ *
+ *   atf-truncation-check [--findings-every=N] [--quiet] [--golden=CORPUS] PATH...
+ *
+ * PATH is a valid case (a session directory, a thread directory, a
+ * directory holding a lone index.atf or detail.atf) or a directory holding
+ * such cases; --golden=CORPUS takes the valid cases (y_*) of the golden
+ * corpus. Every thread of every case is used. From each thread's index.atf
+ * and detail.atf (complete and accepted without error: checked first)
+ * it generates, in memory, what crashes and filesystems leave behind, and
+ * checks the codec against the outcome computed for each variant from the
+ * original's structure:
+ *
+ *   trunc      a finalized file cut at every length 0..size-1 (torn footer:
+ *              the cuts inside the footer)
+ *   placeholder  the header as first written (never finalized) + events +
+ *              footer, cut at every length 64..size (size: footer complete)
+ *   zero-footer  finalized header + events + 64 zero bytes where the footer
+ *              should be (the footer block never reached the disk)
+ *   zero-tail  placeholder header + events + Z zero bytes (delayed
+ *              allocation: the size grew, the data never arrived)
+ *   garbage-tail placeholder header + events + G pseudo-random bytes
+ *
+ * Expected outcomes (conformance/SPEC.md, section 6):
+ *   index  cut at L < 64: the open fails; else no footer and
+ *          floor((min(L, end) - 64) / 32) events, end = footer_offset for a
+ *          finalized header, the file size for a placeholder one; a
+ *          placeholder cut inside the footer's second half recovers n (the
+ *          first half is a torn footer, REC-003); the complete placeholder
+ *          file has its footer and n events. zero-footer: n events; a zero
+ *          tail: n events (SPEC 7a.6: all-zero records are a zero fill); a
+ *          garbage tail of T bytes: n + floor(T / 32) events.
+ *   detail cut at L < 64: the open fails; else the events that end at or
+ *          before min(L, end); zero-footer and zero tail: n events; garbage:
+ *          n + the complete length-prefixed events the garbage happens to hold.
+ *   trailing bytes: everything after the recovered events.
+ *   findings (atf_tool_check on the thread directory, on every length that
+ *          is a record boundary or next to one, inside the header or footer,
+ *          and every Nth other): no error for any cut at or past 64 bytes, a
+ *          placeholder cut, a zero footer or a detail tail; a warning on the
+ *          cut file ("footer"; the complete placeholder file: "footer_offset");
+ *          an error for a cut below 64 bytes; for garbage, an error exactly
+ *          when the recovered records break a rule (checked independently).
+ *
+ * Exit status 0 when every variant behaves as computed, 1 otherwise. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atf/tools.h>
+
+#include "fuzz_support.h"
+
+static unsigned long variants, findings_runs, failures, cases;
+static unsigned findings_every = 97;
+static int quiet;
+
+static void failf(const char *fmt, ...) FZ_PRINTF(1, 2);
+static void failf(const char *fmt, ...)
+{
+    va_list ap;
+    failures++;
+    if (failures > 50)
+        return;
+    fputs("FAIL: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* ---- The original --------------------------------------------------------- */
+
+typedef struct original {
+    const char *dir;          /* the golden thread directory */
+    uint8_t *index, *detail;  /* file bytes; detail NULL when absent */
+    size_t index_size, detail_size;
+    uint64_t n;               /* index events */
+    uint64_t nd;              /* detail events */
+    uint64_t *dend;           /* end offset of each detail event */
+    uint64_t *dindex;         /* index_seq of each detail event */
+    uint64_t detail_end;      /* events_offset + bytes_length of the detail file */
+    uint64_t ieo, deo;        /* events_offset of each file */
+    int index_final, detail_final; /* header finalized (else a placeholder with a footer) */
+    int layout;
+} original;
+
+typedef struct findings {
+    unsigned errors, warnings;
+    int warned_field;         /* a warning with the wanted field on the wanted file */
+    const char *want_field, *want_file;
+} findings;
+
+static void on_finding(void *user, const atf_finding *f)
+{
+    findings *c = user;
+    if (f->severity == ATF_SEV_ERROR) {
+        c->errors++;
+        return;
+    }
+    c->warnings++;
+    if (c->want_field && f->field && strcmp(f->field, c->want_field) == 0 && f->file &&
+        strstr(f->file, c->want_file))
+        c->warned_field = 1;
+}
+
+/* ---- Scratch thread directory ----------------------------------------------- */
+
+static char scratch_thread[700], scratch_index[800], scratch_detail[800];
+static const char *check_target;  /* the thread directory, or a lone detail file */
+
+static void scratch_setup(const original *o)
+{
+    /* Named thread_<K> like the original, so that findings name the same files. */
+    const char *base = strrchr(o->dir, '/');
+    base = base ? base + 1 : o->dir;
+    char name[300];
+    snprintf(name, sizeof name, "%s", strncmp(base, "thread_", 7) == 0 ? base : "thread_0");
+    snprintf(scratch_thread, sizeof scratch_thread, "%s", fz_fresh_dir(name));
+    snprintf(scratch_index, sizeof scratch_index, "%s/index.atf", scratch_thread);
+    snprintf(scratch_detail, sizeof scratch_detail, "%s/detail.atf", scratch_thread);
+    if (o->index)
+        fz_write_file(scratch_index, o->index, o->index_size);
+    if (o->detail)
+        fz_write_file(scratch_detail, o->detail, o->detail_size);
+    check_target = o->index ? scratch_thread : scratch_detail;
+}
+
+static findings run_check(const char *want_field, const char *want_file)
+{
+    findings f = { 0, 0, 0, want_field, want_file };
+    atf_error err;
+    atf_status st = atf_tool_check(check_target, NULL, on_finding, &f, &err);
+    if (st)
+        failf("%s: atf_tool_check did not run: %s", check_target, err.message);
+    findings_runs++;
+    return f;
+}
+
+/* ---- Expectations ----------------------------------------------------------- */
+
+typedef struct expect {
+    atf_status status;        /* ATF_OK or the open error */
+    int has_footer;
+    uint64_t count, trailing;
+    int errors;               /* 0: none, 1: at least one, -1: rules decide */
+    const char *warn_field;   /* a warning with this field, or NULL */
+} expect;
+
+/* Independent of the validator: do the recovered index records break a rule
+ * that atf_tool_check reports as an error? Event kinds 1..3, timestamps that
+ * never go backwards, forward links that reach a detail event pointing back
+ * (the detail file is intact here). */
+static int index_breaks_rules(const original *o, const uint8_t *d, uint64_t n)
+{
+    uint64_t prev = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint8_t *e = d + o->ieo + 32 * i;
+        uint32_t kind = o->layout == ATF_LAYOUT_1 ? fz_le32(e + 20) : e[24];
+        uint64_t ts = fz_le64(e);
+        uint64_t link = o->layout == ATF_LAYOUT_1 ? (fz_le32(e + 28) == UINT32_MAX ? UINT64_MAX : fz_le32(e + 28))
+                                                  : fz_le64(e + 16);
+        if (kind < 1 || kind > 3 || (i && ts < prev))
+            return 1;
+        if (link != UINT64_MAX && (link >= o->nd || o->dindex[link] != i))
+            return 1;
+        prev = ts;
+    }
+    return 0;
+}
+
+static void check_index_variant(const original *o, const char *cls, uint64_t param, const uint8_t *v, size_t size,
+                                const expect *x, int want_findings)
+{
+    atf_index_reader *r = NULL;
+    atf_error err;
+    variants++;
+    atf_status st = atf_index_reader_open_memory(&r, v, size, "index.atf", NULL, &err);
+    fz_model m = fz_index_model(v, size, 1);
+    if (st != x->status || m.status != x->status) {
+        failf("%s/index.atf %s %llu: open %s, model %s, expected %s", o->dir, cls, (unsigned long long)param,
+              atf_status_name(st), atf_status_name(m.status), atf_status_name(x->status));
+        atf_index_reader_close(r);
+        return;
+    }
+    if (st == ATF_OK) {
+        const atf_index_info *in = atf_index_reader_info(r);
+        if (in->event_count != x->count || m.event_count != x->count || in->has_footer != x->has_footer ||
+            in->trailing_bytes != x->trailing)
+            failf("%s/index.atf %s %llu: %llu events (model %llu), footer %d, %llu trailing bytes; expected %llu, %d, %llu",
+                  o->dir, cls, (unsigned long long)param, (unsigned long long)in->event_count,
+                  (unsigned long long)m.event_count, in->has_footer, (unsigned long long)in->trailing_bytes,
+                  (unsigned long long)x->count, x->has_footer, (unsigned long long)x->trailing);
+        else if (x->count && memcmp(v + o->ieo, o->index + o->ieo, (size_t)(x->count < o->n ? x->count : o->n) * 32) != 0)
+            failf("%s/index.atf %s %llu: recovered events differ from the original", o->dir, cls,
+                  (unsigned long long)param);
+    }
+    atf_index_reader_close(r);
+    if (!want_findings)
+        return;
+    fz_write_file(scratch_index, v, size);
+    findings f = run_check(x->warn_field, "index.atf");
+    int want_errors = x->errors;
+    if (want_errors < 0)
+        want_errors = index_breaks_rules(o, v, x->count);
+    if ((f.errors > 0) != (want_errors > 0))
+        failf("%s/index.atf %s %llu: %u error finding(s), expected %s", o->dir, cls, (unsigned long long)param,
+              f.errors, want_errors ? "some" : "none");
+    if (x->warn_field && !f.warned_field)
+        failf("%s/index.atf %s %llu: no warning on field %s", o->dir, cls, (unsigned long long)param, x->warn_field);
+    fz_write_file(scratch_index, o->index, o->index_size);
+}
+
+static void check_detail_variant(const original *o, const char *cls, uint64_t param, const uint8_t *v, size_t size,
+                                 const expect *x, int want_findings)
+{
+    atf_detail_reader *r = NULL;
+    atf_error err;
+    variants++;
+    atf_status st = atf_detail_reader_open_memory(&r, v, size, "detail.atf", NULL, &err);
+    fz_model m = fz_detail_model(v, size, 1);
+    if (st != x->status || m.status != x->status) {
+        failf("%s/detail.atf %s %llu: open %s, model %s, expected %s", o->dir, cls, (unsigned long long)param,
+              atf_status_name(st), atf_status_name(m.status), atf_status_name(x->status));
+        atf_detail_reader_close(r);
+        return;
+    }
+    if (st == ATF_OK) {
+        const atf_detail_info *in = atf_detail_reader_info(r);
+        if (in->event_count != x->count || m.event_count != x->count || in->has_footer != x->has_footer ||
+            in->trailing_bytes != x->trailing)
+            failf("%s/detail.atf %s %llu: %llu events (model %llu), footer %d, %llu trailing bytes; expected %llu, %d, %llu",
+                  o->dir, cls, (unsigned long long)param, (unsigned long long)in->event_count,
+                  (unsigned long long)m.event_count, in->has_footer, (unsigned long long)in->trailing_bytes,
+                  (unsigned long long)x->count, x->has_footer, (unsigned long long)x->trailing);
+    }
+    atf_detail_reader_close(r);
+    if (!want_findings)
+        return;
+    fz_write_file(scratch_detail, v, size);
+    findings f = run_check(x->warn_field, "detail.atf");
+    if ((f.errors > 0) != (x->errors > 0))
+        failf("%s/detail.atf %s %llu: %u error finding(s), expected %s", o->dir, cls, (unsigned long long)param,
+              f.errors, x->errors ? "some" : "none");
+    if (x->warn_field && !f.warned_field)
+        failf("%s/detail.atf %s %llu: no warning on field %s", o->dir, cls, (unsigned long long)param,
+              x->warn_field);
+    fz_write_file(scratch_detail, o->detail, o->detail_size);
+}
+
+/* Findings are checked on record boundaries and next to them, inside the
+ * header and the footer, and on every Nth other length. */
+static int index_findings_wanted(const original *o, uint64_t len)
+{
+    uint64_t fo = o->ieo + 32 * o->n;
+    return len <= o->ieo || len >= fo || (len - o->ieo) % 32 <= 1 || (len - o->ieo) % 32 == 31 ||
+           len % findings_every == 0;
+}
+
+static int detail_findings_wanted(const original *o, uint64_t len)
+{
+    if (len <= o->deo || len >= o->detail_end || len % findings_every == 0)
+        return 1;
+    for (uint64_t i = 0; i < o->nd; i++)
+        if (len + 1 >= o->dend[i] && len <= o->dend[i] + 1)
+            return 1;
+    return 0;
+}
+
+/* The header as the writer first wrote it: no counts, no footer offset, no times, no flags. */
+static void index_placeholder(uint8_t *h, int layout)
+{
+    memset(h + 8, 0, 4);
+    if (layout == ATF_LAYOUT_1)
+        memset(h + 28, 0, 4);
+    else
+        memset(h + 24, 0, 8);
+    memset(h + 40, 0, 24);
+}
+
+static void detail_placeholder(uint8_t *h) { memset(h + 28, 0, 36); }
+
+static uint64_t prng(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static const size_t tails[] = { 1, 8, 31, 32, 33, 64, 100, 4096 };
+
+/* Outcome of an index file of the original's events cut to len bytes, whose
+ * events region ends at `end` (finalized: footer_offset; placeholder: the
+ * file size). */
+static expect index_cut_expect(const original *o, uint64_t len, uint64_t end, int placeholder)
+{
+    expect x = { ATF_OK, 0, 0, 0, 0, "footer" };
+    if (len < 64 || len < o->ieo) {
+        x.status = len < 64 ? ATF_E_TRUNCATED : ATF_E_OFFSET;
+        x.errors = 1;
+        x.warn_field = NULL;
+        return x;
+    }
+    x.count = ((len < end ? len : end) - o->ieo) / 32;
+    if (placeholder && x.count > o->n) /* the footer's first half: REC-003 */
+        x.count = o->n;
+    x.trailing = len - (o->ieo + 32 * x.count);
+    return x;
+}
+
+static void index_variants(const original *o)
+{
+    const size_t size = o->index_size;
+    const uint64_t n = o->n, fo = o->ieo + 32 * n;
+    uint8_t *v = malloc(size + 4096 + 64);
+    if (!v)
+        exit(2);
+
+    if (o->index_final) {
+        for (size_t len = 0; len < size; len++) {
+            expect x = index_cut_expect(o, len, fo, 0);
+            /* An exact-size copy, so that ASan sees any overread. */
+            uint8_t *exact = malloc(len ? len : 1);
+            memcpy(exact, o->index, len);
+            check_index_variant(o, len >= fo ? "trunc(torn footer)" : "trunc", len, exact, len, &x,
+                                index_findings_wanted(o, len));
+            free(exact);
+        }
+    }
+
+    memcpy(v, o->index, size);
+    index_placeholder(v, o->layout);
+    for (size_t len = 0; len <= size; len++) {
+        expect x = index_cut_expect(o, len, len, 1);
+        if (len == size) {
+            x.has_footer = 1;
+            x.count = n;
+            x.trailing = 0;
+            x.warn_field = "footer_offset";
+        }
+        uint8_t *exact = malloc(len ? len : 1);
+        memcpy(exact, v, len);
+        check_index_variant(o, "placeholder", len, exact, len, &x, index_findings_wanted(o, len));
+        free(exact);
+    }
+
+    if (o->index_final) {
+        memcpy(v, o->index, size);
+        memset(v + fo, 0, 64);
+        expect zf = { ATF_OK, 0, n, 64, 0, "footer" };
+        check_index_variant(o, "zero-footer", 64, v, size, &zf, 1);
+    }
+
+    uint64_t seed = 0x9E3779B97F4A7C15ull ^ size;
+    for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
+        size_t z = tails[t];
+        memcpy(v, o->index, fo);
+        index_placeholder(v, o->layout);
+        memset(v + fo, 0, z);
+        expect x = { ATF_OK, 0, n, z, 0, "footer" };   /* SPEC 7a.6: a zero fill */
+        check_index_variant(o, "zero-tail", z, v, fo + z, &x, 1);
+        x.count = n + z / 32;
+        x.trailing = z % 32;
+        for (size_t i = 0; i < z; i++)
+            v[fo + i] = (uint8_t)prng(&seed);
+        x.errors = -1;
+        x.warn_field = "footer";
+        check_index_variant(o, "garbage-tail", z, v, fo + z, &x, 1);
+    }
+    free(v);
+}
+
+static uint64_t complete_events(const original *o, uint64_t end)
+{
+    uint64_t k = 0;
+    while (k < o->nd && o->dend[k] <= end)
+        k++;
+    return k;
+}
+
+static expect detail_cut_expect(const original *o, uint64_t len, uint64_t end)
+{
+    expect x = { ATF_OK, 0, 0, 0, 0, "footer" };
+    if (len < 64 || len < o->deo) {
+        x.status = len < 64 ? ATF_E_TRUNCATED : ATF_E_OFFSET;
+        x.errors = 1;
+        x.warn_field = NULL;
+        return x;
+    }
+    x.count = complete_events(o, len < end ? len : end);
+    x.trailing = len - (x.count ? o->dend[x.count - 1] : o->deo);
+    return x;
+}
+
+static void detail_variants(const original *o)
+{
+    const size_t size = o->detail_size;
+    const uint64_t end = o->detail_end, nd = o->nd;
+    uint8_t *v = malloc(size + 4096 + 64);
+    if (!v)
+        exit(2);
+
+    if (o->detail_final) {
+        for (size_t len = 0; len < size; len++) {
+            expect x = detail_cut_expect(o, len, end);
+            uint8_t *exact = malloc(len ? len : 1);
+            memcpy(exact, o->detail, len);
+            check_detail_variant(o, len >= end ? "trunc(torn footer)" : "trunc", len, exact, len, &x,
+                                 detail_findings_wanted(o, len));
+            free(exact);
+        }
+    }
+
+    memcpy(v, o->detail, size);
+    detail_placeholder(v);
+    for (size_t len = 0; len <= size; len++) {
+        expect x = detail_cut_expect(o, len, len);
+        if (len == size) {
+            x.has_footer = 1;
+            x.count = nd;
+            x.trailing = 0;
+            x.warn_field = NULL; /* a placeholder header is not an error for detail files */
+        }
+        uint8_t *exact = malloc(len ? len : 1);
+        memcpy(exact, v, len);
+        check_detail_variant(o, "placeholder", len, exact, len, &x, detail_findings_wanted(o, len));
+        free(exact);
+    }
+
+    if (o->detail_final) {
+        memcpy(v, o->detail, size);
+        memset(v + end, 0, 64);
+        expect zf = { ATF_OK, 0, nd, 64, 0, "footer" };
+        check_detail_variant(o, "zero-footer", 64, v, size, &zf, 1);
+    }
+
+    uint64_t seed = 0xD1B54A32D192ED03ull ^ size;
+    for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
+        size_t z = tails[t];
+        memcpy(v, o->detail, end);
+        detail_placeholder(v);
+        memset(v + end, 0, z);
+        expect x = { ATF_OK, 0, nd, z, 0, "footer" };
+        check_detail_variant(o, "zero-tail", z, v, end + z, &x, 1);
+        for (size_t i = 0; i < z; i++)
+            v[end + i] = (uint8_t)prng(&seed);
+        /* Garbage may hold complete length-prefixed "events" (REC-001 reads them). */
+        uint64_t stop, extra = fz_detail_walk(v, end, end + z, &stop);
+        expect g = { ATF_OK, 0, nd + extra, end + z - stop, 0, "footer" };
+        /* Extra events may break link rules: findings only checked without them. */
+        check_detail_variant(o, "garbage-tail", z, v, end + z, &g, extra == 0);
+    }
+    free(v);
+}
+
+/* ---- Cases -------------------------------------------------------------------- */
+
+static void dir_findings(void *user, const atf_finding *f)
+{
+    unsigned *errors = user;
+    if (f->severity == ATF_SEV_ERROR) {
+        (*errors)++;
+        fprintf(stderr, "  error: %s: %s: %s\n", f->file, f->field ? f->field : "-", f->message);
+    }
+}
+
+/* Loads a golden thread (index.atf and/or detail.atf) and checks that it is a
+ * valid starting point: complete files (a footer; no trailing bytes) that the
+ * structural checks accept without error. */
+static int load_original(original *o, const char *dir)
+{
+    char path[1200];
+    atf_error err;
+    memset(o, 0, sizeof *o);
+    o->dir = dir;
+    snprintf(path, sizeof path, "%s/index.atf", dir);
+    o->index = fz_read_file(path, &o->index_size);
+    snprintf(path, sizeof path, "%s/detail.atf", dir);
+    o->detail = fz_read_file(path, &o->detail_size);
+    if (o->index) {
+        atf_index_reader *r = NULL;
+        if (atf_index_reader_open_memory(&r, o->index, o->index_size, "index.atf", NULL, &err) != ATF_OK) {
+            failf("%s: index.atf does not open (%s): not a valid case", dir, err.message);
+            return 0;
+        }
+        const atf_index_info *in = atf_index_reader_info(r);
+        int ok = in->has_footer && in->trailing_bytes == 0 && in->footer_offset + 64 == o->index_size;
+        o->n = in->event_count;
+        o->ieo = atf_index_reader_header(r)->events_offset;
+        o->index_final = in->header_finalized;
+        o->layout = in->layout;
+        atf_index_reader_close(r);
+        if (!ok) {
+            failf("%s: index.atf has no footer or has trailing bytes: not a valid case", dir);
+            return 0;
+        }
+    }
+    if (o->detail) {
+        atf_detail_reader *r = NULL;
+        if (atf_detail_reader_open_memory(&r, o->detail, o->detail_size, "detail.atf", NULL, &err) != ATF_OK) {
+            failf("%s: detail.atf does not open (%s): not a valid case", dir, err.message);
+            return 0;
+        }
+        const atf_detail_info *in = atf_detail_reader_info(r);
+        int ok = in->has_footer && in->trailing_bytes == 0;
+        o->nd = in->event_count;
+        o->deo = atf_detail_reader_header(r)->events_offset;
+        o->detail_end = in->events_end;
+        o->detail_final = in->header_finalized;
+        if (!o->index)
+            o->layout = in->layout;
+        o->dend = malloc((o->nd ? o->nd : 1) * sizeof *o->dend);
+        o->dindex = malloc((o->nd ? o->nd : 1) * sizeof *o->dindex);
+        for (uint64_t i = 0; i < o->nd; i++) {
+            atf_detail_event e;
+            atf_detail_reader_get(r, i, &e);
+            o->dend[i] = atf_detail_reader_offset(r, i) + e.total_length;
+            o->dindex[i] = e.index_seq;
+        }
+        atf_detail_reader_close(r);
+        if (!ok) {
+            failf("%s: detail.atf has no footer or has trailing bytes: not a valid case", dir);
+            return 0;
+        }
+    }
+    unsigned errors = 0;
+    snprintf(path, sizeof path, "%s%s", dir, o->index ? "" : "/detail.atf");
+    if (atf_tool_check(path, NULL, dir_findings, &errors, &err) != ATF_OK || errors) {
+        failf("%s: the original has %u error finding(s): not a valid case", dir, errors);
+        return 0;
+    }
+    return 1;
+}
+
+static void run_thread(const char *dir)
+{
+    original o;
+    if (load_original(&o, dir)) {
+        unsigned long before = variants, fails = failures;
+        scratch_setup(&o);
+        if (o.index)
+            index_variants(&o);
+        if (o.detail)
+            detail_variants(&o);
+        cases++;
+        if (!quiet || failures > fails)
+            printf("%s: %llu index + %llu detail events, %lu variants%s\n", dir, (unsigned long long)o.n,
+                   (unsigned long long)o.nd, variants - before, failures > fails ? ", FAILED" : "");
+    }
+    free(o.index);
+    free(o.detail);
+    free(o.dend);
+    free(o.dindex);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void walk(const char *path)
+{
+    char buf[1200];
+    struct stat st;
+    /* A thread: index.atf, or a lone detail.atf. */
+    snprintf(buf, sizeof buf, "%s/index.atf", path);
+    int has_index = stat(buf, &st) == 0 && S_ISREG(st.st_mode);
+    snprintf(buf, sizeof buf, "%s/detail.atf", path);
+    if (has_index || (stat(buf, &st) == 0 && S_ISREG(st.st_mode))) {
+        run_thread(path);
+        return;
+    }
+    DIR *d = opendir(path);
+    if (!d) {
+        failf("%s: %s", path, strerror(errno));
+        return;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        names = realloc(names, (n + 1) * sizeof *names);
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(buf, sizeof buf, "%s/%s", path, names[i]);
+        if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+            walk(buf);
+        free(names[i]);
+    }
+    free(names);
+}
+
+int main(int argc, char **argv)
+{
+    int paths = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], "--findings-every=", 17) == 0) {
+            findings_every = (unsigned)strtoul(argv[i] + 17, NULL, 10);
+            if (!findings_every)
+                findings_every = 1;
+        } else if (strcmp(argv[i], "--quiet") == 0) {
+            quiet = 1;
+        } else if (strncmp(argv[i], "--golden=", 9) == 0) {
+            /* The golden corpus: its valid cases are the directories y_*. */
+            const char *root = argv[i] + 9;
+            DIR *d = opendir(root);
+            if (!d) {
+                failf("%s: %s", root, strerror(errno));
+                continue;
+            }
+            char **names = NULL;
+            size_t n = 0;
+            struct dirent *e;
+            while ((e = readdir(d)) != NULL)
+                if (strncmp(e->d_name, "y_", 2) == 0) {
+                    names = realloc(names, (n + 1) * sizeof *names);
+                    names[n++] = strdup(e->d_name);
+                }
+            closedir(d);
+            if (n)
+                qsort(names, n, sizeof *names, cmp_str);
+            for (size_t k = 0; k < n; k++) {
+                char buf[1200];
+                struct stat st;
+                snprintf(buf, sizeof buf, "%s/%s", root, names[k]);
+                if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+                    walk(buf);
+                free(names[k]);
+            }
+            free(names);
+            paths++;
+        } else {
+            walk(argv[i]);
+            paths++;
+        }
+    }
+    if (!paths) {
+        fprintf(stderr, "usage: %s [--findings-every=N] [--quiet] [--golden=CORPUS] CASE_OR_DIR...\n", argv[0]);
+        return 2;
+    }
+    printf("truncation: %lu thread case(s), %lu variants, %lu validator runs, %lu failure(s)\n", cases, variants,
+           findings_runs, failures);
+    if (cases == 0) {
+        fprintf(stderr, "truncation: no valid case found\n");
+        return 1;
+    }
+    return failures ? 1 : 0;
+}

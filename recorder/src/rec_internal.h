@@ -1,0 +1,387 @@
+/* Internal structures of the recorder, shared by its sources (not installed).
+ *
+ * Ownership in one paragraph: a recording thread owns the producer side of
+ * its rthread (head, limit, depth, its TLS list); the writer thread the
+ * thread is assigned to owns the consumer side (tail, the wthread with the
+ * files); an rthread is reference-counted by both and freed by whichever
+ * lets go last. The I/O thread of a writer only performs the write requests
+ * the writer queues. recorder/README.md has the full picture. */
+#ifndef ATF_REC_INTERNAL_H
+#define ATF_REC_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <atf/recorder.h>
+
+#define REC_LINE 64
+#define REC_ALIGNED __attribute__((aligned(REC_LINE)))
+#define REC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define REC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define REC_DEAD_ID UINT64_MAX   /* live_id of a stopped recorder: never a TLS value */
+#define REC_BLOCK 4096u          /* O_DIRECT offset/length/address alignment used */
+
+/* Ring slots hold events in the file's byte order (little-endian). */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#  define REC_LE64(x) ((uint64_t)(x))
+#else
+#  define REC_LE64(x) __builtin_bswap64((uint64_t)(x))
+#endif
+
+#define RLX memory_order_relaxed
+#define ACQ memory_order_acquire
+#define REL memory_order_release
+#define SEQ memory_order_seq_cst
+
+/* ---- Clock (rec_clock.c) ------------------------------------------------ */
+
+#define REC_CLOCK_SEGS 64u       /* conversion segments kept (ring) */
+#define REC_CLOCK_LOOKBACK 32u   /* segments a conversion may look back */
+
+/* ns = n0 + (c - c0) * mult / 2^32 */
+typedef struct rec_seg {
+    uint64_t c0, n0, mult;
+} rec_seg;
+
+typedef struct rec_clock {
+    uint32_t source;             /* ATF_RECORDER_CLOCK_SYSTEM or _COUNTER */
+    rec_seg seg[REC_CLOCK_SEGS];
+    _Atomic uint64_t nseg;       /* segments published (release) */
+    /* calibration state: only the calibrating thread (writer 0) touches it */
+    uint64_t base_c, base_n;     /* first sample: the long baseline */
+    uint64_t next_cal_ns;
+    unsigned cal_step;
+    _Atomic uint64_t max_step_ns;
+} rec_clock;
+
+uint64_t rec_clock_system_ns(void);
+int rec_counter_available(void);
+
+/* The CPU counter (inline: it is on the hot path). */
+static inline uint64_t rec_counter_read(void)
+{
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    return rec_clock_system_ns();
+#endif
+}
+/* Initial calibration (~2 ms busy wait) for the counter source. */
+void rec_clock_init(rec_clock *c, uint32_t source);
+/* Called by each writer every loop on its own copy: adds a segment when due. */
+void rec_clock_tick(rec_clock *c, uint64_t now_ns);
+/* Converts a counter value (thread-safe; lock-free). */
+uint64_t rec_clock_convert(const rec_clock *c, uint64_t counter);
+/* Index of the segment for counter value c, and the counter value where the
+ * next one starts (UINT64_MAX if none); for converting runs of events. */
+const rec_seg *rec_clock_find(const rec_clock *c, uint64_t counter, uint64_t *next_c0);
+
+static inline uint64_t rec_seg_apply(const rec_seg *s, uint64_t c)
+{
+#if defined(__SIZEOF_INT128__)
+    if (c >= s->c0)
+        return s->n0 + (uint64_t)(((unsigned __int128)(c - s->c0) * s->mult) >> 32);
+    uint64_t d = (uint64_t)(((unsigned __int128)(s->c0 - c) * s->mult) >> 32);
+#else
+    if (c >= s->c0)
+        return s->n0 + (uint64_t)((double)(c - s->c0) * (double)s->mult / 4294967296.0);
+    uint64_t d = (uint64_t)((double)(s->c0 - c) * (double)s->mult / 4294967296.0);
+#endif
+    return d < s->n0 ? s->n0 - d : 0;
+}
+
+/* ---- Sleeping (futex on Linux) ------------------------------------------ */
+
+void rec_wait32(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns);
+void rec_wake32(_Atomic uint32_t *addr);
+
+/* ---- Files (rec_sink.c) -------------------------------------------------- */
+
+struct rec_io;
+
+/* One file being written: a staging window over the file's byte space
+ * (file offset f lives at buf[f % size]); whole chunks are written with
+ * O_DIRECT by the I/O thread, partial tails with buffered pwrite. */
+typedef struct rec_sink {
+    struct rec_io *io;
+    char *path;
+    int fd;                      /* buffered descriptor (tails, header, footer, patches) */
+    int fd_direct;               /* O_DIRECT descriptor, or -1 */
+    uint8_t *buf;
+    uint64_t size, chunk;        /* staging bytes (multiple of chunk), chunk (multiple of 4096) */
+    uint64_t fill;               /* bytes appended (logical file size) */
+    uint64_t sub;                /* bytes handed to O_DIRECT (or chunk) writes */
+    _Atomic uint64_t done;       /* chunk writes completed up to here */
+    _Atomic uint64_t visible;    /* bytes known to be in the file */
+    _Atomic uint32_t inflight;   /* queued or running requests */
+    _Atomic int err;             /* errno of the first failure, 0 if none */
+    uint32_t crc;                /* CRC32-C of [64, crc_end) when checksum */
+    uint64_t crc_end;
+    int checksum;
+    uint64_t flushed_sub;        /* sub at the last flush-timer check */
+    uint64_t flush_check_ns;
+    uint64_t durable_at_error;   /* visible when the first error was seen */
+    int open;
+} rec_sink;
+
+typedef struct rec_ioreq {
+    rec_sink *s;
+    uint64_t off, len;
+    int buffered;
+} rec_ioreq;
+
+#define REC_IOQ 64u
+typedef struct rec_io {
+    pthread_mutex_t mu;
+    pthread_cond_t cv_req, cv_done;
+    rec_ioreq q[REC_IOQ];
+    unsigned head, count;
+    int quit, started;
+    pthread_t th;
+} rec_io;
+
+int rec_io_start(rec_io *io);
+void rec_io_stop(rec_io *io);
+
+/* Creates path (atomically: a temp name renamed into place) holding the
+ * 64-byte header, and its staging window. direct: try O_DIRECT. */
+atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
+                         uint64_t chunk, unsigned chunks, int direct, int checksum, atf_error *err);
+/* Appends n bytes (waits for I/O when the window is full). */
+void rec_sink_append(rec_sink *s, const void *src, size_t n);
+/* Bytes that can be appended now without waiting, and contiguous from fill. */
+uint64_t rec_sink_space(rec_sink *s, uint64_t *contig);
+/* Waits until at least want bytes can be appended (submitting what is complete). */
+void rec_sink_reserve(rec_sink *s, uint64_t want);
+static inline uint8_t *rec_sink_at(rec_sink *s, uint64_t off) { return s->buf + (off % s->size); }
+/* Submits every complete chunk. */
+void rec_sink_kick(rec_sink *s);
+/* Extends the CRC over the bytes appended up to end (done at submission;
+ * the index drain calls it per block while the block is in L1). */
+void rec_sink_crc_to(rec_sink *s, uint64_t end);
+/* Writes everything appended so far to the file (whole blocks direct, the
+ * tail buffered) and waits for it. */
+void rec_sink_flush(rec_sink *s);
+/* The same without waiting (flush timer). */
+void rec_sink_flush_async(rec_sink *s);
+/* Reads the current bytes [off, off + n) (window or file). */
+void rec_sink_read(rec_sink *s, uint64_t off, void *dst, size_t n);
+void rec_sink_wait_idle(rec_sink *s);
+/* Overwrites n bytes at file offset off (off + n <= fill) in the staging
+ * window and/or the file, keeping the CRC right. Caller batches patches. */
+void rec_sink_patch(rec_sink *s, uint64_t off, const void *src, size_t n);
+/* Writes everything appended (whole blocks direct, the tail buffered and
+ * synchronously) and completes the CRC. @return the CRC of [64, fill). */
+uint32_t rec_sink_seal(rec_sink *s);
+/* After rec_sink_seal(): footer at fill, fdatasync if sync, header at 0,
+ * fdatasync if sync. Closes the descriptors and frees the window. */
+atf_status rec_sink_finish(rec_sink *s, const uint8_t footer[64], const uint8_t header[64], int sync);
+/* Closes without a footer (after an error). */
+void rec_sink_abandon(rec_sink *s);
+uint64_t rec_sink_memory(uint64_t chunk, unsigned chunks);
+
+/* CRC32-C helpers for patches (exposed for tests). */
+uint32_t rec_crc32c_shift(uint32_t raw, uint64_t zero_bytes);
+uint32_t rec_crc32c_patch(uint32_t crc, uint64_t crc_len, uint64_t pos, const void *old_bytes,
+                          const void *new_bytes, size_t n);
+
+/* ---- Rings and threads ----------------------------------------------------- */
+
+/* Detail ring / pre-roll record header (8-byte aligned records). */
+#define REC_DREC_HEAD 32u
+#define REC_DREC_WRAP 0xFFFFFFFFu     /* payload_size of a wrap marker */
+typedef struct rec_drec {
+    uint32_t rec_size;           /* header + payload, rounded up to 8 */
+    uint32_t payload_size;       /* or REC_DREC_WRAP */
+    uint16_t type, flags;
+    uint32_t reserved;
+    uint64_t index_seq;
+    uint64_t ts;                 /* raw in the ring, nanoseconds in the pre-roll queue */
+} rec_drec;
+
+struct rec_writer;
+struct rec_wthread;
+
+typedef struct rec_thread {
+    /* Producer line: written only by the owning thread. */
+    _Atomic uint64_t head;       /* events written; the next event's index seq */
+    uint64_t limit;              /* head may reach this without looking at tail */
+    uint64_t pub_next;           /* publish when head reaches this */
+    uint8_t *slots;
+    uint64_t mask;               /* ring_events - 1 */
+    uint32_t batch;
+    uint32_t depth;
+    uint32_t os_tid;
+    uint8_t counter_clock, layout, drop_mode, has_detail;
+    uint64_t last_ts;            /* raw timestamp of the last event */
+    uint64_t last_detail_seq;    /* index seq of the last detail event, UINT64_MAX if none */
+    uint64_t dhead;              /* detail bytes written */
+    uint64_t dlimit_tail;        /* cached dtail */
+
+    /* Producer counters (owner writes relaxed, others read). */
+    REC_ALIGNED _Atomic uint64_t dropped;
+    _Atomic uint64_t bp_waits, bp_wait_ns;
+    _Atomic uint64_t detail_recorded, detail_dropped;
+
+    REC_ALIGNED _Atomic uint64_t pub_head;  /* published events (release) */
+    REC_ALIGNED _Atomic uint64_t dpub;      /* published detail bytes (release) */
+
+    /* Consumer line: written by the writer. */
+    REC_ALIGNED _Atomic uint64_t tail;      /* events consumed (release) */
+    _Atomic uint64_t dtail;                 /* detail bytes consumed (release) */
+    _Atomic uint32_t space_seq;             /* futex word producers sleep on */
+
+    /* Rarely written control words. */
+    REC_ALIGNED _Atomic uint32_t flush_req; /* writer asks the owner to publish */
+    _Atomic uint32_t waiting;               /* owner is (about to be) asleep on space_seq */
+    _Atomic uint32_t exited;                /* owner left (thread exit or detach) */
+    _Atomic uint32_t closed;                /* recorder side is done with this ring */
+    _Atomic int refs;
+
+    /* Immutable after registration. */
+    uint64_t id;                 /* K of thread_K */
+    uint64_t rec_id;
+    uint8_t *dbuf;
+    uint64_t dsize;              /* detail ring bytes (power of two), 0 without detail */
+    size_t ring_bytes, mem_bytes;
+    struct rec_writer *writer;
+    uint32_t slot;
+
+    struct rec_thread *tnext;    /* owner's TLS list */
+    struct rec_wthread *w;       /* writer-private state */
+} rec_thread;
+
+void rec_thread_release(rec_thread *t);
+
+/* ---- Writer (rec_writer.c) ------------------------------------------------- */
+
+typedef struct rec_window {
+    uint64_t a, b;               /* detail events with a <= ts <= b are persisted; b = UINT64_MAX: open */
+} rec_window;
+
+/* What the manifest says about one thread (guarded by the recorder's man_mu). */
+typedef struct rec_summary {
+    uint64_t id;
+    uint32_t os_tid;
+    int has_detail, finalized;
+    int listed;                  /* its directory exists (else only its losses count) */
+    uint64_t event_count, detail_count;
+    uint64_t recorded, detail_recorded, producer_detail_dropped;
+    uint64_t dropped, lost_at_stop, lost_io, rejected;
+    uint64_t bp_waits, bp_wait_ns;
+    uint64_t detail_dropped, preroll_evicted, links_patched;
+    uint64_t t_first, t_last;
+} rec_summary;
+
+typedef struct rec_writer {
+    struct atf_recorder *r;
+    unsigned index;
+    pthread_t th;
+    int started;
+    rec_io io;
+    _Atomic uint32_t wake_seq;
+    _Atomic uint32_t sleeping;
+    _Atomic uint64_t flush_done;
+    rec_clock clock;             /* this writer's counter conversion */
+    /* snapshot of the detail windows */
+    rec_window *win;
+    size_t nwin, capwin;
+    uint64_t win_gen;
+    uint64_t last_sync_ns;
+} rec_writer;
+
+void *rec_writer_main(void *arg);
+static inline void rec_writer_wake(rec_writer *w)
+{
+    if (atomic_load_explicit(&w->sleeping, SEQ)) {
+        atomic_fetch_add_explicit(&w->wake_seq, 1, SEQ);
+        rec_wake32(&w->wake_seq);
+    }
+}
+
+/* ---- The recorder ------------------------------------------------------------ */
+
+struct atf_recorder {
+    /* Read on every event. */
+    REC_ALIGNED _Atomic uint64_t live_id;   /* id while recording, REC_DEAD_ID after stop */
+    _Atomic uint32_t capturing;             /* detail payloads wanted */
+    uint64_t id;
+
+    REC_ALIGNED atf_recorder_options o;     /* normalized */
+    char *root, *dir;
+    pid_t pid;
+    uint64_t ring_events;
+    uint64_t memory_bound;
+    uint32_t io_method;
+    rec_clock clock;
+
+    /* Threads. */
+    pthread_mutex_t reg_mu;
+    _Atomic(rec_thread *) *slots;           /* max_threads entries */
+    uint64_t next_k;
+    _Atomic uint64_t threads_live;
+
+    rec_writer *writers;
+    unsigned nwriters;
+
+    /* Detail windows (win_mu). */
+    pthread_mutex_t win_mu;
+    rec_window *win;
+    size_t nwin, capwin;
+    _Atomic uint64_t win_gen;
+
+    /* Manifest and summaries (man_mu). */
+    pthread_mutex_t man_mu;
+    rec_summary *sum;
+    size_t nsum, capsum;
+    atf_timing_anchor *anchors;
+    size_t nanchors;
+    atf_manifest_module *modules;
+    size_t nmodules;
+    atf_manifest_symbol *symbols;
+    size_t nsymbols;
+    int manifest_dirty;
+    uint64_t manifest_written_ns;
+    int complete;
+
+    /* Flush requests. */
+    _Atomic uint64_t flush_req;
+    pthread_mutex_t flush_mu;
+    pthread_cond_t flush_cv;
+
+    /* Process-wide totals (own cache line: writers add to them). */
+    REC_ALIGNED _Atomic uint64_t events_written, bytes_written, detail_written;
+    _Atomic uint64_t events_rejected, events_after_stop;
+    _Atomic uint64_t mem_alloc, mem_peak;
+    _Atomic uint64_t io_errors;
+
+    /* Stop. */
+    pthread_mutex_t stop_mu;
+    _Atomic int stopping;
+    int stopped, forked;
+    atf_status stop_status;
+    atf_error stop_err;
+    atf_error io_err;             /* first I/O error (man_mu) */
+};
+
+void rec_mem_add(atf_recorder *r, int64_t delta);
+/* snprintf for error records: truncation is fine there (and not a warning). */
+void rec_fmt(char *dst, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Manifest (rec_manifest.c): rewrites manifest.json atomically; caller holds man_mu. */
+atf_status rec_manifest_write(atf_recorder *r, int sync, atf_error *err);
+rec_summary *rec_summary_get(atf_recorder *r, uint64_t id);   /* caller holds man_mu */
+
+/* Producer side (rec_producer.c). */
+void rec_producer_publish_self(atf_recorder *r);
+void rec_producer_fork_child(void);
+
+#endif /* ATF_REC_INTERNAL_H */

@@ -1,0 +1,572 @@
+/* The producer side: what a recording thread runs.
+ *
+ * Hot path (atf_recorder_call and friends): one thread-local cache check,
+ * a ring-space check against a cached limit, one clock read, four 8-byte
+ * stores of the event already encoded in the file's layout, a relaxed store
+ * of the head, and every publish_batch events a release store of pub_head.
+ * Everything else (registration, a full ring, a stopped recorder) is on
+ * out-of-line slow paths. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#  include <immintrin.h>
+#  define cpu_relax() _mm_pause()
+#elif defined(__aarch64__)
+#  define cpu_relax() __asm__ __volatile__("yield")
+#else
+#  define cpu_relax() ((void)0)
+#endif
+
+#include "rec_internal.h"
+
+typedef struct rec_tls {
+    uint64_t rec_id;        /* recorder the cached thread belongs to (0: none) */
+    rec_thread *t;
+    rec_thread *list;       /* every registration of this thread (one reference each) */
+    int key_set;
+} rec_tls;
+
+static __thread rec_tls tls __attribute__((tls_model("initial-exec")));
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+#define LE64(x) REC_LE64(x)
+
+/* Single-writer counters: a relaxed load and store, no read-modify-write. */
+static inline void bump(_Atomic uint64_t *c, uint64_t n)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, RLX) + n, RLX);
+}
+
+static inline uint64_t read_ts(const rec_thread *t)
+{
+    return t->counter_clock ? rec_counter_read() : rec_clock_system_ns();
+}
+
+static __attribute__((noinline)) void publish(rec_thread *t, uint64_t h)
+{
+    if (atomic_load_explicit(&t->flush_req, RLX))
+        atomic_store_explicit(&t->flush_req, 0, RLX);
+    atomic_store_explicit(&t->pub_head, h, REL);
+    t->pub_next = h + t->batch;
+}
+
+/* ---- Waiting for space ------------------------------------------------------ */
+
+static int have_index_space(rec_thread *t, uint64_t h)
+{
+    uint64_t tail = atomic_load_explicit(&t->tail, ACQ);
+    if (h - tail > t->mask)
+        return 0;
+    t->limit = tail + t->mask + 1;
+    return 1;
+}
+
+static int have_detail_space(rec_thread *t, uint64_t need)
+{
+    uint64_t dt = atomic_load_explicit(&t->dtail, ACQ);
+    t->dlimit_tail = dt;
+    return t->dsize - (t->dhead - dt) >= need;
+}
+
+/* Backpressure: publish what we have, wake the writer and wait for space.
+ * @return 1 when there is space, 0 when the recorder closed this ring. */
+static int wait_space(rec_thread *t, int detail, uint64_t need)
+{
+    publish(t, atomic_load_explicit(&t->head, RLX));
+    bump(&t->bp_waits, 1);
+    uint64_t t0 = rec_clock_system_ns();
+    unsigned spins = 0;
+    int ok = 1;
+    for (;;) {
+        if (detail ? have_detail_space(t, need) : have_index_space(t, need))
+            break;
+        if (atomic_load_explicit(&t->closed, ACQ)) {
+            ok = 0;
+            break;
+        }
+        if (spins < 64) {
+            spins++;
+            cpu_relax();
+            continue;
+        }
+        uint32_t seq = atomic_load_explicit(&t->space_seq, ACQ);
+        atomic_store_explicit(&t->waiting, 1, SEQ);
+        atomic_thread_fence(SEQ);
+        if ((detail ? have_detail_space(t, need) : have_index_space(t, need)) ||
+            atomic_load_explicit(&t->closed, ACQ)) {
+            atomic_store_explicit(&t->waiting, 0, RLX);
+            continue;
+        }
+        rec_writer_wake(t->writer);
+        rec_wait32(&t->space_seq, seq, 1000000u);
+        atomic_store_explicit(&t->waiting, 0, RLX);
+    }
+    bump(&t->bp_wait_ns, rec_clock_system_ns() - t0);
+    return ok;
+}
+
+/* The ring looked full at the cached limit: look at tail, then drop or wait. */
+static __attribute__((noinline)) int index_space(atf_recorder *r, rec_thread *t, uint64_t h)
+{
+    if (have_index_space(t, h))
+        return 1;
+    if (t->drop_mode) {
+        bump(&t->dropped, 1);
+        return 0;
+    }
+    if (!wait_space(t, 0, h)) {
+        atomic_fetch_add_explicit(&r->events_after_stop, 1, RLX);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- Events ----------------------------------------------------------------- */
+
+static inline uint32_t track_depth(rec_thread *t, uint32_t kind)
+{
+    uint32_t d = t->depth;
+    if (kind == ATF_EVENT_CALL) {
+        t->depth = d + 1;
+    } else if (kind == ATF_EVENT_RETURN) {
+        if (d)
+            d--;
+        t->depth = d;
+    }
+    return d;
+}
+
+static inline void put_index(rec_thread *t, uint64_t h, uint64_t ts, uint32_t kind, uint64_t fid, uint32_t depth)
+{
+    uint64_t *s = (uint64_t *)(void *)(t->slots + ((h & t->mask) << 5));
+    s[0] = LE64(ts);
+    s[1] = LE64(fid);
+    if (t->layout == ATF_LAYOUT_2) {
+        s[2] = UINT64_MAX;
+        s[3] = LE64(kind);
+    } else {
+        s[2] = LE64((uint64_t)t->os_tid | (uint64_t)kind << 32);
+        s[3] = LE64((uint64_t)depth | 0xFFFFFFFF00000000ull);
+    }
+    t->last_ts = ts;
+    atomic_store_explicit(&t->head, h + 1, RLX);
+    if (REC_UNLIKELY(h + 1 >= t->pub_next) || REC_UNLIKELY(atomic_load_explicit(&t->flush_req, RLX)))
+        publish(t, h + 1);
+}
+
+typedef struct rec_args {
+    uint32_t kind;          /* 0: attach to the last event */
+    uint64_t fid;
+    int detail;
+    uint16_t type;
+    const void *payload;
+    uint32_t size;
+} rec_args;
+
+static atf_status slow_record(atf_recorder *r, const rec_args *a);
+
+/* Everything but the common case: not registered yet or recorder stopped
+ * (slow_record), a full ring (index_space), the system clock. */
+static __attribute__((noinline)) atf_status record_cold(atf_recorder *r, uint32_t kind, uint64_t fid)
+{
+    if (REC_UNLIKELY(r == NULL))
+        return ATF_E_STATE;
+    rec_thread *t = tls.t;
+    if (tls.rec_id != atomic_load_explicit(&r->live_id, RLX)) {
+        rec_args a = { kind, fid, 0, 0, NULL, 0 };
+        return slow_record(r, &a);
+    }
+    uint32_t depth = track_depth(t, kind);
+    uint64_t h = atomic_load_explicit(&t->head, RLX);
+    if (h == t->limit && !index_space(r, t, h))
+        return ATF_E_LIMIT;
+    put_index(t, h, read_ts(t), kind, fid, depth);
+    return ATF_OK;
+}
+
+/* The system clock's path: the clock is read first, so that little is live
+ * across the call. */
+static __attribute__((noinline)) atf_status record_system(atf_recorder *r, uint32_t kind, uint64_t fid)
+{
+    uint64_t ts = rec_clock_system_ns();
+    rec_thread *t = tls.t;
+    uint64_t h = atomic_load_explicit(&t->head, RLX);
+    if (REC_UNLIKELY(h == t->limit))
+        return record_cold(r, kind, fid);
+    uint32_t depth = track_depth(t, kind);
+    put_index(t, h, ts, kind, fid, depth);
+    return ATF_OK;
+}
+
+/* The hot path: registered, space in the ring, counter clock. A leaf: all
+ * else is a tail call to record_system() or record_cold(). */
+static inline atf_status record(atf_recorder *r, uint32_t kind, uint64_t fid)
+{
+    rec_thread *t = tls.t;
+    if (REC_LIKELY(r != NULL) && REC_LIKELY(tls.rec_id == atomic_load_explicit(&r->live_id, RLX))) {
+        uint64_t h = atomic_load_explicit(&t->head, RLX);
+        if (REC_LIKELY(h != t->limit)) {
+            if (REC_UNLIKELY(!t->counter_clock))
+                return record_system(r, kind, fid);
+            uint32_t depth = track_depth(t, kind);
+            put_index(t, h, rec_counter_read(), kind, fid, depth);
+            return ATF_OK;
+        }
+    }
+    return record_cold(r, kind, fid);
+}
+
+/* Writes one detail record for index seq @p seq. @return 1, or 0 if dropped. */
+static int detail_put(atf_recorder *r, rec_thread *t, uint64_t seq, uint64_t ts, uint16_t type,
+                      const void *payload, uint32_t size)
+{
+    (void)r;
+    uint64_t rec = (REC_DREC_HEAD + (uint64_t)size + 7u) & ~(uint64_t)7u;
+    uint64_t pos = t->dhead & (t->dsize - 1);
+    uint64_t to_end = t->dsize - pos;
+    uint64_t need = rec <= to_end ? rec : to_end + rec;
+    if (t->dsize - (t->dhead - t->dlimit_tail) < need && !have_detail_space(t, need)) {
+        if (t->drop_mode || !wait_space(t, 1, need)) {
+            bump(&t->detail_dropped, 1);
+            return 0;
+        }
+    }
+    if (rec > to_end) {
+        rec_drec w = { (uint32_t)to_end, REC_DREC_WRAP, 0, 0, 0, 0, 0 };
+        memcpy(t->dbuf + pos, &w, 8);
+        t->dhead += to_end;
+        pos = 0;
+    }
+    rec_drec h = { (uint32_t)rec, size, type, 0, 0, seq, ts };
+    memcpy(t->dbuf + pos, &h, sizeof h);
+    if (size)
+        memcpy(t->dbuf + pos + REC_DREC_HEAD, payload, size);
+    t->dhead += rec;
+    atomic_store_explicit(&t->dpub, t->dhead, REL);
+    bump(&t->detail_recorded, 1);
+    t->last_detail_seq = seq;
+    return 1;
+}
+
+static atf_status record_detail(atf_recorder *r, const rec_args *a)
+{
+    if (REC_UNLIKELY(r == NULL))
+        return ATF_E_STATE;
+    rec_thread *t = tls.t;
+    if (REC_UNLIKELY(tls.rec_id != atomic_load_explicit(&r->live_id, RLX)))
+        return slow_record(r, a);
+    if (!t->has_detail)
+        return ATF_E_STATE;
+    uint64_t h = atomic_load_explicit(&t->head, RLX);
+    if (a->kind == 0) {
+        /* Attach to the most recent event. */
+        if (h == 0 || t->last_detail_seq == h - 1)
+            return ATF_E_STATE;
+        if (a->size > r->o.detail_max_payload) {
+            bump(&t->detail_dropped, 1);
+            return ATF_E_LIMIT;
+        }
+        return detail_put(r, t, h - 1, t->last_ts, a->type, a->payload, a->size) ? ATF_OK : ATF_E_LIMIT;
+    }
+    uint32_t depth = track_depth(t, a->kind);
+    /* Reserve the index slot first: a detail record must never name an index
+     * event that is then dropped. */
+    if (REC_UNLIKELY(h == t->limit) && !index_space(r, t, h)) {
+        bump(&t->detail_dropped, 1);
+        return ATF_E_LIMIT;
+    }
+    uint64_t ts = read_ts(t);
+    atf_status st = ATF_OK;
+    if (a->size > r->o.detail_max_payload) {
+        bump(&t->detail_dropped, 1);
+        st = ATF_E_LIMIT;
+    } else if (!detail_put(r, t, h, ts, a->type, a->payload, a->size)) {
+        st = ATF_E_LIMIT;
+    }
+    put_index(t, h, ts, a->kind, a->fid, depth);
+    return st;
+}
+
+/* ---- Registration and thread exit ------------------------------------------ */
+
+void rec_thread_release(rec_thread *t)
+{
+    if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    munmap(t->slots, t->ring_bytes);
+    if (t->dbuf)
+        munmap(t->dbuf, t->dsize);
+    free(t);
+}
+
+/* The owner leaves: publish everything, mark exited, drop its reference. */
+static void leave(rec_thread *t)
+{
+    atomic_store_explicit(&t->pub_head, atomic_load_explicit(&t->head, RLX), REL);
+    atomic_store_explicit(&t->exited, 1, REL);
+    rec_thread_release(t);
+}
+
+static void on_thread_exit(void *unused)
+{
+    (void)unused;
+    rec_thread *t = tls.list;
+    tls.list = NULL;
+    tls.t = NULL;
+    tls.rec_id = 0;
+    while (t) {
+        rec_thread *next = t->tnext;
+        leave(t);
+        t = next;
+    }
+}
+
+static void make_key(void)
+{
+    pthread_key_create(&exit_key, on_thread_exit);
+}
+
+/* Drops registrations the recorder has closed (stopped session). */
+static void prune_closed(void)
+{
+    rec_thread **pp = &tls.list;
+    while (*pp) {
+        rec_thread *t = *pp;
+        if (atomic_load_explicit(&t->closed, ACQ)) {
+            *pp = t->tnext;
+            if (tls.t == t) {
+                tls.t = NULL;
+                tls.rec_id = 0;
+            }
+            rec_thread_release(t);
+        } else {
+            pp = &t->tnext;
+        }
+    }
+}
+
+static rec_thread *find_registration(uint64_t rec_id)
+{
+    for (rec_thread *t = tls.list; t; t = t->tnext)
+        if (t->rec_id == rec_id)
+            return t;
+    return NULL;
+}
+
+static void *map_ring(size_t bytes)
+{
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+static rec_thread *register_thread(atf_recorder *r)
+{
+    pthread_once(&key_once, make_key);
+    size_t ring_bytes = (size_t)r->ring_events * ATF_INDEX_EVENT_SIZE;
+    size_t dsize = r->o.detail ? r->o.detail_ring_bytes : 0;
+    rec_thread *t = NULL;
+    if (posix_memalign((void **)&t, REC_LINE, sizeof *t) != 0)
+        return NULL;
+    memset(t, 0, sizeof *t);
+    t->slots = map_ring(ring_bytes);
+    t->dbuf = dsize ? map_ring(dsize) : NULL;
+    if (!t->slots || (dsize && !t->dbuf)) {
+        if (t->slots)
+            munmap(t->slots, ring_bytes);
+        free(t);
+        return NULL;
+    }
+    t->ring_bytes = ring_bytes;
+    t->dsize = dsize;
+    t->mem_bytes = ring_bytes + dsize;
+    t->mask = r->ring_events - 1;
+    t->limit = r->ring_events;
+    t->batch = r->o.publish_batch;
+    t->pub_next = t->batch;
+    t->os_tid = (uint32_t)syscall(SYS_gettid);
+    t->counter_clock = r->clock.source == ATF_RECORDER_CLOCK_COUNTER;
+    t->layout = (uint8_t)r->o.layout;
+    t->drop_mode = r->o.overflow == ATF_RECORDER_DROP;
+    t->has_detail = r->o.detail != 0;
+    t->last_detail_seq = UINT64_MAX;
+    t->rec_id = r->id;
+    atomic_init(&t->refs, 2);
+
+    pthread_mutex_lock(&r->reg_mu);
+    uint32_t slot = UINT32_MAX;
+    if (atomic_load_explicit(&r->live_id, ACQ) == r->id) {
+        for (uint32_t i = 0; i < r->o.max_threads; i++)
+            if (atomic_load_explicit(&r->slots[i], RLX) == NULL) {
+                slot = i;
+                break;
+            }
+    }
+    if (slot == UINT32_MAX) {
+        pthread_mutex_unlock(&r->reg_mu);
+        munmap(t->slots, ring_bytes);
+        if (t->dbuf)
+            munmap(t->dbuf, dsize);
+        free(t);
+        return NULL;
+    }
+    t->slot = slot;
+    t->id = r->next_k++;
+    t->writer = &r->writers[slot % r->nwriters];
+    rec_mem_add(r, (int64_t)t->mem_bytes);
+    atomic_fetch_add_explicit(&r->threads_live, 1, RLX);
+    atomic_store_explicit(&r->slots[slot], t, REL);
+    pthread_mutex_unlock(&r->reg_mu);
+
+    t->tnext = tls.list;
+    tls.list = t;
+    if (!tls.key_set) {
+        pthread_setspecific(exit_key, (void *)1);
+        tls.key_set = 1;
+    }
+    rec_writer_wake(t->writer);
+    return t;
+}
+
+static atf_status dispatch(atf_recorder *r, const rec_args *a)
+{
+    if (a->detail)
+        return record_detail(r, a);
+    return record(r, a->kind, a->fid);
+}
+
+static __attribute__((noinline)) atf_status slow_record(atf_recorder *r, const rec_args *a)
+{
+    prune_closed();
+    uint64_t live = atomic_load_explicit(&r->live_id, ACQ);
+    rec_thread *t = live == r->id ? find_registration(r->id) : NULL;
+    if (live != r->id) {
+        /* Stopped (or a forked child): publish what this thread still holds
+         * for the stop's grace period, refuse the event. */
+        rec_thread *old = find_registration(r->id);
+        if (old && !atomic_load_explicit(&old->closed, ACQ))
+            publish(old, atomic_load_explicit(&old->head, RLX));
+        atomic_fetch_add_explicit(&r->events_after_stop, 1, RLX);
+        return ATF_E_STATE;
+    }
+    if (!t) {
+        t = register_thread(r);
+        if (!t) {
+            if (atomic_load_explicit(&r->live_id, ACQ) != r->id) {
+                atomic_fetch_add_explicit(&r->events_after_stop, 1, RLX);
+                return ATF_E_STATE;
+            }
+            atomic_fetch_add_explicit(&r->events_rejected, 1, RLX);
+            return ATF_E_LIMIT;
+        }
+    }
+    tls.rec_id = r->id;
+    tls.t = t;
+    return dispatch(r, a);
+}
+
+/* ---- Public recording functions -------------------------------------------- */
+
+atf_status atf_recorder_event(atf_recorder *r, uint32_t kind, uint64_t function_id)
+{
+    if (REC_UNLIKELY(kind - 1u > 2u))
+        return ATF_E_ARG;
+    return record(r, kind, function_id);
+}
+
+atf_status atf_recorder_call(atf_recorder *r, uint64_t function_id)
+{
+    return record(r, ATF_EVENT_CALL, function_id);
+}
+
+atf_status atf_recorder_return(atf_recorder *r, uint64_t function_id)
+{
+    return record(r, ATF_EVENT_RETURN, function_id);
+}
+
+atf_status atf_recorder_exception(atf_recorder *r, uint64_t function_id)
+{
+    return record(r, ATF_EVENT_EXCEPTION, function_id);
+}
+
+int atf_recorder_detail_capturing(const atf_recorder *r)
+{
+    return r && atomic_load_explicit(&r->capturing, RLX) != 0;
+}
+
+atf_status atf_recorder_event_detail(atf_recorder *r, uint32_t kind, uint64_t function_id,
+                                     uint16_t detail_type, const void *payload, uint32_t size)
+{
+    if (kind - 1u > 2u || (size && !payload))
+        return ATF_E_ARG;
+    rec_args a = { kind, function_id, 1, detail_type, payload, size };
+    return record_detail(r, &a);
+}
+
+atf_status atf_recorder_event_arm64(atf_recorder *r, uint32_t kind, const atf_arm64_payload *p)
+{
+    uint8_t buf[ATF_ARM64_PAYLOAD_FIXED_SIZE + ATF_ARM64_STACK_MAX];
+    if (!p || p->stack_size > ATF_ARM64_STACK_MAX || (p->stack_size && !p->stack))
+        return ATF_E_ARG;
+    size_t n = atf_arm64_payload_encode(buf, sizeof buf, p);
+    if (n == 0)
+        return ATF_E_ARG;
+    uint16_t type = kind == ATF_EVENT_CALL ? ATF_DETAIL_FUNCTION_CALL : ATF_DETAIL_FUNCTION_RETURN;
+    return atf_recorder_event_detail(r, kind, p->function_id, type, buf, (uint32_t)n);
+}
+
+atf_status atf_recorder_attach_detail(atf_recorder *r, uint16_t detail_type, const void *payload, uint32_t size)
+{
+    if (size && !payload)
+        return ATF_E_ARG;
+    if (!r)
+        return ATF_E_STATE;
+    if (tls.rec_id != atomic_load_explicit(&r->live_id, RLX))
+        return ATF_E_STATE;   /* no event of this thread in this session yet */
+    rec_args a = { 0, 0, 1, detail_type, payload, size };
+    return record_detail(r, &a);
+}
+
+/* ---- Helpers for the control functions ------------------------------------ */
+
+void rec_producer_publish_self(atf_recorder *r)
+{
+    rec_thread *t = find_registration(r->id);
+    if (t && !atomic_load_explicit(&t->closed, ACQ))
+        publish(t, atomic_load_explicit(&t->head, RLX));
+}
+
+atf_status atf_recorder_thread_detach(atf_recorder *r)
+{
+    if (!r)
+        return ATF_E_ARG;
+    rec_thread **pp = &tls.list;
+    while (*pp && (*pp)->rec_id != r->id)
+        pp = &(*pp)->tnext;
+    rec_thread *t = *pp;
+    if (!t)
+        return ATF_E_STATE;
+    *pp = t->tnext;
+    if (tls.t == t) {
+        tls.t = NULL;
+        tls.rec_id = 0;
+    }
+    rec_writer *w = atomic_load_explicit(&t->closed, ACQ) ? NULL : t->writer;
+    leave(t);
+    if (w && atomic_load_explicit(&r->live_id, ACQ) == r->id)
+        rec_writer_wake(w);
+    return ATF_OK;
+}
+
+void rec_producer_fork_child(void)
+{
+    /* The registrations are the parent's: the child never records into them
+     * (the recorders they belong to refuse events in the child). They stay
+     * listed, and so reachable, but are never released here. */
+    tls.rec_id = 0;
+    tls.t = NULL;
+}

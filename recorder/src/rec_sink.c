@@ -1,0 +1,548 @@
+/* Files written by the recorder: a staging window per file, whole chunks
+ * written with O_DIRECT by one I/O thread per writer, partial tails with a
+ * buffered pwrite, and patches with the CRC kept right.
+ *
+ * Why the file on disk is a valid crash-truncated ATF file at every instant:
+ *  - it appears (rename) only once it holds its 64-byte header;
+ *  - the I/O thread performs the requests of a file strictly in order, and
+ *    each request starts where the bytes on disk end (chunk writes extend the
+ *    file; a tail write covers [sub, fill) and is later overwritten, with the
+ *    same bytes and more, by the chunk write of that range);
+ *  - nothing is written ahead of unwritten bytes, so the file is always the
+ *    header plus a prefix of the events (possibly ending inside an event,
+ *    which readers ignore) — no padding or zero blocks ever become visible.
+ *  O_DIRECT writes are 4096-aligned in offset, length and memory because the
+ *  window maps file offset f to buf[f % size] and sizes are block multiples.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atf/crc32c.h>
+
+#include "rec_internal.h"
+
+/* ---- CRC32-C arithmetic for patches --------------------------------------- */
+
+#define CRC32C_POLY 0x82F63B78u   /* reflected Castagnoli polynomial */
+
+/* a * b modulo the polynomial, in the reflected representation (x^0 = bit 31). */
+static uint32_t multmodp(uint32_t a, uint32_t b)
+{
+    uint32_t m = 1u << 31, p = 0;
+    if (a == 0)
+        return 0;
+    for (;;) {
+        if (a & m) {
+            p ^= b;
+            if ((a & (m - 1)) == 0)
+                break;
+        }
+        m >>= 1;
+        b = (b & 1) ? (b >> 1) ^ CRC32C_POLY : b >> 1;
+    }
+    return p;
+}
+
+/* x^(8 n) modulo the polynomial. */
+static uint32_t x8nmodp(uint64_t n)
+{
+    uint32_t x2k = 1u << 30;   /* x^1 */
+    uint32_t p = 1u << 31;     /* x^0 */
+    /* x2k runs through x^(2^k); start at x^8 = x^(2^3). */
+    for (int i = 0; i < 3; i++)
+        x2k = multmodp(x2k, x2k);
+    while (n) {
+        if (n & 1)
+            p = multmodp(x2k, p);
+        x2k = multmodp(x2k, x2k);
+        n >>= 1;
+    }
+    return p;
+}
+
+uint32_t rec_crc32c_shift(uint32_t raw, uint64_t zero_bytes)
+{
+    return multmodp(x8nmodp(zero_bytes), raw);
+}
+
+/* The CRC of a message of crc_len bytes whose bytes [pos, pos + n) change
+ * from old_bytes to new_bytes: CRC is affine, so the change is the raw
+ * (zero-initialised, unconditioned) CRC of the XOR difference, shifted over
+ * the bytes that follow it. */
+uint32_t rec_crc32c_patch(uint32_t crc, uint64_t crc_len, uint64_t pos, const void *old_bytes,
+                          const void *new_bytes, size_t n)
+{
+    const uint8_t *a = old_bytes, *b = new_bytes;
+    uint8_t d[256];
+    uint32_t r = 0xFFFFFFFFu;   /* atf_crc32c state whose raw register is 0 */
+    for (size_t i = 0; i < n;) {
+        size_t k = n - i < sizeof d ? n - i : sizeof d;
+        for (size_t j = 0; j < k; j++)
+            d[j] = a[i + j] ^ b[i + j];
+        r = atf_crc32c(r, d, k);
+        i += k;
+    }
+    uint32_t raw = ~r;
+    return crc ^ rec_crc32c_shift(raw, crc_len - pos - n);
+}
+
+/* ---- I/O thread --------------------------------------------------------------- */
+
+static int write_all(int fd, const uint8_t *p, uint64_t n, uint64_t off)
+{
+    while (n) {
+        ssize_t w = pwrite(fd, p, n > (1u << 30) ? (1u << 30) : n, (off_t)off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (w == 0) {
+            errno = EIO;
+            return -1;
+        }
+        p += w;
+        n -= (uint64_t)w;
+        off += (uint64_t)w;
+    }
+    return 0;
+}
+
+static void set_visible(rec_sink *s, uint64_t end)
+{
+    uint64_t v = atomic_load_explicit(&s->visible, RLX);
+    if (end > v)
+        atomic_store_explicit(&s->visible, end, REL);
+}
+
+static void fail(rec_sink *s, int e)
+{
+    if (atomic_load_explicit(&s->err, RLX) == 0) {
+        s->durable_at_error = atomic_load_explicit(&s->visible, RLX);
+        atomic_store_explicit(&s->err, e ? e : EIO, REL);
+    }
+}
+
+static void perform(rec_ioreq *rq)
+{
+    rec_sink *s = rq->s;
+    if (atomic_load_explicit(&s->err, ACQ) == 0) {
+        const uint8_t *src = s->buf + rq->off % s->size;
+        int rc;
+        if (!rq->buffered && s->fd_direct >= 0) {
+            rc = write_all(s->fd_direct, src, rq->len, rq->off);
+            if (rc != 0 && errno == EINVAL) {
+                /* The file system refuses O_DIRECT after all: go buffered. */
+                close(s->fd_direct);
+                s->fd_direct = -1;
+                rc = write_all(s->fd, src, rq->len, rq->off);
+            }
+        } else {
+            rc = write_all(s->fd, src, rq->len, rq->off);
+        }
+        if (rc != 0)
+            fail(s, errno);
+        else
+            set_visible(s, rq->off + rq->len);
+    }
+    if (!rq->buffered)
+        atomic_store_explicit(&s->done, rq->off + rq->len, REL);
+}
+
+static void *io_main(void *arg)
+{
+    rec_io *io = arg;
+#if defined(__linux__)
+    pthread_setname_np(pthread_self(), "atf-rec-io");
+#endif
+    pthread_mutex_lock(&io->mu);
+    for (;;) {
+        while (io->count == 0 && !io->quit)
+            pthread_cond_wait(&io->cv_req, &io->mu);
+        if (io->count == 0)
+            break;
+        rec_ioreq rq = io->q[io->head];
+        io->head = (io->head + 1) % REC_IOQ;
+        io->count--;
+        pthread_cond_broadcast(&io->cv_done);
+        pthread_mutex_unlock(&io->mu);
+        perform(&rq);
+        pthread_mutex_lock(&io->mu);
+        atomic_fetch_sub_explicit(&rq.s->inflight, 1, REL);
+        pthread_cond_broadcast(&io->cv_done);
+    }
+    pthread_mutex_unlock(&io->mu);
+    return NULL;
+}
+
+int rec_io_start(rec_io *io)
+{
+    memset(io, 0, sizeof *io);
+    pthread_mutex_init(&io->mu, NULL);
+    pthread_cond_init(&io->cv_req, NULL);
+    pthread_cond_init(&io->cv_done, NULL);
+    if (pthread_create(&io->th, NULL, io_main, io) != 0)
+        return -1;
+    io->started = 1;
+    return 0;
+}
+
+void rec_io_stop(rec_io *io)
+{
+    if (!io->started)
+        return;
+    pthread_mutex_lock(&io->mu);
+    io->quit = 1;
+    pthread_cond_broadcast(&io->cv_req);
+    pthread_mutex_unlock(&io->mu);
+    pthread_join(io->th, NULL);
+    io->started = 0;
+    pthread_cond_destroy(&io->cv_req);
+    pthread_cond_destroy(&io->cv_done);
+    pthread_mutex_destroy(&io->mu);
+}
+
+/* ---- Writer side -------------------------------------------------------------- */
+
+static void submit(rec_sink *s, uint64_t off, uint64_t len, int buffered)
+{
+    rec_io *io = s->io;
+    pthread_mutex_lock(&io->mu);
+    while (io->count == REC_IOQ)
+        pthread_cond_wait(&io->cv_done, &io->mu);
+    io->q[(io->head + io->count) % REC_IOQ] = (rec_ioreq){ s, off, len, buffered };
+    io->count++;
+    atomic_fetch_add_explicit(&s->inflight, 1, RLX);
+    pthread_cond_signal(&io->cv_req);
+    pthread_mutex_unlock(&io->mu);
+}
+
+/* Extends the CRC (it covers [64, crc_end)) up to end <= fill. Chunk
+ * submission extends it over what it submits (still in the L2 cache); the
+ * index drain extends it per 8 KiB block, while the block is in L1. */
+void rec_sink_crc_to(rec_sink *s, uint64_t end)
+{
+    if (s->crc_end < ATF_INDEX_HEADER_SIZE)
+        s->crc_end = ATF_INDEX_HEADER_SIZE;
+    while (s->crc_end < end) {
+        uint64_t pos = s->crc_end % s->size;
+        uint64_t n = end - s->crc_end;
+        if (n > s->size - pos)
+            n = s->size - pos;
+        if (s->checksum)
+            s->crc = atf_crc32c(s->crc, s->buf + pos, n);
+        s->crc_end += n;
+    }
+}
+
+static void crc_range(rec_sink *s, uint64_t a, uint64_t b)
+{
+    (void)a;
+    rec_sink_crc_to(s, b);
+}
+
+void rec_sink_kick(rec_sink *s)
+{
+    for (;;) {
+        uint64_t end = (s->sub / s->chunk + 1) * s->chunk;
+        if (s->fill < end)
+            return;
+        crc_range(s, s->sub, end);
+        submit(s, s->sub, end - s->sub, 0);
+        s->sub = end;
+    }
+}
+
+uint64_t rec_sink_space(rec_sink *s, uint64_t *contig)
+{
+    uint64_t done = atomic_load_explicit(&s->done, ACQ);
+    uint64_t avail = s->size - (s->fill - done);
+    uint64_t to_wrap = s->size - s->fill % s->size;
+    *contig = avail < to_wrap ? avail : to_wrap;
+    return avail;
+}
+
+void rec_sink_wait_idle(rec_sink *s)
+{
+    if (atomic_load_explicit(&s->inflight, ACQ) == 0)
+        return;
+    rec_io *io = s->io;
+    pthread_mutex_lock(&io->mu);
+    while (atomic_load_explicit(&s->inflight, ACQ) != 0)
+        pthread_cond_wait(&io->cv_done, &io->mu);
+    pthread_mutex_unlock(&io->mu);
+}
+
+void rec_sink_reserve(rec_sink *s, uint64_t want)
+{
+    uint64_t contig;
+    if (want > s->size - s->chunk)
+        want = s->size - s->chunk;
+    if (rec_sink_space(s, &contig) >= want)
+        return;
+    rec_sink_kick(s);
+    rec_io *io = s->io;
+    pthread_mutex_lock(&io->mu);
+    while (rec_sink_space(s, &contig) < want && atomic_load_explicit(&s->inflight, ACQ) != 0)
+        pthread_cond_wait(&io->cv_done, &io->mu);
+    pthread_mutex_unlock(&io->mu);
+}
+
+void rec_sink_append(rec_sink *s, const void *src, size_t n)
+{
+    const uint8_t *p = src;
+    while (n) {
+        uint64_t contig;
+        rec_sink_space(s, &contig);
+        if (contig == 0) {
+            rec_sink_reserve(s, n < s->chunk ? n : s->chunk);
+            continue;
+        }
+        size_t k = n < contig ? n : (size_t)contig;
+        memcpy(rec_sink_at(s, s->fill), p, k);
+        s->fill += k;
+        p += k;
+        n -= k;
+        rec_sink_kick(s);
+    }
+}
+
+/* Submits every whole block; then the tail, buffered, if it is not in the
+ * file yet. */
+static void submit_all(rec_sink *s)
+{
+    rec_sink_kick(s);
+    uint64_t blk = s->fill & ~(uint64_t)(REC_BLOCK - 1);
+    if (blk > s->sub) {
+        crc_range(s, s->sub, blk);
+        submit(s, s->sub, blk - s->sub, 0);
+        s->sub = blk;
+    }
+    if (s->fill > s->sub && atomic_load_explicit(&s->visible, ACQ) < s->fill)
+        submit(s, s->sub, s->fill - s->sub, 1);
+}
+
+void rec_sink_flush(rec_sink *s)
+{
+    submit_all(s);
+    rec_sink_wait_idle(s);
+}
+
+void rec_sink_flush_async(rec_sink *s)
+{
+    submit_all(s);
+}
+
+/* Reads the current bytes [off, off + n): from the window at or after sub,
+ * else from the file (after the writes in flight are done). */
+void rec_sink_read(rec_sink *s, uint64_t off, void *dst_, size_t n)
+{
+    uint8_t *dst = dst_;
+    while (n) {
+        if (off >= s->sub) {
+            for (size_t i = 0; i < n; i++)
+                dst[i] = *rec_sink_at(s, off + i);
+            return;
+        }
+        size_t k = s->sub - off < n ? (size_t)(s->sub - off) : n;
+        rec_sink_wait_idle(s);
+        ssize_t got = pread(s->fd, dst, k, (off_t)off);
+        if (got != (ssize_t)k) {
+            /* Unreadable (I/O error): treat as zeros; the sink is failed. */
+            memset(dst, 0, k);
+            fail(s, got < 0 ? errno : EIO);
+        }
+        off += k;
+        dst += k;
+        n -= k;
+    }
+}
+
+void rec_sink_patch(rec_sink *s, uint64_t off, const void *src, size_t n)
+{
+    const uint8_t *p = src;
+    uint8_t old[256];
+    /* A tail write in flight reads the window: let it finish first. */
+    rec_sink_wait_idle(s);
+    while (n) {
+        size_t k = n < sizeof old ? n : sizeof old;
+        if (off < s->sub && off + k > s->sub)
+            k = (size_t)(s->sub - off);
+        if (off < s->crc_end && off + k > s->crc_end)
+            k = (size_t)(s->crc_end - off);
+        rec_sink_read(s, off, old, k);
+        if (s->checksum && off < s->crc_end && off >= ATF_INDEX_HEADER_SIZE)
+            s->crc = rec_crc32c_patch(s->crc, s->crc_end - ATF_INDEX_HEADER_SIZE, off - ATF_INDEX_HEADER_SIZE,
+                                      old, p, k);
+        if (off >= s->sub) {
+            /* Not yet handed to a chunk write: the window is authoritative.
+             * A tail already in the file gets the same bytes. */
+            for (size_t i = 0; i < k; i++)
+                *rec_sink_at(s, off + i) = p[i];
+            if (off < atomic_load_explicit(&s->visible, ACQ) && write_all(s->fd, p, k, off) != 0)
+                fail(s, errno);
+        } else if (write_all(s->fd, p, k, off) != 0) {
+            fail(s, errno);
+        }
+        off += k;
+        p += k;
+        n -= k;
+    }
+}
+
+uint64_t rec_sink_memory(uint64_t chunk, unsigned chunks)
+{
+    return chunk * chunks;
+}
+
+static char *tmp_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path + 1) : 0;
+    size_t n = strlen(path) + 8;
+    char *t = malloc(n);
+    if (t)
+        snprintf(t, n, "%.*s.%s.tmp", (int)dl, path, path + dl);
+    return t;
+}
+
+atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
+                         uint64_t chunk, unsigned chunks, int direct, int checksum, atf_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->fd = s->fd_direct = -1;
+    s->io = io;
+    s->chunk = chunk;
+    s->size = chunk * chunks;
+    s->checksum = checksum;
+    s->path = strdup(path);
+    char *tmp = tmp_name(path);
+    if (!s->path || !tmp) {
+        free(tmp);
+        free(s->path);
+        s->path = NULL;
+        if (err)
+            rec_fmt(err->message, sizeof err->message, "out of memory");
+        return ATF_E_NOMEM;
+    }
+    void *m = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    const char *what = NULL;
+    if (m == MAP_FAILED) {
+        what = "cannot allocate the write buffer";
+        goto fail;
+    }
+    s->buf = m;
+    s->fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (s->fd < 0) {
+        what = "cannot create";
+        goto fail;
+    }
+    if (write_all(s->fd, header, 64, 0) != 0) {
+        what = "cannot write the header";
+        goto fail;
+    }
+    if (rename(tmp, path) != 0) {
+        what = "cannot rename into place";
+        goto fail;
+    }
+    free(tmp);
+    tmp = NULL;
+#if defined(O_DIRECT)
+    if (direct)
+        s->fd_direct = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+#else
+    (void)direct;
+#endif
+    memcpy(s->buf, header, 64);
+    s->fill = 64;
+    atomic_store_explicit(&s->visible, 64, RLX);
+    s->open = 1;
+    return ATF_OK;
+fail:
+    if (err) {
+        err->code = ATF_E_IO;
+        rec_fmt(err->file, sizeof err->file, "%s", path);
+        rec_fmt(err->message, sizeof err->message, "%s: %s", what, strerror(errno));
+    }
+    if (s->fd >= 0) {
+        close(s->fd);
+        if (tmp)
+            unlink(tmp);
+    }
+    if (s->buf)
+        munmap(s->buf, s->size);
+    free(tmp);
+    free(s->path);
+    memset(s, 0, sizeof *s);
+    s->fd = s->fd_direct = -1;
+    return ATF_E_IO;
+}
+
+static void release(rec_sink *s)
+{
+    if (s->fd_direct >= 0)
+        close(s->fd_direct);
+    if (s->fd >= 0)
+        close(s->fd);
+    if (s->buf)
+        munmap(s->buf, s->size);
+    free(s->path);
+    s->fd = s->fd_direct = -1;
+    s->buf = NULL;
+    s->path = NULL;
+    s->open = 0;
+}
+
+void rec_sink_abandon(rec_sink *s)
+{
+    if (!s->open)
+        return;
+    rec_sink_wait_idle(s);
+    release(s);
+}
+
+atf_status rec_sink_finish(rec_sink *s, const uint8_t footer[64], const uint8_t header[64], int sync)
+{
+    if (!s->open)
+        return ATF_E_STATE;
+    rec_sink_wait_idle(s);
+    atf_status st = ATF_OK;
+    if (atomic_load_explicit(&s->err, ACQ) ||
+        write_all(s->fd, footer, 64, s->fill) != 0 || (sync && fdatasync(s->fd) != 0) ||
+        write_all(s->fd, header, 64, 0) != 0 || (sync && fdatasync(s->fd) != 0)) {
+        fail(s, errno);
+        st = ATF_E_IO;
+    }
+    release(s);
+    return st;
+}
+
+/* Writes everything appended (whole blocks direct, the tail buffered and
+ * synchronously) and completes the CRC. Returns the CRC of [64, fill). */
+uint32_t rec_sink_seal(rec_sink *s)
+{
+    rec_sink_kick(s);
+    uint64_t blk = s->fill & ~(uint64_t)(REC_BLOCK - 1);
+    if (blk > s->sub) {
+        crc_range(s, s->sub, blk);
+        submit(s, s->sub, blk - s->sub, 0);
+        s->sub = blk;
+    }
+    rec_sink_wait_idle(s);
+    if (s->fill > s->sub) {
+        crc_range(s, s->sub, s->fill);
+        if (atomic_load_explicit(&s->err, ACQ) == 0 &&
+            write_all(s->fd, rec_sink_at(s, s->sub), s->fill - s->sub, s->sub) != 0)
+            fail(s, errno);
+        else if (atomic_load_explicit(&s->err, ACQ) == 0)
+            set_visible(s, s->fill);
+        s->sub = s->fill;
+    }
+    return s->crc;
+}

@@ -1,0 +1,365 @@
+/* Tests for the rings under concurrency (rec_producer.c, rec_writer.c):
+ * 8 threads x 1 M events, every event exactly once and in order per thread;
+ * backpressure with tiny rings (no event lost, every wait counted); drop
+ * mode (every drop counted, the rest an in-order subsequence); thread churn;
+ * idle threads at stop (unpublished events counted, never silently lost);
+ * several writer threads. Worker threads never call cmocka asserts: they
+ * count and the main thread checks. */
+#include "rec_test_util.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+typedef struct producer {
+    atf_recorder *r;
+    uint64_t tag;           /* function_id = tag << 32 | counter */
+    uint64_t n;
+    uint64_t recorded;      /* events that returned ATF_OK */
+    uint64_t refused;
+    int yield_every;        /* sleep a little every so many events (0: never) */
+    pthread_barrier_t *start;
+} producer;
+
+static void *produce(void *p)
+{
+    producer *a = p;
+    if (a->start)
+        pthread_barrier_wait(a->start);
+    for (uint64_t i = 0; i < a->n; i++) {
+        uint32_t kind = (i & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL;
+        if (atf_recorder_event(a->r, kind, a->tag << 32 | i) == ATF_OK)
+            a->recorded++;
+        else
+            a->refused++;
+        if (a->yield_every && i % (uint64_t)a->yield_every == 0)
+            rt_sleep_us(20);
+    }
+    return NULL;
+}
+
+/* Every thread of the session holds one producer's events: all of them
+ * (exact) or an increasing subsequence (subseq), in order. Returns the
+ * total number of events found. */
+static uint64_t check_threads(const char *dir, producer *ps, unsigned np, int subseq)
+{
+    atf_session *s = rt_open(dir);
+    assert_int_equal(atf_session_thread_count(s), np);
+    unsigned *seen = calloc(np, sizeof *seen);
+    uint64_t total = 0;
+    for (size_t i = 0; i < atf_session_thread_count(s); i++) {
+        const atf_session_thread *t = atf_session_thread_at(s, i);
+        uint64_t n = atf_index_reader_count(t->index);
+        assert_true(atf_index_reader_info(t->index)->has_footer);
+        atf_index_event e;
+        if (n == 0)
+            continue;
+        atf_index_reader_get(t->index, 0, &e);
+        uint64_t tag = e.function_id >> 32;
+        assert_true(tag >= 1 && tag <= np);
+        assert_int_equal(seen[tag - 1]++, 0);
+        producer *p = &ps[tag - 1];
+        uint64_t prev = 0, last_ts = 0;
+        for (uint64_t k = 0; k < n; k++) {
+            atf_index_reader_get(t->index, k, &e);
+            if (e.function_id >> 32 != tag)
+                fail_msg("thread %zu event %llu: tag %llu, expected %llu", i, (unsigned long long)k,
+                         (unsigned long long)(e.function_id >> 32), (unsigned long long)tag);
+            uint64_t c = e.function_id & 0xFFFFFFFFu;
+            if (subseq ? (k && c <= prev) : c != k)
+                fail_msg("thread %zu event %llu: counter %llu after %llu", i, (unsigned long long)k,
+                         (unsigned long long)c, (unsigned long long)prev);
+            if (e.event_kind != ((c & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL))
+                fail_msg("thread %zu event %llu: kind %u", i, (unsigned long long)k, e.event_kind);
+            if (e.timestamp_ns < last_ts)
+                fail_msg("thread %zu event %llu: timestamp goes backwards", i, (unsigned long long)k);
+            prev = c;
+            last_ts = e.timestamp_ns;
+        }
+        assert_int_equal(n, p->recorded);
+        total += n;
+    }
+    for (unsigned i = 0; i < np; i++)
+        assert_int_equal(seen[i], ps[i].recorded ? 1 : 0);
+    free(seen);
+    atf_session_close(s);
+    return total;
+}
+
+static void run_producers(producer *ps, unsigned np)
+{
+    pthread_t th[64];
+    pthread_barrier_t b;
+    pthread_barrier_init(&b, NULL, np);
+    for (unsigned i = 0; i < np; i++) {
+        ps[i].start = &b;
+        pthread_create(&th[i], NULL, produce, &ps[i]);
+    }
+    for (unsigned i = 0; i < np; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&b);
+}
+
+/* 8 threads x 1 M events (sanitizer builds: 100 k). */
+static void test_eight_threads(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "stress");
+    atf_recorder_options o = rt_options(dir);
+    o.ring_events = 1u << 16;
+    o.io_chunk_bytes = 1u << 20;
+    atf_recorder *r = rt_start(&o);
+    uint64_t n = rt_scaled(1000000);
+    producer ps[8];
+    for (unsigned i = 0; i < 8; i++)
+        ps[i] = (producer){ r, i + 1, n, 0, 0, 0, NULL };
+    run_producers(ps, 8);
+    rt_stop(r);
+    atf_recorder_stats st;
+    atf_recorder_get_stats(r, &st);
+    atf_recorder_destroy(r);
+    for (unsigned i = 0; i < 8; i++)
+        assert_int_equal(ps[i].recorded, n);
+    assert_int_equal(st.events_recorded, 8 * n);
+    assert_int_equal(st.events_written, 8 * n);
+    assert_int_equal(st.events_dropped, 0);
+    assert_int_equal(check_threads(dir, ps, 8, 0), 8 * n);
+    rt_check(dir, 0);
+    json_t *j = rt_manifest_json(dir);
+    assert_int_equal(rt_json_u64(j, "events_dropped", NULL), 0);
+    assert_int_equal(rt_json_u64(j, "backpressure_waits", NULL), st.backpressure_waits);
+    json_decref(j);
+    rt_rm_rf(dir);
+}
+
+/* Rings of 256 events: producers wait, nothing is lost, waits are counted. */
+static void test_backpressure(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "bp");
+    atf_recorder_options o = rt_options(dir);
+    o.ring_events = 256;
+    o.publish_batch = 16;
+    o.io_chunk_bytes = 64u << 10;
+    o.io_chunks = 2;
+    atf_recorder *r = rt_start(&o);
+    uint64_t n = rt_scaled(300000);
+    producer ps[4];
+    for (unsigned i = 0; i < 4; i++)
+        ps[i] = (producer){ r, i + 1, n, 0, 0, 0, NULL };
+    run_producers(ps, 4);
+    rt_stop(r);
+    atf_recorder_stats st;
+    atf_recorder_get_stats(r, &st);
+    atf_recorder_destroy(r);
+    assert_int_equal(st.events_dropped, 0);
+    assert_true(st.backpressure_waits > 0);
+    assert_true(st.backpressure_wait_ns > 0);
+    assert_int_equal(check_threads(dir, ps, 4, 0), 4 * n);
+    rt_check(dir, 0);
+    json_t *j = rt_manifest_json(dir);
+    assert_int_equal(rt_json_u64(j, "backpressure_waits", NULL), st.backpressure_waits);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < 4; i++)
+        sum += rt_json_u64(json_array_get(json_object_get(j, "threads"), i), "backpressure_waits", NULL);
+    assert_int_equal(sum, st.backpressure_waits);
+    json_decref(j);
+    rt_rm_rf(dir);
+}
+
+/* Drop mode with tiny rings: drops happen, each is counted (stats, manifest
+ * per thread and in total), and what was kept is an in-order subsequence. */
+static void test_drop_mode(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "drop");
+    atf_recorder_options o = rt_options(dir);
+    o.ring_events = 256;
+    o.publish_batch = 8;
+    o.overflow = ATF_RECORDER_DROP;
+    o.io_chunk_bytes = 64u << 10;
+    o.io_chunks = 2;
+    atf_recorder *r = rt_start(&o);
+    uint64_t n = rt_scaled(1000000);
+    producer ps[3];
+    for (unsigned i = 0; i < 3; i++)
+        ps[i] = (producer){ r, i + 1, n, 0, 0, 0, NULL };
+    run_producers(ps, 3);
+    rt_stop(r);
+    atf_recorder_stats st;
+    atf_recorder_get_stats(r, &st);
+    atf_recorder_destroy(r);
+    uint64_t refused = ps[0].refused + ps[1].refused + ps[2].refused;
+    assert_true(refused > 0);
+    assert_int_equal(st.events_dropped_full, refused);
+    assert_int_equal(st.events_dropped, refused);
+    assert_int_equal(st.backpressure_waits, 0);
+    assert_int_equal(check_threads(dir, ps, 3, 1), 3 * n - refused);
+    rt_check(dir, 0);
+    json_t *j = rt_manifest_json(dir);
+    assert_int_equal(rt_json_u64(j, "events_dropped", NULL), refused);
+    assert_int_equal(rt_json_u64(j, "recorder", "events_dropped_ring_full", NULL), refused);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < 3; i++)
+        sum += rt_json_u64(json_array_get(json_object_get(j, "threads"), i), "events_dropped", NULL);
+    assert_int_equal(sum, refused);
+    json_decref(j);
+    atf_session *s = rt_open(dir);
+    assert_int_equal(atf_session_manifest(s)->events_dropped, refused);
+    atf_session_close(s);
+    rt_rm_rf(dir);
+}
+
+/* 48 short-lived threads, 6 at a time, with two writer threads: each gets
+ * its own complete thread_K. */
+static void test_thread_churn(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "churn");
+    atf_recorder_options o = rt_options(dir);
+    o.writer_threads = 2;
+    o.ring_events = 1024;
+    atf_recorder *r = rt_start(&o);
+    producer ps[48];
+    for (unsigned i = 0; i < 48; i++)
+        ps[i] = (producer){ r, i + 1, rt_scaled(20000), 0, 0, 0, NULL };
+    for (unsigned g = 0; g < 8; g++)
+        run_producers(&ps[g * 6], 6);
+    rt_stop(r);
+    atf_recorder_destroy(r);
+    assert_int_equal(check_threads(dir, ps, 48, 0), 48 * rt_scaled(20000));
+    rt_check(dir, 0);
+    rt_rm_rf(dir);
+}
+
+typedef struct idler {
+    atf_recorder *r;
+    _Atomic int phase;
+    atf_status after;
+} idler;
+
+static void *idle_thread(void *p)
+{
+    idler *a = p;
+    for (uint64_t i = 0; i < 5; i++)
+        atf_recorder_call(a->r, i);
+    atomic_store(&a->phase, 1);
+    while (atomic_load(&a->phase) != 2)
+        rt_sleep_us(200);
+    a->after = atf_recorder_call(a->r, 99);
+    return NULL;
+}
+
+/* A thread that wrote fewer than publish_batch events and then sleeps
+ * through stop(): its events were never published, so they cannot be in the
+ * file; stop() counts them as lost (stats and manifest) instead of losing
+ * them silently, and the thread's next call is refused. */
+static void test_idle_thread_at_stop(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "idle");
+    atf_recorder_options o = rt_options(dir);
+    o.publish_batch = 64;
+    o.stop_grace_ms = 5;
+    atf_recorder *r = rt_start(&o);
+    idler a = { r, 0, ATF_OK };
+    pthread_t th;
+    pthread_create(&th, NULL, idle_thread, &a);
+    while (atomic_load(&a.phase) != 1)
+        rt_sleep_us(200);
+    rt_stop(r);
+    atomic_store(&a.phase, 2);
+    pthread_join(th, NULL);
+    assert_int_equal(a.after, ATF_E_STATE);
+    atf_recorder_stats st;
+    atf_recorder_get_stats(r, &st);
+    assert_int_equal(st.events_recorded, 5);
+    assert_int_equal(st.events_lost_at_stop, 5);
+    assert_int_equal(st.events_dropped, 5);
+    assert_int_equal(st.events_after_stop, 1);
+    atf_recorder_destroy(r);
+    rt_check(dir, 0);
+    json_t *j = rt_manifest_json(dir);
+    assert_int_equal(rt_json_u64(j, "events_dropped", NULL), 5);
+    assert_int_equal(rt_json_u64(j, "recorder", "events_lost_at_stop", NULL), 5);
+    json_decref(j);
+    rt_rm_rf(dir);
+}
+
+/* atf_recorder_flush() makes what other threads published visible in the
+ * files while they keep recording (crash-recoverable without a footer). */
+typedef struct steady {
+    atf_recorder *r;
+    _Atomic int stop;
+    _Atomic uint64_t n;
+} steady;
+
+static void *steady_thread(void *p)
+{
+    steady *a = p;
+    uint64_t i = 0;
+    while (!atomic_load(&a->stop) && i < 5000000) {   /* bounded: a hung test must not fill the disk */
+        atf_recorder_call(a->r, i++);
+        atomic_store(&a->n, i);
+        if (i % 256 == 0)
+            rt_sleep_us(100);
+    }
+    return NULL;
+}
+
+static void test_flush_visible(void **state)
+{
+    (void)state;
+    char dir[256], p[512];
+    rt_mkdtemp(dir, sizeof dir, "flush");
+    atf_recorder_options o = rt_options(dir);
+    o.flush_interval_ms = 60000;   /* only explicit flushes */
+    o.publish_batch = 32;
+    atf_recorder *r = rt_start(&o);
+    steady a = { r, 0, 0 };
+    pthread_t th;
+    pthread_create(&th, NULL, steady_thread, &a);
+    while (atomic_load(&a.n) < 5000)
+        rt_sleep_us(500);
+    uint64_t before = atomic_load(&a.n);
+    assert_int_equal(atf_recorder_flush(r, 10000), ATF_OK);
+    atf_index_reader *ir = NULL;
+    assert_int_equal(atf_index_reader_open(&ir, rt_path(p, sizeof p, "%s/thread_0/index.atf", dir), NULL, NULL),
+                     ATF_OK);
+    assert_false(atf_index_reader_info(ir)->has_footer);
+    /* At least everything published before the flush: all but the last
+     * publish_batch - 1 events written before it. */
+    if (atf_index_reader_count(ir) + o.publish_batch < before)
+        fail_msg("after flush: %llu events in the file, %llu recorded before the flush",
+                 (unsigned long long)atf_index_reader_count(ir), (unsigned long long)before);
+    for (uint64_t k = 0; k < atf_index_reader_count(ir); k++) {
+        atf_index_event e;
+        atf_index_reader_get(ir, k, &e);
+        assert_int_equal(e.function_id, k);
+    }
+    atf_index_reader_close(ir);
+    rt_check(dir, 1);   /* valid, crash-truncated (warnings: no footer) */
+    atomic_store(&a.stop, 1);
+    pthread_join(th, NULL);
+    rt_stop(r);
+    atf_recorder_destroy(r);
+    rt_check(dir, 0);
+    rt_rm_rf(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eight_threads),
+        cmocka_unit_test(test_backpressure),
+        cmocka_unit_test(test_drop_mode),
+        cmocka_unit_test(test_thread_churn),
+        cmocka_unit_test(test_idle_thread_at_stop),
+        cmocka_unit_test(test_flush_visible),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
