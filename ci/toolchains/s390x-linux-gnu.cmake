@@ -11,3 +11,10 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/s390x-linux-gnu/pkgconfig:/usr/share/pkgconfig)
 set(ENV{PKG_CONFIG_PATH} "")
 set(CMAKE_CROSSCOMPILING_EMULATOR qemu-s390x;-L;/usr/s390x-linux-gnu)
+# qemu-s390x 7.2 aborts dynamically linked s390x programs at start-up here
+# ("stack smashing detected" inside the loader); static programs run.
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-static")
+# FindPkgConfig resolves jansson through this cache entry: point it at the
+# static archive (Debian ships libjansson.a; CMAKE_FIND_LIBRARY_SUFFIXES is
+# reset by the platform files after the toolchain is read).
+set(pkgcfg_lib_JANSSON_jansson /usr/lib/s390x-linux-gnu/libjansson.a CACHE FILEPATH "static jansson")
