@@ -226,6 +226,17 @@ static atf_status parse_root(atf_manifest *m, json_t *root, atf_error *err)
     if (fv && !json_is_string(fv))
         return bad(err, "format_version", "must be a string");
     snprintf(m->format_version, sizeof m->format_version, "%s", fv ? json_string_value(fv) : "");
+    /* A longer value is cut, but never inside a UTF-8 sequence (the rest of
+     * the string is valid UTF-8: jansson checked it). */
+    size_t n = strlen(m->format_version), i = n;
+    while (i > 0 && ((unsigned char)m->format_version[i - 1] & 0xC0) == 0x80)
+        i--;
+    if (i > 0 && (unsigned char)m->format_version[i - 1] >= 0xC0) {
+        unsigned char lead = (unsigned char)m->format_version[i - 1];
+        size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+        if (n - (i - 1) < need)
+            m->format_version[i - 1] = '\0';
+    }
     if ((st = parse_modules(m, root, err)) || (st = parse_symbols(m, root, err)) ||
         (st = parse_anchors(m, root, err)))
         return st;

@@ -55,7 +55,7 @@ typedef struct atf_manifest {
     uint64_t time_start_ns, time_end_ns;
     int has_clock_type;
     uint32_t clock_type;
-    char format_version[16];  /**< "" if absent */
+    char format_version[16];  /**< "" if absent; a longer value is cut at a character boundary */
     size_t module_count;
     atf_manifest_module *modules;
     size_t symbol_count;

@@ -202,7 +202,9 @@ def parse_index_file(data, verify=True):
         while count and not any(data[eoff + (count - 1) * INDEX_EVENT_SIZE:
                                      eoff + count * INDEX_EVENT_SIZE]):
             count -= 1
-        if count and is_torn_index_footer(data[eoff + (count - 1) * INDEX_EVENT_SIZE:
+        # REC-003 applies to placeholder headers only: a finalized header
+        # bounds the events by footer_offset (SPEC 7a.5).
+        if count and header.footer_offset == 0 and is_torn_index_footer(data[eoff + (count - 1) * INDEX_EVENT_SIZE:
                                                eoff + count * INDEX_EVENT_SIZE], count - 1):
             count -= 1
         end = eoff + count * INDEX_EVENT_SIZE
