@@ -14,33 +14,8 @@
 
 static int header_identity(atf_validation *v, size_t file, const uint8_t *d, uint64_t size)
 {
-    v_check(v, C_DET_HDR_001);
-    if (size < 4 || memcmp(d, ATF_DETAIL_MAGIC, 4) != 0) {
-        if (size < 4)
-            v_report(v, file, C_DET_HDR_001, 0, 0, "magic", "file is %" PRIu64 " bytes, too short for the magic",
-                     size);
-        else
-            v_report(v, file, C_DET_HDR_001, 0, 0, "magic", "magic is %02x %02x %02x %02x, not \"ATD2\"", d[0], d[1],
-                     d[2], d[3]);
-        return 0;
-    }
-    if (size < ATF_DETAIL_HEADER_SIZE) {
-        v_report(v, file, C_DET_HDR_001, 0, 0, "header",
-                 "file is %" PRIu64 " bytes, shorter than the 64-byte detail header", size);
-        return 0;
-    }
-    v_check(v, C_DET_HDR_002);
-    v_check(v, C_DET_HDR_003);
-    int ok = 1;
-    if (d[4] != ATF_ENDIAN_LITTLE) {
-        v_report(v, file, C_DET_HDR_002, 0, 4, "endian", "endian is %u, only 1 (little-endian) is defined", d[4]);
-        ok = 0;
-    }
-    if (d[5] != ATF_LAYOUT_1 && d[5] != ATF_LAYOUT_2) {
-        v_report(v, file, C_DET_HDR_003, 0, 5, "version", "version is %u, not 1 (layout 1) or 2 (layout 2)", d[5]);
-        ok = 0;
-    }
-    return ok;
+    return v_header_identity(v, file, d, size, ATF_DETAIL_MAGIC, ATF_DETAIL_HEADER_SIZE, "detail", C_DET_HDR_001, C_DET_HDR_002,
+                             C_DET_HDR_003);
 }
 
 static void header_warnings(atf_validation *v, size_t file, const uint8_t *d)

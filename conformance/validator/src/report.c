@@ -1,5 +1,6 @@
 /* The clause table and the report: findings with per-file, per-clause and
  * global limits, recovered counts, and the deterministic order. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,4 +328,36 @@ size_t atf_validation_recovered_count(const atf_validation *v) { return v ? v->r
 const atf_validate_recovered *atf_validation_recovered_at(const atf_validation *v, size_t i)
 {
     return v && v->recovered_pub && i < v->recovered_count ? &v->recovered_pub[i] : NULL;
+}
+
+int v_header_identity(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, const char *magic,
+                      uint64_t header_size, const char *kind, vclause c_magic, vclause c_endian,
+                      vclause c_version)
+{
+    v_check(v, c_magic);
+    if (size < 4 || memcmp(d, magic, 4) != 0) {
+        if (size < 4)
+            v_report(v, file, c_magic, 0, 0, "magic", "file is %" PRIu64 " bytes, too short for the magic", size);
+        else
+            v_report(v, file, c_magic, 0, 0, "magic", "magic is %02x %02x %02x %02x, not \"%.4s\"", d[0], d[1],
+                     d[2], d[3], magic);
+        return 0;
+    }
+    if (size < header_size) {
+        v_report(v, file, c_magic, 0, 0, "header", "file is %" PRIu64 " bytes, shorter than the %" PRIu64
+                 "-byte %s header", size, header_size, kind);
+        return 0;
+    }
+    v_check(v, c_endian);
+    v_check(v, c_version);
+    int ok = 1;
+    if (d[4] != ATF_ENDIAN_LITTLE) {
+        v_report(v, file, c_endian, 0, 4, "endian", "endian is %u, only 1 (little-endian) is defined", d[4]);
+        ok = 0;
+    }
+    if (d[5] != ATF_LAYOUT_1 && d[5] != ATF_LAYOUT_2) {
+        v_report(v, file, c_version, 0, 5, "version", "version is %u, not 1 (layout 1) or 2 (layout 2)", d[5]);
+        ok = 0;
+    }
+    return ok;
 }

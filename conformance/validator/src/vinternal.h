@@ -117,6 +117,12 @@ void v_recovered(atf_validation *v, size_t file, uint64_t events);
 atf_status v_finish(atf_validation *v);
 atf_severity v_clause_severity(vclause c);
 const char *v_clause_id(vclause c);
+/* The identity of a header shared by index and detail files: magic and size
+ * (c_magic), endian (c_endian), version (c_version). @p kind names the header
+ * in messages ("index", "detail"). @return 0 if the file cannot be interpreted. */
+int v_header_identity(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, const char *magic,
+                      uint64_t header_size, const char *kind, vclause c_magic, vclause c_endian,
+                      vclause c_version);
 
 /* ---- File passes ------------------------------------------------------ */
 
