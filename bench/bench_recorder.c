@@ -6,14 +6,16 @@
  *                      [--detail] [--json] [--clock auto|system|counter]
  *                      [--io auto|direct|buffered] [--ring-events N]
  *                      [--chunk-mb N] [--chunks N] [--batch N] [--drop]
- *                      [--raw-mb N] [--no-validate]
+ *                      [--raw-mb N] [--no-validate] [--check MIN_EVENTS_PER_SEC]
  *
  * Each producer records M events (call/return alternating, function_id =
  * thread << 32 | counter; with --detail every event carries a 100-byte ARM64
  * function payload and the detail lane is recording). Before the main run,
  * short bursts that fit in the ring measure the producer's own cost per
- * event (no waiting). The output directory is checked with the structural
- * checks of `atf validate` afterwards. */
+ * event (no waiting). The session is then checked with the clause
+ * validator of `atf validate`. --check turns the run into a gate: exit 1
+ * unless the rate reaches the minimum, nothing was lost and the session is
+ * conformant (exit 2: the run itself failed). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +33,7 @@
 #include <unistd.h>
 
 #include <atf/recorder.h>
-#include <atf/tools.h>
+#include <atf/validator.h>
 
 #if defined(__x86_64__)
 #  include <x86intrin.h>
@@ -278,17 +280,32 @@ static double thread_cpu(const char *name)
 }
 
 typedef struct findings {
-    unsigned errors, warnings;
+    uint64_t errors, warnings;
     char first[512];
 } findings;
 
-static void on_finding(void *user, const atf_finding *f)
+/* The checks of `atf validate` (the clause validator) over the session. */
+static int validate_session(const char *session, findings *f)
 {
-    findings *c = user;
-    if (f->severity == ATF_SEV_ERROR && c->errors++ == 0)
-        fmt(c->first, sizeof c->first, "%s: %s: %s", f->file ? f->file : "", f->field ? f->field : "", f->message);
-    if (f->severity == ATF_SEV_WARNING)
-        c->warnings++;
+    atf_validation *v = NULL;
+    atf_error err;
+    memset(f, 0, sizeof *f);
+    if (atf_validate_path(&v, session, NULL, &err) != ATF_OK) {
+        f->errors = 1;
+        fmt(f->first, sizeof f->first, "validation could not run: %s", err.message);
+        return 0;
+    }
+    atf_validation_counts(v, &f->errors, &f->warnings);
+    for (size_t i = 0; i < atf_validation_finding_count(v); i++) {
+        const atf_validate_finding *x = atf_validation_finding_at(v, i);
+        if (x->severity == ATF_SEV_ERROR) {
+            fmt(f->first, sizeof f->first, "%s %s: %s", x->clause, x->file, x->message);
+            break;
+        }
+    }
+    int ok = atf_validation_conformant(v);
+    atf_validation_free(v);
+    return ok;
 }
 
 static int usage(void)
@@ -297,7 +314,9 @@ static int usage(void)
             "usage: atf-bench recorder --threads N --events-per-thread M --out DIR [--detail] [--json]\n"
             "                          [--clock auto|system|counter] [--io auto|direct|buffered]\n"
             "                          [--ring-events N] [--chunk-mb N] [--chunks N] [--batch N] [--drop]\n"
-            "                          [--raw-mb N] [--no-validate]\n");
+            "                          [--raw-mb N] [--no-validate] [--check MIN_EVENTS_PER_SEC]\n"
+            "  --check: exit 1 unless events/s >= MIN, no event was lost and the session\n"
+            "           passes atf validate (the CI benchmark gate); the verdict goes to stderr\n");
     return 2;
 }
 
@@ -307,6 +326,7 @@ int bench_recorder(int argc, char **argv)
     uint64_t per_thread = 100000000u;
     const char *out = NULL;
     int detail = 0, json = 0, validate = 1;
+    double check_min = -1;
     uint64_t raw_mb = 4096;
     atf_recorder_options o = ATF_RECORDER_OPTIONS_INIT;
     for (int i = 0; i < argc; i++) {
@@ -347,8 +367,18 @@ int bench_recorder(int argc, char **argv)
             o.publish_batch = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(a, "--raw-mb") && v)
             raw_mb = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--check") && v) {
+            char *end = NULL;
+            check_min = strtod(argv[++i], &end);
+            if (!end || *end || !(check_min >= 0))
+                return usage();
+        }
         else
             return usage();
+    }
+    if (check_min >= 0 && !validate) {
+        fprintf(stderr, "atf-bench: --check needs the validation (drop --no-validate)\n");
+        return 2;
     }
     if (!out || threads == 0 || threads > 64 || per_thread == 0 || per_thread > (1ull << 32))
         return usage();
@@ -465,15 +495,7 @@ int bench_recorder(int argc, char **argv)
 
     findings f;
     memset(&f, 0, sizeof f);
-    int valid = -1;
-    if (validate) {
-        atf_tool_options to = ATF_TOOL_OPTIONS_INIT;
-        if (atf_tool_check(session, &to, on_finding, &f, &err) != ATF_OK) {
-            f.errors++;
-            fmt(f.first, sizeof f.first, "%s", err.message);
-        }
-        valid = f.errors == 0;
-    }
+    int valid = validate ? validate_session(session, &f) : -1;
     uint64_t dirty = dirty_limit_bytes();
     double load = -1;
     FILE *lf = fopen("/proc/loadavg", "r");
@@ -504,7 +526,7 @@ int bench_recorder(int argc, char **argv)
         printf(",\"producer_cpu_ns_per_event\":%.2f,\"writer_cpu_ns_per_event\":%.2f,\"io_cpu_ns_per_event\":%.2f",
                cpu_prod * 1e9 / (double)total, cpu_writer0 * 1e9 / (double)total, cpu_io0 * 1e9 / (double)total);
         printf(",\"load_average\":%.2f,\"dirty_limit_bytes\":%" PRIu64, load, dirty);
-        printf(",\"valid\":%s,\"validate_errors\":%u,\"validate_warnings\":%u,\"session\":\"%s\"}\n",
+        printf(",\"valid\":%s,\"validate_errors\":%" PRIu64 ",\"validate_warnings\":%" PRIu64 ",\"session\":\"%s\"}\n",
                valid < 0 ? "null" : valid ? "true" : "false", f.errors, f.warnings, session);
     } else {
         printf("session:            %s\n", session);
@@ -534,12 +556,20 @@ int bench_recorder(int argc, char **argv)
         printf("memory:             peak RSS %.1f MiB; recorder buffers peak %.1f MiB (bound %.1f MiB)\n",
                (double)rss / 1048576.0, (double)s.memory_peak / 1048576.0, (double)s.memory_bound / 1048576.0);
         if (valid >= 0)
-            printf("atf validate:       %s (%u error(s), %u warning(s))%s%s\n", valid ? "conformant" : "NOT VALID",
+            printf("atf validate:       %s (%" PRIu64 " error(s), %" PRIu64 " warning(s))%s%s\n", valid ? "conformant" : "NOT VALID",
                    f.errors, f.warnings, f.errors ? ": " : "", f.errors ? f.first : "");
     }
     free(bt);
     free(th);
     if (refused && o.overflow != ATF_RECORDER_DROP)
         fprintf(stderr, "atf-bench: %" PRIu64 " events refused\n", refused);
+    if (check_min >= 0) {
+        int pass = eps >= check_min && lost == 0 && refused == 0 && valid == 1;
+        fprintf(stderr, "atf-bench check: %s: %.2f M events/s (minimum %.2f M), %" PRIu64 " lost, %" PRIu64
+                        " refused, session %s\n",
+                pass ? "PASS" : "FAIL", eps / 1e6, check_min / 1e6, lost, refused,
+                valid == 1 ? "conformant" : "NOT conformant");
+        return pass ? 0 : 1;
+    }
     return valid == 0 ? 1 : 0;
 }
