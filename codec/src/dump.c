@@ -25,13 +25,14 @@ static int exists_in(const char *dir, const char *name, int want_dir)
     return ok;
 }
 
-/* Counts entries of dir starting with prefix that are directories; keeps the last name. */
+/* Counts entries of dir starting with prefix that are directories; keeps
+ * the last name. -1 if the directory cannot be read (errno says why). */
 static int count_dirs(const char *dir, const char *prefix, char *last, size_t last_cap)
 {
     DIR *d = opendir(dir);
     int n = 0;
     if (!d)
-        return 0;
+        return -1;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 || !exists_in(dir, e->d_name, 1))
@@ -79,13 +80,26 @@ atf_path_kind atf_path_detect(const char *path, char *resolved, size_t cap, atf_
     if (exists_in(path, "index.atf", 0))
         return ATF_PATH_THREAD;
     char last[256];
-    if (exists_in(path, "manifest.json", 0) || count_dirs(path, "thread_", last, sizeof last) > 0)
+    if (exists_in(path, "manifest.json", 0))
         return ATF_PATH_SESSION;
-    int pids = count_dirs(path, "pid_", last, sizeof last);
+    int threads = count_dirs(path, "thread_", last, sizeof last);
+    int pids = threads < 0 ? -1 : count_dirs(path, "pid_", last, sizeof last);
+    if (threads < 0 || pids < 0) {
+        int e = errno;
+        atf_fail(err, e == ENOMEM ? ATF_E_NOMEM : ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot read directory: %s",
+                 strerror(e));
+        atf_error_set_file(err, path);
+        return ATF_PATH_UNKNOWN;
+    }
+    if (threads > 0)
+        return ATF_PATH_SESSION;
     if (pids == 1) {
         char *p = atf_path_join(path, last);
-        if (p)
-            snprintf(resolved, cap, "%s", p);
+        if (!p) {
+            atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+            return ATF_PATH_UNKNOWN;
+        }
+        snprintf(resolved, cap, "%s", p);
         free(p);
         return ATF_PATH_SESSION;
     }
@@ -169,6 +183,9 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
                             atf_error *err)
 {
     atf_read_options ro = ATF_READ_OPTIONS_INIT;
+    atf_error local;
+    if (!err)
+        err = &local;   /* the kind of failure is needed below */
     memset(src, 0, sizeof *src);
     if (opts && opts->no_verify)
         ro.verify = 0;
@@ -176,7 +193,7 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
     atf_status st = ATF_OK;
     switch (src->kind) {
     case ATF_PATH_UNKNOWN:
-        return err ? err->code : ATF_E_NOT_FOUND;
+        return err->code;
     case ATF_PATH_INDEX:
         if ((st = atf_index_reader_open(&src->own_index, src->path, &ro, err)))
             return st;

@@ -243,6 +243,21 @@ static atf_status parse_root(atf_manifest *m, json_t *root, atf_error *err)
     return ATF_OK;
 }
 
+/* jansson's parser fails the same way for bad input and for a failed
+ * allocation; its error code tells them apart (jansson >= 2.11), and an
+ * allocation failure before parsing starts leaves the error text empty
+ * (every parse error has a text). */
+static int jansson_out_of_memory(const json_error_t *e)
+{
+    if (e->text[0] == '\0')
+        return 1;
+#if JANSSON_VERSION_HEX >= 0x020b00
+    return json_error_code(e) == json_error_out_of_memory;
+#else
+    return 0;
+#endif
+}
+
 atf_status atf_manifest_parse(atf_manifest **out, const char *json, size_t size, const char *name,
                               atf_error *err)
 {
@@ -260,7 +275,9 @@ atf_status atf_manifest_parse(atf_manifest **out, const char *json, size_t size,
     json_error_t jerr;
     json_t *root = json_loadb(json ? json : "", size, JSON_REJECT_DUPLICATES, &jerr);
     atf_status st;
-    if (!root) {
+    if (!root && jansson_out_of_memory(&jerr)) {
+        st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, "manifest: out of memory parsing the JSON");
+    } else if (!root) {
         st = atf_fail(err, ATF_E_MANIFEST, jerr.position >= 0 ? (uint64_t)jerr.position : ATF_NO_OFFSET,
                       NULL, "manifest: invalid JSON at line %d column %d: %s", jerr.line, jerr.column,
                       jerr.text);

@@ -100,8 +100,11 @@ static atf_status add_thread(atf_session *s, uint64_t id, int manifest_has_detai
 static atf_status discover(atf_session *s, atf_error *err)
 {
     DIR *d = opendir(s->dir);
-    if (!d)
-        return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot read directory: %s", strerror(errno));
+    if (!d) {
+        int e = errno;   /* opendir() allocates: ENOMEM is not an I/O error */
+        return atf_fail(err, e == ENOMEM ? ATF_E_NOMEM : ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot read directory: %s",
+                        strerror(e));
+    }
     atf_status st = ATF_OK;
     struct dirent *e;
     while (!st && (e = readdir(d)) != NULL) {

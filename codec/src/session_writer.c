@@ -13,6 +13,7 @@
 #include <atf/session.h>
 
 #include "internal.h"
+#include "manifest_json.h"
 
 struct atf_thread_writer {
     uint64_t id;
@@ -205,18 +206,9 @@ static char *copy_or_empty(const char *s)
     return atf_strdup(s ? s : "");
 }
 
-/* manifest.json holds UTF-8 only: a string jansson refuses would be left out
- * of the manifest, leaving a session that readers reject. */
-static int is_json_text(const char *s)
-{
-    json_t *j = json_string(s ? s : "");
-    json_decref(j);
-    return j != NULL;
-}
-
 atf_status atf_session_writer_add_module(atf_session_writer *sw, const atf_manifest_module *m)
 {
-    if (!sw || !m || !is_json_text(m->path) || !is_json_text(m->uuid))
+    if (!sw || !m || !atf_manifest_text_ok(m->path) || !atf_manifest_text_ok(m->uuid))
         return ATF_E_ARG;
     atf_manifest_module *n = realloc(sw->modules, (sw->module_count + 1) * sizeof *n);
     if (!n)
@@ -236,7 +228,7 @@ atf_status atf_session_writer_add_module(atf_session_writer *sw, const atf_manif
 
 atf_status atf_session_writer_add_symbol(atf_session_writer *sw, const atf_manifest_symbol *s)
 {
-    if (!sw || !s || !is_json_text(s->name))
+    if (!sw || !s || !atf_manifest_text_ok(s->name))
         return ATF_E_ARG;
     atf_manifest_symbol *n = realloc(sw->symbols, (sw->symbol_count + 1) * sizeof *n);
     if (!n)
@@ -267,30 +259,16 @@ void atf_session_writer_set_dropped(atf_session_writer *sw, uint64_t dropped)
         sw->dropped = dropped;
 }
 
-/* u64 as a JSON integer when jansson can hold it, else as a "0x" string. */
-static json_t *json_u64(uint64_t v)
+static json_t *build_manifest(const atf_session_writer *sw, atf_jb *b)
 {
-    if (v <= (uint64_t)INT64_MAX)
-        return json_integer((json_int_t)v);
-    char buf[24];
-    snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-    return json_string(buf);
-}
-
-static json_t *build_manifest(const atf_session_writer *sw)
-{
-    json_t *root = json_object();
-    json_t *threads = json_array();
+    json_t *root = atf_jb_object(b);
+    json_t *threads = atf_jb_array(b);
     uint64_t t0 = UINT64_MAX, t1 = 0;
     for (size_t i = 0; i < sw->thread_count; i++) {
         const atf_thread_writer *t = sw->threads[i];
-        json_t *o = json_object();
-        json_object_set_new(o, "id", json_u64(t->id));
-        json_object_set_new(o, "has_detail", json_boolean(t->detail != NULL));
-        json_object_set_new(o, "os_thread_id", json_integer(t->os_thread_id));
-        json_object_set_new(o, "event_count", json_u64(atf_index_writer_count(t->index)));
-        json_object_set_new(o, "detail_event_count", json_u64(atf_detail_writer_count(t->detail)));
-        json_array_append_new(threads, o);
+        atf_jb_append(b, threads,
+                      atf_manifest_json_thread(b, t->id, t->detail != NULL, t->os_thread_id,
+                                               atf_index_writer_count(t->index), atf_detail_writer_count(t->detail)));
         uint64_t first, last;
         if (atf_index_writer_time_range(t->index, &first, &last)) {
             if (first < t0)
@@ -301,54 +279,12 @@ static json_t *build_manifest(const atf_session_writer *sw)
     }
     if (t0 > t1)
         t0 = t1 = 0;
-    json_object_set_new(root, "format_version", json_string(sw->symbol_count ? "2.1" : "2.0"));
-    json_object_set_new(root, "layout", json_integer(sw->o.layout));
-    json_object_set_new(root, "clock_type", json_integer(sw->o.clock_type));
-    json_object_set_new(root, "arch", json_integer(sw->o.arch));
-    json_object_set_new(root, "os", json_integer(sw->o.os));
-    json_object_set_new(root, "time_start_ns", json_u64(t0));
-    json_object_set_new(root, "time_end_ns", json_u64(t1));
-    json_object_set_new(root, "threads", threads);
-    json_object_set_new(root, "events_dropped", json_u64(sw->dropped));
-    if (sw->module_count) {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < sw->module_count; i++) {
-            const atf_manifest_module *m = &sw->modules[i];
-            json_t *o = json_object();
-            json_object_set_new(o, "module_id", json_u64(m->module_id));
-            json_object_set_new(o, "path", json_string(m->path));
-            json_object_set_new(o, "base_address", json_u64(m->base_address));
-            json_object_set_new(o, "size", json_u64(m->size));
-            json_object_set_new(o, "uuid", json_string(m->uuid));
-            json_array_append_new(arr, o);
-        }
-        json_object_set_new(root, "modules", arr);
-    }
-    if (sw->symbol_count) {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < sw->symbol_count; i++) {
-            const atf_manifest_symbol *s = &sw->symbols[i];
-            json_t *o = json_object();
-            json_object_set_new(o, "function_id", json_u64(s->function_id));
-            json_object_set_new(o, "module_id", json_u64(s->module_id));
-            json_object_set_new(o, "symbol_index", json_u64(s->symbol_index));
-            json_object_set_new(o, "name", json_string(s->name));
-            json_array_append_new(arr, o);
-        }
-        json_object_set_new(root, "symbols", arr);
-    }
-    if (sw->anchor_count) {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < sw->anchor_count; i++) {
-            const atf_timing_anchor *a = &sw->anchors[i];
-            json_t *o = json_object();
-            json_object_set_new(o, "host_time_ns", json_u64(a->host_time_ns));
-            json_object_set_new(o, "media_time_value", json_integer(a->media_time_value));
-            json_object_set_new(o, "media_time_scale", json_integer(a->media_time_scale));
-            json_array_append_new(arr, o);
-        }
-        json_object_set_new(root, "timing_anchors", arr);
-    }
+    atf_manifest_json_head(b, root, (int)sw->o.layout, (int)sw->o.clock_type, (int)sw->o.arch, (int)sw->o.os, t0, t1,
+                           sw->symbol_count);
+    atf_jb_set(b, root, "threads", threads);
+    atf_jb_set(b, root, "events_dropped", atf_json_u64(sw->dropped));
+    atf_manifest_json_tables(b, root, sw->modules, sw->module_count, sw->symbols, sw->symbol_count, sw->anchors,
+                             sw->anchor_count);
     return root;
 }
 
@@ -356,41 +292,10 @@ atf_status atf_session_writer_write_manifest(atf_session_writer *sw, atf_error *
 {
     if (!sw)
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
-    json_t *root = build_manifest(sw);
-    char *text = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    atf_jb b = { 0 };
+    json_t *root = build_manifest(sw, &b);
+    atf_status st = atf_manifest_json_write(sw->dir, root, &b, 1, err);
     json_decref(root);
-    char *final_path = atf_path_join(sw->dir, "manifest.json");
-    char *tmp_path = atf_path_join(sw->dir, ".manifest.json.tmp");
-    atf_status st = ATF_OK;
-    int fd = -1;
-    if (!text || !final_path || !tmp_path) {
-        st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-        goto out;
-    }
-    fd = open(tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    size_t len = strlen(text);
-    text[len] = '\0';
-    if (fd < 0 || atf_write_all(fd, text, len, 0, 0) != ATF_OK || atf_write_all(fd, "\n", 1, 0, 0) ||
-        fdatasync(fd) != 0) {
-        st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write: %s", strerror(errno));
-        atf_error_set_file(err, tmp_path);
-        if (fd >= 0)
-            unlink(tmp_path);
-        goto out;
-    }
-    close(fd);
-    fd = -1;
-    if (rename(tmp_path, final_path) != 0) {
-        st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot rename into place: %s", strerror(errno));
-        atf_error_set_file(err, final_path);
-        unlink(tmp_path);
-    }
-out:
-    if (fd >= 0)
-        close(fd);
-    free(text);
-    free(final_path);
-    free(tmp_path);
     return st;
 }
 

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "manifest_json.h"
 #include "rec_internal.h"
 
 /* Process-wide state: which recorder is active (for the atexit and fork
@@ -685,8 +686,8 @@ atf_status atf_recorder_add_anchor(atf_recorder *r, uint64_t host_time_ns, int64
 
 atf_status atf_recorder_add_module(atf_recorder *r, const atf_manifest_module *m)
 {
-    if (!r || !m)
-        return ATF_E_ARG;
+    if (!r || !m || !atf_manifest_text_ok(m->path) || !atf_manifest_text_ok(m->uuid))
+        return ATF_E_ARG;   /* manifest.json holds UTF-8 only */
     if (r->stopped)
         return ATF_E_STATE;
     atf_manifest_module c = *m;
@@ -710,8 +711,8 @@ atf_status atf_recorder_add_module(atf_recorder *r, const atf_manifest_module *m
 
 atf_status atf_recorder_add_symbol(atf_recorder *r, const atf_manifest_symbol *s)
 {
-    if (!r || !s)
-        return ATF_E_ARG;
+    if (!r || !s || !atf_manifest_text_ok(s->name))
+        return ATF_E_ARG;   /* manifest.json holds UTF-8 only */
     if (r->stopped)
         return ATF_E_STATE;
     atf_manifest_symbol c = *s;

@@ -285,9 +285,11 @@ ATF_API uint64_t atf_recorder_now_ns(const atf_recorder *r);
  */
 ATF_API atf_status atf_recorder_add_anchor(atf_recorder *r, uint64_t host_time_ns, int64_t media_time_value,
                                            int32_t media_time_scale);
-/** Adds a module to the manifest's symbol table (strings copied). */
+/** Adds a module to the manifest's symbol table (strings copied; NULL is "").
+ *  @return ::ATF_OK; ::ATF_E_ARG if a string is not valid UTF-8; ::ATF_E_STATE after stop. */
 ATF_API atf_status atf_recorder_add_module(atf_recorder *r, const atf_manifest_module *m);
-/** Adds a symbol to the manifest's symbol table (name copied). */
+/** Adds a symbol to the manifest's symbol table (name copied; NULL is "").
+ *  @return ::ATF_OK; ::ATF_E_ARG if the name is not valid UTF-8; ::ATF_E_STATE after stop. */
 ATF_API atf_status atf_recorder_add_symbol(atf_recorder *r, const atf_manifest_symbol *s);
 
 /* ---- Flushing and statistics -------------------------------------------- */
