@@ -5,14 +5,27 @@ ATF_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export ATF_ROOT
 
 # Debian/Ubuntu packages every build and test needs.
+# (clang's sanitizer and libFuzzer runtime, libclang-rt-N-dev, is added by
+# atf_install for the clang version installed.)
 ATF_BASE_PACKAGES=(build-essential cmake pkg-config libcmocka-dev libjansson-dev clang
-                   libclang-rt-14-dev python3 python3-hypothesis python3-pytest)
+                   python3 python3-hypothesis python3-pytest)
 
 log() { printf '\n==> %s\n' "$*"; }
 
 # atf_install PKG...: installs the packages that are missing (apt-get, as
 # root or through sudo). Safe to run again: it installs nothing when all are there.
+# With clang among them, also the runtime of that clang (libclang-rt-N-dev).
 atf_install() {
+    atf_install_list "$@"
+    local p
+    for p in "$@"; do
+        if [ "$p" = clang ] && command -v clang >/dev/null; then
+            atf_install_list "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+        fi
+    done
+}
+
+atf_install_list() {
     local missing=() p
     for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
