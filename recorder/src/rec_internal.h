@@ -211,16 +211,19 @@ struct rec_writer;
 struct rec_wthread;
 
 typedef struct rec_thread {
-    /* Producer line: written only by the owning thread. */
-    _Atomic uint64_t head;       /* events written; the next event's index seq */
-    uint64_t limit;              /* head may reach this without looking at tail */
-    uint64_t pub_next;           /* publish when head reaches this */
+    /* Read by the owner on every event and by the writer; never written
+     * after registration (its own line: no false sharing with the next). */
     uint8_t *slots;
     uint64_t mask;               /* ring_events - 1 */
     uint32_t batch;
-    uint32_t depth;
     uint32_t os_tid;
     uint8_t counter_clock, layout, drop_mode, has_detail;
+
+    /* Producer line(s): written only by the owning thread. */
+    REC_ALIGNED _Atomic uint64_t head;  /* events written; the next event's index seq */
+    uint64_t limit;              /* head may reach this without looking at tail */
+    uint64_t pub_next;           /* publish when head reaches this */
+    uint32_t depth;
     uint64_t last_ts;            /* raw timestamp of the last event */
     uint64_t last_detail_seq;    /* index seq of the last detail event, UINT64_MAX if none */
     uint64_t dhead;              /* detail bytes written */
