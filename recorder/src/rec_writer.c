@@ -263,7 +263,11 @@ static int decide(const rec_writer *w, uint64_t ts, uint64_t now, uint64_t pre_r
 
 /* Makes room at the queue front: a record already decided to persist stays
  * (it waits for its index event), one that can no longer persist is popped,
- * an undecided pre-roll record is evicted and counted.
+ * a pre-roll record (older than the window snapshot, in no window yet) is
+ * evicted and counted. A record newer than the snapshot stays too: its fate
+ * is unknown until the next pass (the window it falls in may be open), and
+ * evicting it could lose an event a window covers; the detail ring holds
+ * the rest meanwhile (backpressure).
  * @return 0 if the front must stay. */
 static int q_make_room(rec_writer *w, rec_wthread *wt, uint64_t now, int final)
 {
@@ -275,6 +279,8 @@ static int q_make_room(rec_writer *w, rec_wthread *wt, uint64_t now, int final)
         f->flags |= 1u;
         return 0;
     }
+    if (k == D_WAIT && f->ts > now)
+        return 0;
     if (k == D_WAIT)
         wt->preroll_evicted++;
     q_pop(wt);

@@ -286,6 +286,48 @@ static void test_preroll_memory_bound(void **state)
     rt_rm_rf(dir);
 }
 
+/* A window open from the start persists every detail event, however far
+ * the writer's queue runs ahead of the index lane: records newer than the
+ * writer's window snapshot are undecided, not pre-roll, and must never be
+ * evicted (they once were, when the queue held more than pre_roll_bytes). */
+static void test_open_window_keeps_everything(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "openwin");
+    atf_recorder_options o = rt_options(dir);
+    o.detail = 1;
+    o.pre_roll_bytes = 16u << 10;   /* ~200 records of pre-roll memory */
+    atf_recorder *r = rt_start(&o);
+    assert_int_equal(atf_recorder_detail_enable(r, NULL), ATF_OK);
+    uint8_t buf[64];
+    uint64_t n = rt_scaled(400000);
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t kind = (i & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL;
+        assert_int_equal(atf_recorder_event_detail(r, kind, 1ull << 32 | i, (i & 1) ? 4 : 3, buf, make_payload(buf, i)),
+                         ATF_OK);
+    }
+    rt_stop(r);
+    atf_recorder_stats st;
+    atf_recorder_get_stats(r, &st);
+    atf_recorder_destroy(r);
+    assert_int_equal(st.detail_preroll_evicted, 0);
+    assert_int_equal(st.detail_dropped, 0);
+    assert_int_equal(st.detail_written, n);
+    rt_check(dir, 0);
+    atf_session *s = rt_open(dir);
+    const atf_session_thread *t = atf_session_thread_at(s, 0);
+    assert_int_equal(atf_index_reader_count(t->index), n);
+    assert_int_equal(atf_detail_reader_count(t->detail), n);
+    for (uint64_t i = 0; i < n; i += 997) {
+        atf_index_event e;
+        assert_int_equal(atf_index_reader_get(t->index, i, &e), ATF_OK);
+        assert_int_equal(e.detail_seq, i);
+    }
+    atf_session_close(s);
+    rt_rm_rf(dir);
+}
+
 /* Attach to the current event: in the window and still in memory, then
  * after the event reached the file (its link patched there). */
 static void test_attach(void **state)
@@ -493,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_pre_post_roll_layout2),
         cmocka_unit_test(test_pre_post_roll_layout1),
         cmocka_unit_test(test_preroll_memory_bound),
+        cmocka_unit_test(test_open_window_keeps_everything),
         cmocka_unit_test(test_attach),
         cmocka_unit_test(test_capturing_flag),
         cmocka_unit_test(test_arm64_payload),
