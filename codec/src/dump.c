@@ -16,13 +16,24 @@
 
 /* ---- Path detection -------------------------------------------------- */
 
+/* 1 if dir/name is a directory (want_dir) or a regular file, 0 if not,
+ * -1 when that could not be found out for lack of memory (errno ENOMEM). */
 static int exists_in(const char *dir, const char *name, int want_dir)
 {
     char *p = atf_path_join(dir, name);
+    if (!p) {
+        errno = ENOMEM;
+        return -1;
+    }
     struct stat st;
-    int ok = p && stat(p, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+    int r = stat(p, &st);
+    int e = errno;
     free(p);
-    return ok;
+    if (r != 0) {
+        errno = e;
+        return e == ENOMEM ? -1 : 0;
+    }
+    return want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
 }
 
 /* Counts entries of dir starting with prefix that are directories; keeps
@@ -34,13 +45,28 @@ static int count_dirs(const char *dir, const char *prefix, char *last, size_t la
     if (!d)
         return -1;
     struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 || !exists_in(dir, e->d_name, 1))
+    for (;;) {
+        errno = 0;
+        if ((e = readdir(d)) == NULL) {
+            if (errno != 0)
+                n = -1;   /* a read error, not the end */
+            break;
+        }
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+            continue;
+        int x = exists_in(dir, e->d_name, 1);
+        if (x < 0) {
+            n = -1;
+            break;
+        }
+        if (x == 0)
             continue;
         n++;
         snprintf(last, last_cap, "%s", e->d_name);
     }
+    int saved = errno;
     closedir(d);
+    errno = saved;
     return n;
 }
 
@@ -77,12 +103,14 @@ atf_path_kind atf_path_detect(const char *path, char *resolved, size_t cap, atf_
         atf_error_set_file(err, path);
         return ATF_PATH_UNKNOWN;
     }
-    if (exists_in(path, "index.atf", 0))
+    int has_index = exists_in(path, "index.atf", 0);
+    int has_manifest = has_index == 0 ? exists_in(path, "manifest.json", 0) : 0;
+    if (has_index > 0)
         return ATF_PATH_THREAD;
-    char last[256];
-    if (exists_in(path, "manifest.json", 0))
+    if (has_manifest > 0)
         return ATF_PATH_SESSION;
-    int threads = count_dirs(path, "thread_", last, sizeof last);
+    char last[256];
+    int threads = has_index < 0 || has_manifest < 0 ? -1 : count_dirs(path, "thread_", last, sizeof last);
     int pids = threads < 0 ? -1 : count_dirs(path, "pid_", last, sizeof last);
     if (threads < 0 || pids < 0) {
         int e = errno;
@@ -145,8 +173,9 @@ static uint64_t thread_number(const char *path, int is_file, uint64_t fallback)
 
 /* For a thread directory (or a file in one) inside a session, the session's
  * manifest gives symbol names. A missing or unreadable manifest is ignored:
- * the thread's own files are what is being read. */
-static void load_session_manifest(tool_source *src, const char *thread_dir)
+ * the thread's own files are what is being read; running out of memory is
+ * not (the output would lose its symbols): ATF_E_NOMEM. */
+static atf_status load_session_manifest(tool_source *src, const char *thread_dir, atf_error *err)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", thread_dir);
@@ -160,10 +189,17 @@ static void load_session_manifest(tool_source *src, const char *thread_dir)
         parent = slash == buf ? "/" : buf;
     }
     char *mp = atf_path_join(parent, "manifest.json");
-    if (mp && exists_in(parent, "manifest.json", 0) &&
-        atf_manifest_load(&src->own_manifest, mp, NULL) == ATF_OK)
-        src->manifest = src->own_manifest;
+    int has = mp ? exists_in(parent, "manifest.json", 0) : -1;
+    atf_status st = has < 0 ? ATF_E_NOMEM : ATF_OK;
+    if (has > 0) {
+        st = atf_manifest_load(&src->own_manifest, mp, NULL);
+        if (st == ATF_OK)
+            src->manifest = src->own_manifest;
+        else if (st != ATF_E_NOMEM)
+            st = ATF_OK;
+    }
     free(mp);
+    return st == ATF_OK ? ATF_OK : atf_fail(err, st, ATF_NO_OFFSET, NULL, "out of memory reading the session manifest");
 }
 
 /* Directory part of a file path ("." for a bare name). */
@@ -213,7 +249,10 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
             st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         if (!st)
             st = atf_index_reader_open(&src->own_index, ip, &ro, err);
-        if (!st && exists_in(src->path, "detail.atf", 0))
+        int has_detail = st ? 0 : exists_in(src->path, "detail.atf", 0);
+        if (has_detail < 0)
+            st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        if (has_detail > 0)
             st = atf_detail_reader_open(&src->own_detail, dp, &ro, err);
         if (!st && src->own_detail &&
             atf_detail_reader_info(src->own_detail)->layout != atf_index_reader_info(src->own_index)->layout) {
@@ -230,8 +269,11 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
         src->single.dir = src->path;
         src->single.index = src->own_index;
         src->single.detail = src->own_detail;
-        if (thread_number(src->path, 0, UINT64_MAX) != UINT64_MAX)
-            load_session_manifest(src, src->path);
+        if (thread_number(src->path, 0, UINT64_MAX) != UINT64_MAX &&
+            (st = load_session_manifest(src, src->path, err)) != ATF_OK) {
+            tool_source_close(src);
+            return st;
+        }
         break;
     }
     case ATF_PATH_SESSION: {
@@ -256,8 +298,11 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
     if (src->kind == ATF_PATH_INDEX || src->kind == ATF_PATH_DETAIL) {
         char dir[4096];
         dir_of(src->path, dir, sizeof dir);
-        if (thread_number(src->path, 1, UINT64_MAX) != UINT64_MAX)
-            load_session_manifest(src, dir);
+        if (thread_number(src->path, 1, UINT64_MAX) != UINT64_MAX &&
+            (st = load_session_manifest(src, dir, err)) != ATF_OK) {
+            tool_source_close(src);
+            return st;
+        }
     }
     src->threads = &src->single;
     src->thread_count = 1;

@@ -215,8 +215,9 @@ atf_status atf_manifest_json_write(const char *dir, json_t *root, const atf_jb *
     if (fd < 0) {
         what = "cannot create", e = errno;
     } else {
+        errno = 0;
         if (atf_write_all(fd, text.p, text.len, 0, 0) != ATF_OK)
-            what = "cannot write", e = errno;
+            what = "cannot write", e = errno ? errno : EIO;
         else if (sync && fdatasync(fd) != 0)
             what = "cannot fdatasync", e = errno;
         if (close(fd) != 0 && !what)
@@ -225,6 +226,14 @@ atf_status atf_manifest_json_write(const char *dir, json_t *root, const atf_jb *
     }
     if (!what && rename(tmp_path, final_path) != 0)
         what = "cannot rename into place", e = errno, where = final_path;
+    if (!what && sync) {
+        /* The rename is durable once the directory is. */
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0 || fsync(dfd) != 0)
+            what = "cannot fsync the directory", e = errno, where = dir;
+        if (dfd >= 0)
+            close(dfd);
+    }
     if (what) {
         st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "manifest: %s: %s", what, strerror(e));
         atf_error_set_file(err, where);

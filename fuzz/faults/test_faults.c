@@ -65,14 +65,23 @@ void *__wrap_malloc(size_t n) { return should_fail() ? NULL : __real_malloc(n); 
 void *__wrap_calloc(size_t n, size_t m) { return should_fail() ? NULL : __real_calloc(n, m); }
 void *__wrap_realloc(void *p, size_t n) { return should_fail() ? NULL : __real_realloc(p, n); }
 
-static int jansson_faults;  /* jansson's allocations may fail too */
-static void *jansson_malloc(size_t n) { return jansson_faults && should_fail() ? NULL : __real_malloc(n); }
+static int jansson_faults;     /* jansson's allocations may fail too */
+static int jansson_fail_next;  /* jansson's next allocation fails */
+static void *jansson_malloc(size_t n)
+{
+    if (jansson_fail_next || (jansson_faults && should_fail())) {
+        jansson_fail_next = 0;
+        errno = ENOMEM;
+        return NULL;
+    }
+    return __real_malloc(n);
+}
 static void jansson_free(void *p) { free(p); }
 
 /* ---- Fixture -------------------------------------------------------------- */
 
 static char root[256];
-static char session[300], index_path[400], detail_path[400], manifest_path[400];
+static char session[300], thread_path[400], index_path[400], detail_path[400], manifest_path[400];
 static char *manifest_text;
 static size_t manifest_size;
 
@@ -96,6 +105,7 @@ static char *path_in(const char *name)
 
 static FILE *tools_out;
 static char tools_out_buf[1 << 16];
+static char tools_out_path[300];
 
 static int setup(void **state)
 {
@@ -112,6 +122,7 @@ static int setup(void **state)
     d.detail_every = 3;
     if (atf_tool_demo(session, &d, NULL) != ATF_OK)
         return -1;
+    snprintf(thread_path, sizeof thread_path, "%s/thread_0", session);
     snprintf(index_path, sizeof index_path, "%s/thread_0/index.atf", session);
     snprintf(detail_path, sizeof detail_path, "%s/thread_0/detail.atf", session);
     snprintf(manifest_path, sizeof manifest_path, "%s/manifest.json", session);
@@ -123,7 +134,8 @@ static int setup(void **state)
     fclose(f);
     /* The tools' output stream, opened and buffered before any allocation
      * fails: in a static build libc's own malloc calls are wrapped too. */
-    tools_out = fopen("/dev/null", "w");
+    snprintf(tools_out_path, sizeof tools_out_path, "%s/tools.out", root);
+    tools_out = fopen(tools_out_path, "w+");
     if (!tools_out || setvbuf(tools_out, tools_out_buf, _IOFBF, sizeof tools_out_buf) != 0)
         return -1;
     return 0;
@@ -205,6 +217,9 @@ static atf_status sc_session_merge(void)
 static atf_status sc_tools(void)
 {
     FILE *out = tools_out;
+    rewind(out);
+    if (ftruncate(fileno(out), 0) != 0)
+        return ATF_E_IO;
     atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
     o.json = 1;
     atf_error err;
@@ -213,6 +228,8 @@ static atf_status sc_tools(void)
         st = atf_tool_merge(out, session, &o, &err);
     if (!st)
         st = atf_tool_info(out, session, &o, &err);
+    if (!st)
+        st = atf_tool_dump(out, thread_path, &o, &err);
     if (!st)
         st = atf_tool_dump(out, index_path, &o, &err);
     if (!st)
@@ -305,23 +322,24 @@ static char *slurp(const char *path, size_t *size)
     return buf;
 }
 
-/* What a writer scenario that reports success must have written: the
- * manifest of a run without any failure, byte for byte. NULL: not checked. */
-static const char *ok_manifest_path;
-static char *ok_manifest;
-static size_t ok_manifest_size;
+/* What a scenario that reports success after a failure must have written
+ * to ok_path: what a run without any failure wrote there, byte for byte (the
+ * manifest of a writer, the output of a tool). NULL: not checked. */
+static const char *ok_path;
+static char *ok_data;
+static size_t ok_size;
 
 static void check_success(const char *name, long k)
 {
-    if (!ok_manifest_path)
+    if (!ok_path)
         return;
     size_t n = 0;
-    char *got = slurp(ok_manifest_path, &n);
-    int same = got && n == ok_manifest_size && memcmp(got, ok_manifest, n) == 0;
+    char *got = slurp(ok_path, &n);
+    int same = got && n == ok_size && memcmp(got, ok_data, n) == 0;
     free(got);
     if (!same)
-        fail_msg("%s: allocation %ld failed, the writer reported success but %s differs from a run without "
-                 "failures", name, k, ok_manifest_path);
+        fail_msg("%s: allocation %ld failed, it reported success but %s differs from a run without "
+                 "failures", name, k, ok_path);
 }
 
 static void under_oom(scenario fn, const char *name)
@@ -359,10 +377,36 @@ static void test_oom_readers(void **state)
     under_oom(sc_session_merge, "session + merge");
 }
 
+/* jansson failing to allocate while parsing is not a bad manifest. (Only
+ * its first allocation: later ones can crash jansson 2.14's lexer.) */
+static void test_oom_manifest_parser(void **state)
+{
+    (void)state;
+    atf_manifest *m = NULL;
+    atf_error err;
+    jansson_fail_next = 1;
+    assert_int_equal(atf_manifest_parse(&m, manifest_text, manifest_size, "manifest.json", &err), ATF_E_NOMEM);
+    assert_int_equal(jansson_fail_next, 0);   /* the failure was reached */
+    assert_null(m);
+    assert_int_equal(atf_manifest_parse(&m, manifest_text, manifest_size, "manifest.json", &err), ATF_OK);
+    atf_manifest_free(m);
+}
+
 static void test_oom_tools(void **state)
 {
     (void)state;
+    /* The reference output, from a run without failures: a tool that
+     * reports success must have printed all of it (every detail event,
+     * every symbol name). */
+    assert_int_equal(sc_tools(), ATF_OK);
+    ok_data = slurp(tools_out_path, &ok_size);
+    assert_non_null(ok_data);
+    assert_true(ok_size > 1000 && ok_size < (1u << 20));
+    ok_path = tools_out_path;
     under_oom(sc_tools, "dump/merge/info");
+    ok_path = NULL;
+    free(ok_data);
+    ok_data = NULL;
     under_oom(sc_check, "check");
 }
 
@@ -373,14 +417,14 @@ static void test_oom_writers(void **state)
     assert_int_equal(sc_session_writer(), ATF_OK);
     static char path[400];
     snprintf(path, sizeof path, "%s", path_in("written/manifest.json"));
-    ok_manifest = slurp(path, &ok_manifest_size);
-    assert_non_null(ok_manifest);
-    ok_manifest_path = path;
+    ok_data = slurp(path, &ok_size);
+    assert_non_null(ok_data);
+    ok_path = path;
     jansson_faults = 1;   /* manifest.json is built with jansson */
     under_oom(sc_session_writer, "session writer");
-    ok_manifest_path = NULL;
-    free(ok_manifest);
-    ok_manifest = NULL;
+    ok_path = NULL;
+    free(ok_data);
+    ok_data = NULL;
     under_oom(sc_demo, "demo");
     jansson_faults = 0;
 }
@@ -796,6 +840,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_oom_readers),
+        cmocka_unit_test(test_oom_manifest_parser),
         cmocka_unit_test(test_oom_tools),
         cmocka_unit_test(test_oom_writers),
         cmocka_unit_test(test_full_device),
