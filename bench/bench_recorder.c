@@ -482,10 +482,8 @@ int bench_recorder(int argc, char **argv)
     uint64_t recorded = s.events_recorded;
     uint64_t lost = s.events_dropped;
     /* The detail window is open for the whole run: every detail event is kept. */
-    uint64_t detail_lost = s.detail_dropped + s.detail_preroll_evicted +
-                           (s.detail_recorded > s.detail_written + s.detail_dropped + s.detail_preroll_evicted
-                                ? s.detail_recorded - s.detail_written - s.detail_dropped - s.detail_preroll_evicted
-                                : 0);
+    uint64_t detail_issued = detail ? total + main_events : 0;   /* every event carries one */
+    uint64_t detail_lost = detail_issued > s.detail_written ? detail_issued - s.detail_written : 0;
     double eps = (double)(total) / t_all;
     double eps_prod = (double)total / t_prod;
     double drain_mbps = (double)s.bytes_written / t_all / 1e6;
