@@ -32,6 +32,17 @@ static uint32_t make_payload(uint8_t *buf, uint64_t i)
     return 48;
 }
 
+/* Records events [from, to) of thread tag 1, each with its detail payload. */
+static void record_range(atf_recorder *r, uint64_t from, uint64_t to)
+{
+    uint8_t buf[64];
+    for (uint64_t i = from; i < to; i++) {
+        uint32_t kind = (i & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL;
+        assert_int_equal(atf_recorder_event_detail(r, kind, 1ull << 32 | i, (i & 1) ? 4 : 3, buf, make_payload(buf, i)),
+                         ATF_OK);
+    }
+}
+
 typedef struct detail_producer {
     atf_recorder *r;
     uint64_t tag;
@@ -239,21 +250,12 @@ static void test_preroll_memory_bound(void **state)
     o.pre_roll_ns = 10000000000ull;
     o.pre_roll_bytes = 64u << 10;
     atf_recorder *r = rt_start(&o);
-    uint8_t buf[64];
     uint64_t n = 20000;
-    for (uint64_t i = 0; i < n; i++) {
-        uint32_t kind = (i & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL;
-        assert_int_equal(atf_recorder_event_detail(r, kind, 1ull << 32 | i, (i & 1) ? 4 : 3, buf, make_payload(buf, i)),
-                         ATF_OK);
-    }
+    record_range(r, 0, n);
     assert_int_equal(atf_recorder_flush(r, 10000), ATF_OK);
     uint64_t t_en;
     assert_int_equal(atf_recorder_detail_enable(r, &t_en), ATF_OK);
-    for (uint64_t i = n; i < n + 100; i++) {
-        uint32_t kind = (i & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL;
-        assert_int_equal(atf_recorder_event_detail(r, kind, 1ull << 32 | i, (i & 1) ? 4 : 3, buf, make_payload(buf, i)),
-                         ATF_OK);
-    }
+    record_range(r, n, n + 100);
     rt_stop(r);
     atf_recorder_stats st;
     atf_recorder_get_stats(r, &st);
@@ -300,13 +302,8 @@ static void test_open_window_keeps_everything(void **state)
     o.pre_roll_bytes = 16u << 10;   /* ~200 records of pre-roll memory */
     atf_recorder *r = rt_start(&o);
     assert_int_equal(atf_recorder_detail_enable(r, NULL), ATF_OK);
-    uint8_t buf[64];
     uint64_t n = rt_scaled(400000);
-    for (uint64_t i = 0; i < n; i++) {
-        uint32_t kind = (i & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL;
-        assert_int_equal(atf_recorder_event_detail(r, kind, 1ull << 32 | i, (i & 1) ? 4 : 3, buf, make_payload(buf, i)),
-                         ATF_OK);
-    }
+    record_range(r, 0, n);
     rt_stop(r);
     atf_recorder_stats st;
     atf_recorder_get_stats(r, &st);
