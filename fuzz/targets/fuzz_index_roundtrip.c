@@ -159,6 +159,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  (unsigned long long)flushed, (unsigned long long)n);
         flushed = (size_on_disk - 64) / 32;
         atf_index_reader *r = open_bytes(file, size_on_disk, &st);
+        /* The last two events can spell a footer (magic, and the byte count
+         * of the events before them: SPEC section 6 for placeholder headers).
+         * Event data cannot be told from a footer then; the reader must do
+         * what the rules say, as the independent model computes it. */
+        fz_model m = fz_index_model(file, size_on_disk, 1);
+        if (m.has_footer) {
+            FZ_CHECK(st == m.status && (st != ATF_OK || atf_index_reader_info(r)->event_count == m.event_count),
+                     "events that look like a footer: open returned %s, the rules say %s", atf_status_name(st),
+                     atf_status_name(m.status));
+            atf_index_reader_close(r);
+            free(file);
+            atf_index_writer_close(w);
+            free(want);
+            return 0;
+        }
         FZ_CHECK(st == ATF_OK, "crash-truncated file does not open: %s", atf_status_name(st));
         const atf_index_info *info = atf_index_reader_info(r);
         uint64_t expect = flushed;
