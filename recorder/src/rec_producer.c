@@ -166,6 +166,7 @@ typedef struct rec_args {
     uint16_t type;
     const void *payload;
     uint32_t size;
+    const atf_arm64_payload *arm64;   /* not NULL: encode this (size bytes) instead of copying payload */
 } rec_args;
 
 static atf_status slow_record(atf_recorder *r, const rec_args *a);
@@ -178,7 +179,7 @@ static __attribute__((noinline)) atf_status record_cold(atf_recorder *r, uint32_
         return ATF_E_STATE;
     rec_thread *t = tls.t;
     if (tls.rec_id != atomic_load_explicit(&r->live_id, RLX)) {
-        rec_args a = { kind, fid, 0, 0, NULL, 0 };
+        rec_args a = { kind, fid, 0, 0, NULL, 0, NULL };
         return slow_record(r, &a);
     }
     uint32_t depth = track_depth(t, kind);
@@ -221,10 +222,13 @@ static inline atf_status record(atf_recorder *r, uint32_t kind, uint64_t fid)
     return record_cold(r, kind, fid);
 }
 
-/* Writes one detail record for index seq @p seq. @return 1, or 0 if dropped. */
-static int detail_put(atf_recorder *r, rec_thread *t, uint64_t seq, uint64_t ts, uint16_t type,
-                      const void *payload, uint32_t size)
+/* Writes one detail record for index seq @p seq, its payload copied from
+ * a->payload or encoded from a->arm64 straight into the ring (a record is
+ * contiguous there). @return 1, or 0 if dropped. */
+static int detail_put(atf_recorder *r, rec_thread *t, uint64_t seq, uint64_t ts, const rec_args *a)
 {
+    uint16_t type = a->type;
+    uint32_t size = a->size;
     (void)r;
     uint64_t rec = (REC_DREC_HEAD + (uint64_t)size + 7u) & ~(uint64_t)7u;
     uint64_t pos = t->dhead & (t->dsize - 1);
@@ -244,8 +248,10 @@ static int detail_put(atf_recorder *r, rec_thread *t, uint64_t seq, uint64_t ts,
     }
     rec_drec h = { (uint32_t)rec, size, type, 0, 0, seq, ts };
     memcpy(t->dbuf + pos, &h, sizeof h);
-    if (size)
-        memcpy(t->dbuf + pos + REC_DREC_HEAD, payload, size);
+    if (a->arm64)
+        (void)atf_arm64_payload_encode(t->dbuf + pos + REC_DREC_HEAD, size, a->arm64);
+    else if (size)
+        memcpy(t->dbuf + pos + REC_DREC_HEAD, a->payload, size);
     t->dhead += rec;
     atomic_store_explicit(&t->dpub, t->dhead, REL);
     bump(&t->detail_recorded, 1);
@@ -271,7 +277,7 @@ static atf_status record_detail(atf_recorder *r, const rec_args *a)
             bump(&t->detail_dropped, 1);
             return ATF_E_LIMIT;
         }
-        return detail_put(r, t, h - 1, t->last_ts, a->type, a->payload, a->size) ? ATF_OK : ATF_E_LIMIT;
+        return detail_put(r, t, h - 1, t->last_ts, a) ? ATF_OK : ATF_E_LIMIT;
     }
     uint32_t depth = track_depth(t, a->kind);
     /* Reserve the index slot first: a detail record must never name an index
@@ -285,7 +291,7 @@ static atf_status record_detail(atf_recorder *r, const rec_args *a)
     if (a->size > r->o.detail_max_payload) {
         bump(&t->detail_dropped, 1);
         st = ATF_E_LIMIT;
-    } else if (!detail_put(r, t, h, ts, a->type, a->payload, a->size)) {
+    } else if (!detail_put(r, t, h, ts, a)) {
         st = ATF_E_LIMIT;
     }
     put_index(t, h, ts, a->kind, a->fid, depth);
@@ -503,20 +509,18 @@ atf_status atf_recorder_event_detail(atf_recorder *r, uint32_t kind, uint64_t fu
 {
     if (kind - 1u > 2u || (size && !payload))
         return ATF_E_ARG;
-    rec_args a = { kind, function_id, 1, detail_type, payload, size };
+    rec_args a = { kind, function_id, 1, detail_type, payload, size, NULL };
     return record_detail(r, &a);
 }
 
 atf_status atf_recorder_event_arm64(atf_recorder *r, uint32_t kind, const atf_arm64_payload *p)
 {
-    uint8_t buf[ATF_ARM64_PAYLOAD_FIXED_SIZE + ATF_ARM64_STACK_MAX];
-    if (!p || p->stack_size > ATF_ARM64_STACK_MAX || (p->stack_size && !p->stack))
-        return ATF_E_ARG;
-    size_t n = atf_arm64_payload_encode(buf, sizeof buf, p);
-    if (n == 0)
+    if (kind - 1u > 2u || !p || p->stack_size > ATF_ARM64_STACK_MAX || (p->stack_size && !p->stack))
         return ATF_E_ARG;
     uint16_t type = kind == ATF_EVENT_CALL ? ATF_DETAIL_FUNCTION_CALL : ATF_DETAIL_FUNCTION_RETURN;
-    return atf_recorder_event_detail(r, kind, p->function_id, type, buf, (uint32_t)n);
+    /* Encoded once, straight into the detail ring. */
+    rec_args a = { kind, p->function_id, 1, type, NULL, ATF_ARM64_PAYLOAD_FIXED_SIZE + (uint32_t)p->stack_size, p };
+    return record_detail(r, &a);
 }
 
 atf_status atf_recorder_attach_detail(atf_recorder *r, uint16_t detail_type, const void *payload, uint32_t size)
@@ -527,7 +531,7 @@ atf_status atf_recorder_attach_detail(atf_recorder *r, uint16_t detail_type, con
         return ATF_E_STATE;
     if (tls.rec_id != atomic_load_explicit(&r->live_id, RLX))
         return ATF_E_STATE;   /* no event of this thread in this session yet */
-    rec_args a = { 0, 0, 1, detail_type, payload, size };
+    rec_args a = { 0, 0, 1, detail_type, payload, size, NULL };
     return record_detail(r, &a);
 }
 
