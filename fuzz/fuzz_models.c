@@ -552,3 +552,40 @@ void fz_detail_open_and_check(const uint8_t *data, size_t size, int verify, fz_p
     fz_check_detail_reader(r, data, size, verify, p);
     atf_detail_reader_close(r);
 }
+
+/* ---- Footers (both kinds) ---------------------------------------------- */
+
+void fz_check_footer(const fz_footer_codec *c, const uint8_t *data, size_t size)
+{
+    fz_params p = fz_params_overlay(data, size);
+    fz_footer f;
+    atf_error err;
+    atf_status st = c->decode(&f, data, size, &err);
+    atf_status want = size < 64 ? ATF_E_TRUNCATED : memcmp(data, c->magic, 4) ? ATF_E_MAGIC : ATF_OK;
+    FZ_CHECK(st == want, "%s: decode returned %s, the rules say %s", c->what, atf_status_name(st),
+             atf_status_name(want));
+    uint8_t raw[64];
+    if (st == ATF_OK) {
+        uint8_t want_raw[64];
+        memcpy(want_raw, data, 64);
+        int reserved_set = 0;
+        for (int i = 40; i < 64; i++)
+            reserved_set |= want_raw[i];
+        memset(want_raw + 40, 0, 24);
+        FZ_CHECK(f.reserved_nonzero == (reserved_set != 0), "%s: reserved_nonzero", c->what);
+        FZ_CHECK(f.checksum == fz_le32(data + 4) && f.field[0] == fz_le64(data + 8) && f.field[1] == fz_le64(data + 16) &&
+                     f.field[2] == fz_le64(data + 24) && f.field[3] == fz_le64(data + 32),
+                 "%s: fields are not at their offsets", c->what);
+        FZ_CHECK(c->encode(raw, sizeof raw, &f) == ATF_OK && memcmp(raw, want_raw, 64) == 0,
+                 "%s: decode -> encode changed the footer", c->what);
+        FZ_CHECK(c->encode(raw, 63, &f) == ATF_E_ARG, "%s: encode into 63 bytes", c->what);
+    } else {
+        fz_check_error(&err, st, c->what);
+        FZ_CHECK(err.field != NULL && err.offset == 0, "%s: error field/offset", c->what);
+    }
+    fz_footer v = { fz_u32(&p), { fz_u64(&p), fz_u64(&p), fz_u64(&p), fz_u64(&p) }, 0 }, back;
+    FZ_CHECK(c->encode(raw, sizeof raw, &v) == ATF_OK && c->decode(&back, raw, sizeof raw, NULL) == ATF_OK,
+             "%s: encode -> decode", c->what);
+    FZ_CHECK(back.checksum == v.checksum && memcmp(back.field, v.field, sizeof v.field) == 0 && !back.reserved_nonzero,
+             "%s: encode -> decode is not the identity", c->what);
+}

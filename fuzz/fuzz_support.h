@@ -130,6 +130,28 @@ uint64_t fz_detail_walk(const uint8_t *d, uint64_t start, uint64_t end, uint64_t
  * off, checks the status against the model, and on success every invariant
  * the reader promises (sizes vs counts, decode -> encode -> same bytes, scan
  * results, time ranges, navigation). @p p supplies the probes. */
+/* Index and detail footers share one shape: a 4-byte magic, a u32 checksum
+ * at 4, four u64 fields at 8, 16, 24, 32 and reserved bytes 40..63. A
+ * target maps its footer type onto this and fz_check_footer() checks the
+ * properties: decode fails exactly for short input or a bad magic (with an
+ * error record); decode -> encode gives back the bytes with the reserved
+ * bytes zeroed (reserved_nonzero says whether they were not); encode needs
+ * 64 bytes; encode -> decode is the identity for any values. */
+typedef struct fz_footer {
+    uint32_t checksum;
+    uint64_t field[4];      /* the u64 at offsets 8, 16, 24, 32, in that order */
+    uint8_t reserved_nonzero;
+} fz_footer;
+
+typedef struct fz_footer_codec {
+    const char *what;       /* "index footer" */
+    const char *magic;      /* 4 bytes */
+    atf_status (*decode)(fz_footer *dst, const void *src, size_t size, atf_error *err);
+    atf_status (*encode)(void *dst, size_t cap, const fz_footer *f);
+} fz_footer_codec;
+
+void fz_check_footer(const fz_footer_codec *c, const uint8_t *data, size_t size);
+
 void fz_index_open_and_check(const uint8_t *data, size_t size, int verify, fz_params *p);
 void fz_detail_open_and_check(const uint8_t *data, size_t size, int verify, fz_params *p);
 
