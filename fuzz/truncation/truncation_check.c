@@ -174,6 +174,22 @@ static int index_breaks_rules(const original *o, const uint8_t *d, uint64_t n)
     return 0;
 }
 
+/* The checker's findings on variant v of one file (written over the
+ * scratch copy of the thread, which is then restored to the original). */
+static void check_findings(const original *o, const char *file, const char *scratch, const uint8_t *orig,
+                           size_t orig_size, const char *cls, uint64_t param, const uint8_t *v, size_t size,
+                           const expect *x, int want_errors)
+{
+    fz_write_file(scratch, v, size);
+    findings f = run_check(x->warn_field, file);
+    if ((f.errors > 0) != (want_errors > 0))
+        failf("%s/%s %s %llu: %u error finding(s), expected %s", o->dir, file, cls, (unsigned long long)param,
+              f.errors, want_errors ? "some" : "none");
+    if (x->warn_field && !f.warned_field)
+        failf("%s/%s %s %llu: no warning on field %s", o->dir, file, cls, (unsigned long long)param, x->warn_field);
+    fz_write_file(scratch, orig, orig_size);
+}
+
 static void check_index_variant(const original *o, const char *cls, uint64_t param, const uint8_t *v, size_t size,
                                 const expect *x, int want_findings)
 {
@@ -203,17 +219,8 @@ static void check_index_variant(const original *o, const char *cls, uint64_t par
     atf_index_reader_close(r);
     if (!want_findings)
         return;
-    fz_write_file(scratch_index, v, size);
-    findings f = run_check(x->warn_field, "index.atf");
-    int want_errors = x->errors;
-    if (want_errors < 0)
-        want_errors = index_breaks_rules(o, v, x->count);
-    if ((f.errors > 0) != (want_errors > 0))
-        failf("%s/index.atf %s %llu: %u error finding(s), expected %s", o->dir, cls, (unsigned long long)param,
-              f.errors, want_errors ? "some" : "none");
-    if (x->warn_field && !f.warned_field)
-        failf("%s/index.atf %s %llu: no warning on field %s", o->dir, cls, (unsigned long long)param, x->warn_field);
-    fz_write_file(scratch_index, o->index, o->index_size);
+    int want_errors = x->errors < 0 ? index_breaks_rules(o, v, x->count) : x->errors;
+    check_findings(o, "index.atf", scratch_index, o->index, o->index_size, cls, param, v, size, x, want_errors);
 }
 
 static void check_detail_variant(const original *o, const char *cls, uint64_t param, const uint8_t *v, size_t size,
@@ -242,15 +249,7 @@ static void check_detail_variant(const original *o, const char *cls, uint64_t pa
     atf_detail_reader_close(r);
     if (!want_findings)
         return;
-    fz_write_file(scratch_detail, v, size);
-    findings f = run_check(x->warn_field, "detail.atf");
-    if ((f.errors > 0) != (x->errors > 0))
-        failf("%s/detail.atf %s %llu: %u error finding(s), expected %s", o->dir, cls, (unsigned long long)param,
-              f.errors, x->errors ? "some" : "none");
-    if (x->warn_field && !f.warned_field)
-        failf("%s/detail.atf %s %llu: no warning on field %s", o->dir, cls, (unsigned long long)param,
-              x->warn_field);
-    fz_write_file(scratch_detail, o->detail, o->detail_size);
+    check_findings(o, "detail.atf", scratch_detail, o->detail, o->detail_size, cls, param, v, size, x, x->errors);
 }
 
 /* Findings are checked on record boundaries and next to them, inside the
