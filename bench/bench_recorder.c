@@ -40,6 +40,7 @@
 #endif
 
 #include "bench.h"
+#include "internal.h"   /* the codec's: atf_make_dirs */
 
 /* snprintf for messages: truncation is fine (and not a warning). */
 static void fmt(char *dst, size_t cap, const char *f, ...) __attribute__((format(printf, 3, 4)));
@@ -64,21 +65,6 @@ static uint64_t free_bytes(const char *dir)
     if (statvfs(dir, &sv) != 0)
         return 0;
     return (uint64_t)sv.f_bavail * sv.f_frsize;
-}
-
-static int mkdir_p(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *q = buf + 1; *q; q++) {
-        if (*q != '/')
-            continue;
-        *q = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return -1;
-        *q = '/';
-    }
-    return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* Bytes the kernel lets be dirty before writers are throttled (vm.dirty_ratio
@@ -382,7 +368,7 @@ int bench_recorder(int argc, char **argv)
     }
     if (!out || threads == 0 || threads > 64 || per_thread == 0 || per_thread > (1ull << 32))
         return usage();
-    if (mkdir_p(out) != 0) {
+    if (atf_make_dirs(out) != 0) {
         fprintf(stderr, "atf-bench: cannot create %s: %s\n", out, strerror(errno));
         return 2;
     }

@@ -130,3 +130,29 @@ atf_status atf_write_all(int fd, const void *src, size_t size, uint64_t offset, 
     }
     return ATF_OK;
 }
+
+int atf_make_dirs(const char *path)
+{
+    char *p = atf_strdup(path);
+    if (!p) {
+        errno = ENOMEM;
+        return -2;
+    }
+    for (char *q = p + 1; *q; q++) {
+        if (*q != '/')
+            continue;
+        *q = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            int e = errno;
+            free(p);
+            errno = e;
+            return -1;
+        }
+        *q = '/';
+    }
+    int rc = mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
+    int e = errno;
+    free(p);
+    errno = e;
+    return rc;
+}

@@ -38,6 +38,9 @@ void atf_blob_close(atf_blob *b);
 char *atf_strdup(const char *s);
 /* Joins a directory and a name into a new string. */
 char *atf_path_join(const char *dir, const char *name);
+/* mkdir -p (mode 0755). Returns 0, -1 (errno says why) or -2 (out of
+ * memory, errno ENOMEM). Also used by the recorder, the kit and atf-bench. */
+int atf_make_dirs(const char *path);
 
 /* Write all bytes with pwrite/write retries. */
 atf_status atf_write_all(int fd, const void *src, size_t size, uint64_t offset, int positional);

@@ -39,27 +39,6 @@ struct atf_session_writer {
     atf_status final_status;
 };
 
-/* mkdir -p. Returns 0, -1 (errno says why) or -2 (out of memory). */
-static int make_dirs(const char *path)
-{
-    char *p = atf_strdup(path);
-    if (!p)
-        return -2;
-    for (char *q = p + 1; *q; q++) {
-        if (*q != '/')
-            continue;
-        *q = '\0';
-        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-            free(p);
-            return -1;
-        }
-        *q = '/';
-    }
-    int rc = mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
-    free(p);
-    return rc;
-}
-
 /* Grows *arr (of elem bytes) so that one more fits. */
 static int grow(void **arr, size_t *cap, size_t count, size_t elem)
 {
@@ -92,7 +71,7 @@ atf_status atf_session_writer_create(atf_session_writer **out, const char *dir,
     int rc;
     if (sw->o.layout != ATF_LAYOUT_1 && sw->o.layout != ATF_LAYOUT_2)
         st = atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, "layout", "layout must be 1 or 2");
-    else if ((rc = make_dirs(dir)) != 0)
+    else if ((rc = atf_make_dirs(dir)) != 0)
         st = rc == -2 ? atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL)
                       : atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create directory: %s", strerror(errno));
     else
@@ -133,7 +112,7 @@ atf_status atf_session_writer_add_thread(atf_session_writer *sw, uint64_t id, ui
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         goto out;
     }
-    int rc = make_dirs(tdir);
+    int rc = atf_make_dirs(tdir);
     if (rc != 0) {
         st = rc == -2 ? atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL)
                       : atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create directory: %s", strerror(errno));

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "internal.h"        /* the codec's: atf_make_dirs */
 #include "manifest_json.h"
 #include "rec_internal.h"
 
@@ -205,26 +206,6 @@ uint64_t atf_recorder_memory_bound(const atf_recorder_options *opts)
 
 /* ---- Directories --------------------------------------------------------------- */
 
-static int mkdir_p(const char *path)
-{
-    char *p = strdup(path);
-    if (!p)
-        return -1;
-    for (char *q = p + 1; *q; q++) {
-        if (*q != '/')
-            continue;
-        *q = '\0';
-        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-            free(p);
-            return -1;
-        }
-        *q = '/';
-    }
-    int rc = mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
-    free(p);
-    return rc;
-}
-
 static atf_status io_fail(atf_error *err, const char *path, const char *what)
 {
     if (err) {
@@ -242,13 +223,13 @@ static atf_status make_session_dir(atf_recorder *r, const atf_recorder_options *
 {
     char buf[4096];
     if (o->session_dir) {
-        if (mkdir_p(o->session_dir) != 0)
+        if (atf_make_dirs(o->session_dir) != 0)
             return io_fail(err, o->session_dir, "cannot create the session directory");
         r->dir = strdup(o->session_dir);
         return r->dir ? ATF_OK : ATF_E_NOMEM;
     }
     const char *root = o->root ? o->root : "ada_traces";
-    if (mkdir_p(root) != 0)
+    if (atf_make_dirs(root) != 0)
         return io_fail(err, root, "cannot create the root directory");
     time_t now = time(NULL);
     struct tm tm;

@@ -75,7 +75,6 @@ void kit_json_string(FILE *out, const char *s);              /* "..." with escap
 void kit_json_string_n(FILE *out, const char *s, size_t n);
 void kit_xml_text(FILE *out, const char *s);                 /* &amp; &lt; ... also for attributes */
 double kit_now(void);                                        /* monotonic seconds */
-int kit_mkdirs(const char *path);                            /* mkdir -p; 0 or -1 (errno) */
 int kit_rmtree(const char *path);                            /* rm -rf; 0 or -1 */
 char *kit_path_join(const char *a, const char *b);           /* malloc'd "a/b" */
 char *kit_strdup(const char *s);

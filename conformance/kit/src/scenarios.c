@@ -10,6 +10,7 @@
 #include <atf/conform.h>
 #include <atf/format.h>
 
+#include "internal.h"   /* the codec's: atf_make_dirs */
 #include "kit_internal.h"
 
 /* ---- Generator state ---------------------------------------------------- */
@@ -588,7 +589,7 @@ atf_status atf_builtin_scenarios_export(const char *dir, const char *const *name
             return ATF_E_NOT_FOUND;
         }
     }
-    if (kit_mkdirs(dir) != 0) {
+    if (atf_make_dirs(dir) != 0) {
         kit_status_fail(err, ATF_E_IO, dir, "cannot create: %s", strerror(errno));
         return ATF_E_IO;
     }

@@ -122,26 +122,6 @@ char *kit_path_join(const char *a, const char *b)
     return kit_sprintf("%s%s%s", a, la && a[la - 1] == '/' ? "" : "/", b);
 }
 
-int kit_mkdirs(const char *path)
-{
-    char *p = kit_strdup(path);
-    if (!p)
-        return -1;
-    for (char *q = p + 1; *q; q++) {
-        if (*q != '/')
-            continue;
-        *q = '\0';
-        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-            free(p);
-            return -1;
-        }
-        *q = '/';
-    }
-    int rc = mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
-    free(p);
-    return rc;
-}
-
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st;

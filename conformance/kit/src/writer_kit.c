@@ -20,6 +20,7 @@
 #include <atf/reader.h>
 #include <atf/session.h>
 
+#include "internal.h"   /* the codec's: atf_make_dirs */
 #include "kit_internal.h"
 
 /* ---- The kit's own checks ------------------------------------------------ */
@@ -500,7 +501,7 @@ static void run_one(run_ctx *c, scen_result *r, const char *work, const char *sc
         goto out;
     }
     kit_rmtree(dir);
-    if (kit_mkdirs(session) != 0) {
+    if (atf_make_dirs(session) != 0) {
         r->skipped = 1;
         snprintf(r->skip_reason, sizeof r->skip_reason, "cannot create %s: %s", session, strerror(errno));
         goto out;
@@ -1096,7 +1097,7 @@ int atf_conform_writer_run(FILE *out, FILE *log, const atf_conform_writer_option
     char *work = NULL;
     int temp_work = 0;
     if (o->keep_dir) {
-        if (kit_mkdirs(o->keep_dir) != 0) {
+        if (atf_make_dirs(o->keep_dir) != 0) {
             kit_status_fail(err, ATF_E_IO, o->keep_dir, "cannot create: %s", strerror(errno));
             free(probes);
             free(sel);
