@@ -589,3 +589,33 @@ void fz_check_footer(const fz_footer_codec *c, const uint8_t *data, size_t size)
     FZ_CHECK(back.checksum == v.checksum && memcmp(back.field, v.field, sizeof v.field) == 0 && !back.reserved_nonzero,
              "%s: encode -> decode is not the identity", c->what);
 }
+
+/* ---- Whole files: the input, a prefix, one corrupted byte ---------------- */
+
+void fz_check_file_variants(fz_open_check_fn open_check, const uint8_t *data, size_t size)
+{
+    fz_params p = fz_params_overlay(data, size);
+    int verify = fz_u8(&p) % 4 != 0;
+    open_check(data, size, verify, &p);
+
+    size_t cut = (size_t)fz_range(&p, 0, size);
+    uint8_t *prefix = malloc(cut ? cut : 1);
+    FZ_CHECK(prefix != NULL, "oom");
+    if (cut)
+        memcpy(prefix, data, cut);
+    open_check(prefix, cut, verify, &p);
+    free(prefix);
+
+    uint8_t *copy = malloc(size ? size : 1);
+    FZ_CHECK(copy != NULL, "oom");
+    if (size)
+        memcpy(copy, data, size);
+    if (size) {
+        size_t at = (size_t)fz_range(&p, 0, size - 1);
+        if (fz_bool(&p) && size > 64)
+            at = fz_bool(&p) ? at % 64 : size - 1 - at % 64;
+        copy[at] ^= (uint8_t)(fz_u8(&p) | 1);
+        open_check(copy, size, verify, &p);
+    }
+    free(copy);
+}

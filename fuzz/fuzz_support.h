@@ -156,6 +156,13 @@ void fz_index_open_and_check(const uint8_t *data, size_t size, int verify, fz_pa
 void fz_detail_open_and_check(const uint8_t *data, size_t size, int verify, fz_params *p);
 
 /* The invariant checks alone, on a reader opened elsewhere (sessions). */
+/* A whole-file target: open_check on the input, on a prefix of it (a crash
+ * at any byte) and on a copy with one corrupted byte, preferably in the
+ * header or the footer; each copied into a buffer of exactly its size, so
+ * that ASan sees any overread. Parameters come from the end of the input. */
+typedef void (*fz_open_check_fn)(const uint8_t *data, size_t size, int verify, fz_params *p);
+void fz_check_file_variants(fz_open_check_fn open_check, const uint8_t *data, size_t size);
+
 void fz_check_index_reader(const atf_index_reader *r, const uint8_t *data, size_t size, fz_params *p);
 void fz_check_detail_reader(const atf_detail_reader *r, const uint8_t *data, size_t size, int verified,
                             fz_params *p);

@@ -14,39 +14,10 @@
  *    range and first/last timestamps equal a recount; forward navigation
  *    resolves exactly the links inside the file; checksum states are right.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "fuzz_support.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fz_params p = fz_params_overlay(data, size);
-    int verify = fz_u8(&p) % 4 != 0;
-    fz_detail_open_and_check(data, size, verify, &p);
-
-    /* A crash at any byte: the same rules hold for every prefix (copied
-     * into a buffer of exactly that size, so that ASan sees any overread). */
-    size_t cut = (size_t)fz_range(&p, 0, size);
-    uint8_t *prefix = malloc(cut ? cut : 1);
-    FZ_CHECK(prefix != NULL, "oom");
-    if (cut)
-        memcpy(prefix, data, cut);
-    fz_detail_open_and_check(prefix, cut, verify, &p);
-    free(prefix);
-
-    uint8_t *copy = malloc(size ? size : 1);
-    FZ_CHECK(copy != NULL, "oom");
-    if (size)
-        memcpy(copy, data, size);
-    /* One corrupted byte, preferably in the header or the footer. */
-    if (size) {
-        size_t at = (size_t)fz_range(&p, 0, size - 1);
-        if (fz_bool(&p) && size > 64)
-            at = fz_bool(&p) ? at % 64 : size - 1 - at % 64;
-        copy[at] ^= (uint8_t)(fz_u8(&p) | 1);
-        fz_detail_open_and_check(copy, size, verify, &p);
-    }
-    free(copy);
+    fz_check_file_variants(fz_detail_open_and_check, data, size);
     return 0;
 }
