@@ -34,7 +34,7 @@ uint64_t fz_detail_walk(const uint8_t *d, uint64_t start, uint64_t end, uint64_t
 }
 
 /* Section 2.1 / 3.1: the checks every header decoder makes, in order. */
-static atf_status header_status(const uint8_t *d, size_t size, const char *magic)
+atf_status fz_header_status(const uint8_t *d, size_t size, const char *magic)
 {
     if (size < 8)
         return ATF_E_TRUNCATED;
@@ -60,7 +60,7 @@ fz_model fz_index_model(const uint8_t *d, size_t size, int verify)
 {
     fz_model m;
     memset(&m, 0, sizeof m);
-    if ((m.status = header_status(d, size, ATF_INDEX_MAGIC)) != ATF_OK)
+    if ((m.status = fz_header_status(d, size, ATF_INDEX_MAGIC)) != ATF_OK)
         return m;
     int layout = d[5];
     uint32_t event_size = fz_le32(d + (layout == ATF_LAYOUT_1 ? 24 : 20));
@@ -124,7 +124,7 @@ fz_model fz_detail_model(const uint8_t *d, size_t size, int verify)
 {
     fz_model m;
     memset(&m, 0, sizeof m);
-    if ((m.status = header_status(d, size, ATF_DETAIL_MAGIC)) != ATF_OK)
+    if ((m.status = fz_header_status(d, size, ATF_DETAIL_MAGIC)) != ATF_OK)
         return m;
     int layout = d[5];
     uint64_t eo = fz_le64(d + 20), count = fz_le64(d + 28), blen = fz_le64(d + 36);

@@ -119,6 +119,9 @@ typedef struct fz_model {
  * number of events before it is the first half of a torn footer. */
 int fz_is_torn_footer(const uint8_t *rec, uint64_t events_before);
 
+/* The identity checks every header shares, in their order: 8 bytes, magic,
+ * endian byte, version byte, 64 bytes. */
+atf_status fz_header_status(const uint8_t *data, size_t size, const char *magic);
 fz_model fz_index_model(const uint8_t *data, size_t size, int verify);
 fz_model fz_detail_model(const uint8_t *data, size_t size, int verify);
 

@@ -15,18 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     atf_detail_header h;
     atf_error err;
     atf_status st = atf_detail_header_decode(&h, data, size, &err);
-    atf_status want = ATF_OK;
-    if (size < 8)
-        want = ATF_E_TRUNCATED;
-    else if (memcmp(data, "ATD2", 4) != 0)
-        want = ATF_E_MAGIC;
-    else if (data[4] != 1)
-        want = ATF_E_ENDIAN;
-    else if (data[5] != 1 && data[5] != 2)
-        want = ATF_E_VERSION;
-    else if (size < 64)
-        want = ATF_E_TRUNCATED;
-    else if (fz_le64(data + 20) < 64)
+    atf_status want = fz_header_status(data, size, "ATD2");
+    if (want == ATF_OK && fz_le64(data + 20) < 64)
         want = ATF_E_OFFSET;
     FZ_CHECK(st == want, "decode returned %s, the rules say %s", atf_status_name(st), atf_status_name(want));
     if (st) {
