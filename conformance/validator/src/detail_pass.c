@@ -357,28 +357,9 @@ void v_detail_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t si
                          "index_seq_end is %" PRIu64 ", the last event's index_seq is %" PRIu64, h_ise, last_iseq);
         }
     }
-    if (!l1) {
-        /* The CRC32-C of an empty events section is 0: nothing to warn about. */
-        v_check(v, C_CRC_003);
-        if (f.checksum == 0 && fo > eo)
-            v_report(v, file, C_CRC_003, 0, fo + 4, "footer.checksum",
-                     "footer checksum is 0 (unchecked): layout 2 writers should write the CRC32-C");
-    }
+    v_checksum_zero(v, file, l1, f.checksum, fo, fo > eo);
     if (!want_crc)
         return;
     crc = atf_crc32c(crc, d + crc_done, (size_t)(fo - crc_done));
-    if (l1) {
-        v_check(v, C_CRC_002);
-        if (crc != f.checksum && atf_crc32_ieee(0, d + eo, (size_t)(fo - eo)) != f.checksum)
-            v_report(v, file, C_CRC_002, 0, fo + 4, "footer.checksum",
-                     "footer checksum 0x%08" PRIx32 " is neither the CRC32-C (0x%08" PRIx32
-                     ") nor the CRC32/IEEE of the events section",
-                     f.checksum, crc);
-    } else {
-        v_check(v, C_CRC_001);
-        if (crc != f.checksum)
-            v_report(v, file, C_CRC_001, 0, fo + 4, "footer.checksum",
-                     "footer checksum 0x%08" PRIx32 " is not the CRC32-C of the events section (0x%08" PRIx32 ")",
-                     f.checksum, crc);
-    }
+    v_checksum_verdict(v, file, l1, f.checksum, fo, d + eo, fo - eo, crc);
 }

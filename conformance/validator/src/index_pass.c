@@ -379,30 +379,9 @@ void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t siz
                      out->last_ts);
     }
     /* ---- Checksum (section 7) ---- */
-    if (!l1) {
-        /* The CRC32-C of an empty events section is 0: nothing to warn about. */
-        v_check(v, C_CRC_003);
-        if (f.checksum == 0 && n > 0)
-            v_report(v, file, C_CRC_003, 0, fo + 4, "footer.checksum",
-                     "footer checksum is 0 (unchecked): layout 2 writers should write the CRC32-C");
-    }
-    if (!want_crc)
-        return;
-    if (l1) {
-        v_check(v, C_CRC_002);
-        if (crc != f.checksum &&
-            atf_crc32_ieee(0, events, (size_t)(n * ATF_INDEX_EVENT_SIZE)) != f.checksum)
-            v_report(v, file, C_CRC_002, 0, fo + 4, "footer.checksum",
-                     "footer checksum 0x%08" PRIx32 " is neither the CRC32-C (0x%08" PRIx32
-                     ") nor the CRC32/IEEE of the events section",
-                     f.checksum, crc);
-    } else {
-        v_check(v, C_CRC_001);
-        if (crc != f.checksum)
-            v_report(v, file, C_CRC_001, 0, fo + 4, "footer.checksum",
-                     "footer checksum 0x%08" PRIx32 " is not the CRC32-C of the events section (0x%08" PRIx32 ")",
-                     f.checksum, crc);
-    }
+    v_checksum_zero(v, file, l1, f.checksum, fo, n > 0);
+    if (want_crc)
+        v_checksum_verdict(v, file, l1, f.checksum, fo, events, n * ATF_INDEX_EVENT_SIZE, crc);
 }
 
 void v_index_forward_links(atf_validation *v, size_t file, const vindex *ix, const vdetail *dt,

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <atf/crc32c.h>
+
 #include "vinternal.h"
 
 /* ---- Clause table ------------------------------------------------------ */
@@ -360,4 +362,34 @@ int v_header_identity(atf_validation *v, size_t file, const uint8_t *d, uint64_t
         ok = 0;
     }
     return ok;
+}
+
+void v_checksum_zero(atf_validation *v, size_t file, int l1, uint32_t stored, uint64_t fo, int nonempty)
+{
+    if (l1)
+        return;
+    /* The CRC32-C of an empty events section is 0: nothing to warn about. */
+    v_check(v, C_CRC_003);
+    if (stored == 0 && nonempty)
+        v_report(v, file, C_CRC_003, 0, fo + 4, "footer.checksum",
+                 "footer checksum is 0 (unchecked): layout 2 writers should write the CRC32-C");
+}
+
+void v_checksum_verdict(atf_validation *v, size_t file, int l1, uint32_t stored, uint64_t fo, const uint8_t *events,
+                        uint64_t len, uint32_t crc)
+{
+    if (l1) {
+        v_check(v, C_CRC_002);
+        if (crc != stored && atf_crc32_ieee(0, events, (size_t)len) != stored)
+            v_report(v, file, C_CRC_002, 0, fo + 4, "footer.checksum",
+                     "footer checksum 0x%08" PRIx32 " is neither the CRC32-C (0x%08" PRIx32
+                     ") nor the CRC32/IEEE of the events section",
+                     stored, crc);
+    } else {
+        v_check(v, C_CRC_001);
+        if (crc != stored)
+            v_report(v, file, C_CRC_001, 0, fo + 4, "footer.checksum",
+                     "footer checksum 0x%08" PRIx32 " is not the CRC32-C of the events section (0x%08" PRIx32 ")",
+                     stored, crc);
+    }
 }

@@ -124,6 +124,15 @@ int v_header_identity(atf_validation *v, size_t file, const uint8_t *d, uint64_t
                       uint64_t header_size, const char *kind, vclause c_magic, vclause c_endian,
                       vclause c_version);
 
+/* Section 7 for a footer at @p fo holding @p stored, shared by index and
+ * detail files. v_checksum_zero: CRC-003 (layout 2 writes the CRC32-C, not
+ * 0, over a non-empty section). v_checksum_verdict: CRC-001 (layout 2: the
+ * CRC32-C @p crc of the events section) or CRC-002 (layout 1: the CRC32-C
+ * or the CRC32/IEEE of @p events, @p len bytes). */
+void v_checksum_zero(atf_validation *v, size_t file, int l1, uint32_t stored, uint64_t fo, int nonempty);
+void v_checksum_verdict(atf_validation *v, size_t file, int l1, uint32_t stored, uint64_t fo, const uint8_t *events,
+                        uint64_t len, uint32_t crc);
+
 /* ---- File passes ------------------------------------------------------ */
 
 /* What the index pass learnt, for the thread-level checks. */
