@@ -1,6 +1,7 @@
 /* Helpers shared by the session, merge, dump and check tests: temporary
- * directories, whole-file I/O, output capture, byte patching with checksum
- * repair, and a fixed-seed random generator. Header-only (static inline). */
+ * whole-file I/O, output capture, byte patching with checksum repair, and a
+ * fixed-seed random generator; temporary directories and file writing come
+ * from codec_test_util.h. Header-only (static inline). */
 #ifndef ATF_SESSION_TEST_UTIL_H
 #define ATF_SESSION_TEST_UTIL_H
 
@@ -22,6 +23,7 @@
 #include <atf/tools.h>
 
 #include "bytes.h"
+#include "codec_test_util.h"   /* cf_mkdtemp, cf_rm_rf, cf_write_file */
 
 /* ---- Random ------------------------------------------------------------ */
 
@@ -36,29 +38,6 @@ static inline uint64_t tu_rand(uint64_t *s)
 }
 
 /* ---- Paths and files --------------------------------------------------- */
-
-/* Creates /tmp/atf-<tag>-XXXXXX into buf (cap >= 64). */
-static inline void tu_mkdtemp(char *buf, size_t cap, const char *tag)
-{
-    snprintf(buf, cap, "/tmp/atf-%s-XXXXXX", tag);
-    assert_non_null(mkdtemp(buf));
-}
-
-static inline int tu_rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-/* rm -rf; refuses anything outside /tmp/atf-. */
-static inline void tu_rm_rf(const char *path)
-{
-    if (strncmp(path, "/tmp/atf-", 9) != 0)
-        return;
-    nftw(path, tu_rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* snprintf into a static-size buffer, asserting it fits. */
 static inline const char *tu_path(char *buf, size_t cap, const char *fmt, ...)
@@ -101,25 +80,16 @@ static inline uint8_t *tu_read_file(const char *path, size_t *size)
     return buf;
 }
 
-static inline void tu_write_file(const char *path, const void *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    if (size)
-        assert_int_equal(fwrite(data, 1, size, f), size);
-    assert_int_equal(fclose(f), 0);
-}
-
 static inline void tu_write_text(const char *path, const char *text)
 {
-    tu_write_file(path, text, strlen(text));
+    cf_write_file(path, text, strlen(text));
 }
 
 static inline void tu_copy_file(const char *to, const char *from)
 {
     size_t n;
     uint8_t *b = tu_read_file(from, &n);
-    tu_write_file(to, b, n);
+    cf_write_file(to, b, n);
     free(b);
 }
 
@@ -130,7 +100,7 @@ static inline void tu_patch(const char *path, uint64_t offset, const void *bytes
     uint8_t *b = tu_read_file(path, &size);
     assert_true(offset + n <= size);
     memcpy(b + offset, bytes, n);
-    tu_write_file(path, b, size);
+    cf_write_file(path, b, size);
     free(b);
 }
 
@@ -157,7 +127,7 @@ static inline void tu_fix_index_crc(const char *path)
     uint64_t eo = atf_load_le64(b + 32), fo = atf_load_le64(b + 40);
     assert_true(eo <= fo && fo + 64 <= size);
     atf_store_le32(b + fo + 4, atf_crc32c(0, b + eo, (size_t)(fo - eo)));
-    tu_write_file(path, b, size);
+    cf_write_file(path, b, size);
     free(b);
 }
 
@@ -169,7 +139,7 @@ static inline void tu_fix_detail_crc(const char *path)
     uint64_t eo = atf_load_le64(b + 20), len = atf_load_le64(b + 36);
     assert_true(eo + len + 64 <= size);
     atf_store_le32(b + eo + len + 4, atf_crc32c(0, b + eo, (size_t)len));
-    tu_write_file(path, b, size);
+    cf_write_file(path, b, size);
     free(b);
 }
 

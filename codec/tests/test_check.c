@@ -101,7 +101,7 @@ typedef struct demo {
 
 static void make_demo(demo *d, atf_layout layout, unsigned detail_every)
 {
-    tu_mkdtemp(d->dir, sizeof d->dir, "check");
+    cf_mkdtemp(d->dir, sizeof d->dir, "check");
     d->layout = layout;
     atf_demo_options o = ATF_DEMO_OPTIONS_INIT;
     o.layout = layout;
@@ -146,7 +146,7 @@ static void test_demo_has_no_findings(void **state)
     for (int layout = 1; layout <= 2; layout++) {
         for (unsigned every = 0; every <= 4; every += 2) {
             char dir[64], p[160];
-            tu_mkdtemp(dir, sizeof dir, "check");
+            cf_mkdtemp(dir, sizeof dir, "check");
             atf_demo_options o = ATF_DEMO_OPTIONS_INIT;
             o.layout = (atf_layout)layout;
             o.events = 500;
@@ -158,7 +158,7 @@ static void test_demo_has_no_findings(void **state)
             assert_clean(tu_path(p, sizeof p, "%s/thread_0/index.atf", dir));
             if (every)
                 assert_clean(tu_path(p, sizeof p, "%s/thread_0/detail.atf", dir));
-            tu_rm_rf(dir);
+            cf_rm_rf(dir);
         }
     }
 }
@@ -191,7 +191,7 @@ static void forward_link(atf_layout layout)
     char p[160];
     run_check(&fs, tu_path(p, sizeof p, "%s/thread_1", d.dir));
     expect(&fs, ATF_SEV_ERROR, d.index, "detail_seq");
-    tu_rm_rf(d.dir);
+    cf_rm_rf(d.dir);
 }
 
 static void test_broken_forward_link(void **state)
@@ -213,7 +213,7 @@ static void test_forward_link_past_detail_file(void **state)
     run_check(&fs, d.dir);
     const found *f = expect(&fs, ATF_SEV_ERROR, d.index, "detail_seq");
     assert_int_equal(f->offset, ev_off(3));
-    tu_rm_rf(d.dir);
+    cf_rm_rf(d.dir);
 }
 
 /* Detail event 2 (linked from index event 8) made to point at index event 9. */
@@ -241,7 +241,7 @@ static void backward_link(atf_layout layout)
     /* Index event 8 now points at a detail event that does not point back. */
     f = expect(&fs, ATF_SEV_ERROR, d.index, "detail_seq");
     assert_int_equal(f->offset, ev_off(8));
-    tu_rm_rf(d.dir);
+    cf_rm_rf(d.dir);
 }
 
 static void test_broken_backward_link(void **state)
@@ -266,7 +266,7 @@ static void test_has_detail_flag_without_detail_file(void **state)
         assert_int_equal(f->offset, 8);
         assert_non_null(strstr(f->message, "does not exist"));
         assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 1);
-        tu_rm_rf(d.dir);
+        cf_rm_rf(d.dir);
     }
     /* The detail file of a thread that had one, deleted. */
     demo d;
@@ -277,7 +277,7 @@ static void test_has_detail_flag_without_detail_file(void **state)
     expect(&fs, ATF_SEV_ERROR, d.index, "flags");
     /* The manifest said has_detail: a session warning. */
     expect(&fs, ATF_SEV_WARNING, d.dir, "manifest");
-    tu_rm_rf(d.dir);
+    cf_rm_rf(d.dir);
 }
 
 /* The reverse: a detail file beside an index header without the flag. */
@@ -291,7 +291,7 @@ static void test_detail_file_without_flag(void **state)
     run_check(&fs, d.dir);
     const found *f = expect(&fs, ATF_SEV_ERROR, d.index, "flags");
     assert_non_null(strstr(f->message, "exists"));
-    tu_rm_rf(d.dir);
+    cf_rm_rf(d.dir);
 }
 
 static void test_timestamps_backwards(void **state)
@@ -310,7 +310,7 @@ static void test_timestamps_backwards(void **state)
         assert_int_equal(f->offset, ev_off(10));
         assert_non_null(strstr(f->message, "seq 10"));
         assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 1);
-        tu_rm_rf(d.dir);
+        cf_rm_rf(d.dir);
     }
 }
 
@@ -328,7 +328,7 @@ static void test_equal_timestamps_are_fine(void **state)
     findings fs;
     run_check(&fs, d.dir);
     assert_false(has(&fs, ATF_SEV_ERROR, "timestamp_ns"));
-    tu_rm_rf(d.dir);
+    cf_rm_rf(d.dir);
 }
 
 static void test_bad_event_kind(void **state)
@@ -349,7 +349,7 @@ static void test_bad_event_kind(void **state)
         assert_int_equal(f->offset, at);
         assert_non_null(strstr(f->message, "seq 5"));
         assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 1);
-        tu_rm_rf(d.dir);
+        cf_rm_rf(d.dir);
     }
     /* Kind 0 is not valid either. */
     demo d;
@@ -359,7 +359,7 @@ static void test_bad_event_kind(void **state)
     findings fs;
     run_check(&fs, d.dir);
     assert_int_equal(expect(&fs, ATF_SEV_ERROR, d.index, "event_kind")->offset, ev_off(0) + 24);
-    tu_rm_rf(d.dir);
+    cf_rm_rf(d.dir);
 }
 
 static void test_header_footer_count_disagree(void **state)
@@ -380,7 +380,7 @@ static void test_header_footer_count_disagree(void **state)
         assert_non_null(strstr(f->message, layout == 1 ? "199" : "201"));
         assert_non_null(strstr(f->message, "200"));
         assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 1);
-        tu_rm_rf(d.dir);
+        cf_rm_rf(d.dir);
     }
     /* Same in a detail file (event_count u64 @28). */
     demo d;
@@ -390,7 +390,7 @@ static void test_header_footer_count_disagree(void **state)
     run_check(&fs, d.dir);
     const found *f = expect(&fs, ATF_SEV_ERROR, d.detail, "event_count");
     assert_int_equal(f->offset, 28);
-    tu_rm_rf(d.dir);
+    cf_rm_rf(d.dir);
 }
 
 /* A patch whose CRC is not repaired: the reader refuses the file, and check
@@ -410,7 +410,7 @@ static void test_checksum_mismatch_is_a_finding(void **state)
     memset(&fs, 0, sizeof fs);
     assert_int_equal(atf_tool_check(d.dir, &o, collect, &fs, NULL), ATF_OK);
     assert_false(has(&fs, ATF_SEV_ERROR, "footer.checksum"));
-    tu_rm_rf(d.dir);
+    cf_rm_rf(d.dir);
 }
 
 /* ---- Crash-truncated files ------------------------------------------------- */
@@ -441,7 +441,7 @@ static void test_crash_truncated_warning(void **state)
 {
     (void)state;
     char dir[64], ip[160], dp[160];
-    tu_mkdtemp(dir, sizeof dir, "check");
+    cf_mkdtemp(dir, sizeof dir, "check");
     atf_session_writer *recording = crash_while_recording(dir, 123);
     tu_path(ip, sizeof ip, "%s/thread_1/index.atf", dir);
     tu_path(dp, sizeof dp, "%s/thread_1/detail.atf", dir);
@@ -452,7 +452,7 @@ static void test_crash_truncated_warning(void **state)
     uint8_t *b2 = realloc(b, n + 5);
     assert_non_null(b2);
     memcpy(b2 + n, "\x01\x02\x03\x04\x05", 5);
-    tu_write_file(ip, b2, n + 5);
+    cf_write_file(ip, b2, n + 5);
     free(b2);
 
     findings fs;
@@ -472,7 +472,7 @@ static void test_crash_truncated_warning(void **state)
     f = expect(&fs, ATF_SEV_WARNING, ip, "footer");
     assert_non_null(strstr(f->message, "123 complete events recovered"));
     atf_session_writer_close(recording);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* A finalized file cut short (footer and part of the events lost). */
@@ -488,7 +488,7 @@ static void test_truncated_finalized_file(void **state)
     assert_non_null(strstr(f->message, "50 complete events recovered"));
     assert_non_null(strstr(f->message, "13 trailing bytes"));
     assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 0);
-    tu_rm_rf(d.dir);
+    cf_rm_rf(d.dir);
 }
 
 /* A detail file cut short: the index events linked to the lost tail are a
@@ -511,7 +511,7 @@ static void test_truncated_detail_file(void **state)
     f = expect(&fs, ATF_SEV_WARNING, d.index, "detail_seq");
     assert_non_null(strstr(f->message, "40 forward link(s)"));
     assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 0);
-    tu_rm_rf(d.dir);
+    cf_rm_rf(d.dir);
 }
 
 /* ---- Other outcomes ---------------------------------------------------------- */
@@ -539,14 +539,14 @@ static void test_unreadable_inputs(void **state)
     expect(&fs, ATF_SEV_ERROR, d.index, "magic");
 
     /* No manifest: a warning. */
-    tu_rm_rf(d.dir);
+    cf_rm_rf(d.dir);
     make_demo(&d, ATF_LAYOUT_2, 4);
     assert_int_equal(remove(tu_path(p, sizeof p, "%s/manifest.json", d.dir)), 0);
     run_check(&fs, d.dir);
     const found *f = expect(&fs, ATF_SEV_WARNING, d.dir, "manifest");
     assert_non_null(strstr(f->message, "no manifest.json"));
     assert_int_equal(fs.n, 1);
-    tu_rm_rf(d.dir);
+    cf_rm_rf(d.dir);
 }
 
 int main(void)

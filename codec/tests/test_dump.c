@@ -334,7 +334,7 @@ static void assert_lines(char *out, char **want, size_t nwant)
 static void json_dump_case(atf_layout layout, uint8_t arch)
 {
     char dir[64];
-    tu_mkdtemp(dir, sizeof dir, "dump");
+    cf_mkdtemp(dir, sizeof dir, "dump");
     write_session(dir, layout, arch, 1);
     char *want[N0 + 1];
     expected_lines(want, layout, arch, 1, 1);
@@ -347,7 +347,7 @@ static void json_dump_case(atf_layout layout, uint8_t arch)
     assert_lines(out, want, N0 + 1);
     free(out);
     free_lines(want, N0 + 1);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 static void test_json_layout2_arm64(void **state)
@@ -375,7 +375,7 @@ static void test_json_literal_lines(void **state)
 {
     (void)state;
     char dir[64];
-    tu_mkdtemp(dir, sizeof dir, "dump");
+    cf_mkdtemp(dir, sizeof dir, "dump");
     write_session(dir, ATF_LAYOUT_1, ATF_ARCH_ARM64, 1);
     char *out = run_tool(atf_tool_dump, dir, 1, ATF_OK);
     char **got;
@@ -401,7 +401,7 @@ static void test_json_literal_lines(void **state)
                                 "\"detail_seq\":null,\"thread_id\":1005,\"call_depth\":9,\"symbol\":\"main\"}");
     free(got);
     free(out);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* Without symbols in the manifest there is no symbol key. */
@@ -409,7 +409,7 @@ static void test_json_without_symbols(void **state)
 {
     (void)state;
     char dir[64];
-    tu_mkdtemp(dir, sizeof dir, "dump");
+    cf_mkdtemp(dir, sizeof dir, "dump");
     write_session(dir, ATF_LAYOUT_2, ATF_ARCH_ARM64, 0);
     char *want[N0 + 1];
     expected_lines(want, ATF_LAYOUT_2, ATF_ARCH_ARM64, 0, 1);
@@ -418,7 +418,7 @@ static void test_json_without_symbols(void **state)
     assert_lines(out, want, N0 + 1);
     free(out);
     free_lines(want, N0 + 1);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* A thread directory dumps that thread, with symbols from the manifest of
@@ -428,7 +428,7 @@ static void test_json_thread_and_files(void **state)
 {
     (void)state;
     char dir[64], p[160], q[160];
-    tu_mkdtemp(dir, sizeof dir, "dump");
+    cf_mkdtemp(dir, sizeof dir, "dump");
     write_session(dir, ATF_LAYOUT_2, ATF_ARCH_ARM64, 1);
     char *want[N0 + 1];
     expected_lines(want, ATF_LAYOUT_2, ATF_ARCH_ARM64, 1, 1);
@@ -483,7 +483,7 @@ static void test_json_thread_and_files(void **state)
     free(got);
     free(out);
     free_lines(want, N0 + 1);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* The text dump mentions every event once, in dump order, with symbols. */
@@ -491,7 +491,7 @@ static void test_text_mentions_every_event(void **state)
 {
     (void)state;
     char dir[64];
-    tu_mkdtemp(dir, sizeof dir, "dump");
+    cf_mkdtemp(dir, sizeof dir, "dump");
     write_session(dir, ATF_LAYOUT_1, ATF_ARCH_ARM64, 2);
     char *out = run_tool(atf_tool_dump, dir, 0, ATF_OK);
     char **got;
@@ -511,7 +511,7 @@ static void test_text_mentions_every_event(void **state)
     assert_non_null(strstr(got[3], "fn=0xffffffffffffffff"));
     free(got);
     free(out);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* merge prints the dump's lines in (timestamp, thread, seq) order. */
@@ -519,7 +519,7 @@ static void test_merge_tool(void **state)
 {
     (void)state;
     char dir[64], p[160];
-    tu_mkdtemp(dir, sizeof dir, "dump");
+    cf_mkdtemp(dir, sizeof dir, "dump");
     write_session(dir, ATF_LAYOUT_2, ATF_ARCH_ARM64, 1);
     char *want[N0 + 1];
     expected_lines(want, ATF_LAYOUT_2, ATF_ARCH_ARM64, 1, 1);
@@ -548,7 +548,7 @@ static void test_merge_tool(void **state)
     assert_string_equal(out, "");
     free(out);
     free_lines(want, N0 + 1);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* ---- info ---------------------------------------------------------------- */
@@ -557,7 +557,7 @@ static void test_info_crash_truncated(void **state)
 {
     (void)state;
     char dir[64], live[160], crashed[160], dcrashed[160], dlive[160];
-    tu_mkdtemp(dir, sizeof dir, "dump");
+    cf_mkdtemp(dir, sizeof dir, "dump");
     tu_path(live, sizeof live, "%s/live.atf", dir);
     tu_path(crashed, sizeof crashed, "%s/crashed.atf", dir);
     tu_path(dlive, sizeof dlive, "%s/live_detail.atf", dir);
@@ -586,14 +586,14 @@ static void test_info_crash_truncated(void **state)
     uint8_t *b2 = realloc(b, n + 7);
     assert_non_null(b2);
     memset(b2 + n, 0xab, 7);
-    tu_write_file(crashed, b2, n + 7);
+    cf_write_file(crashed, b2, n + 7);
     free(b2);
     b = tu_read_file(dlive, &n);
     assert_int_equal(n, 64 + 10 * 29);
     b2 = realloc(b, n + 11);
     assert_non_null(b2);
     memset(b2 + n, 0, 11);
-    tu_write_file(dcrashed, b2, n + 11);
+    cf_write_file(dcrashed, b2, n + 11);
     free(b2);
     assert_int_equal(atf_index_writer_close(w), ATF_OK);
     assert_int_equal(atf_detail_writer_close(dw), ATF_OK);
@@ -620,14 +620,14 @@ static void test_info_crash_truncated(void **state)
     assert_non_null(strstr(out, "(crc32c)"));
     assert_non_null(strstr(out, "events: 10\n"));
     free(out);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 static void test_info_session(void **state)
 {
     (void)state;
     char dir[64], p[160];
-    tu_mkdtemp(dir, sizeof dir, "dump");
+    cf_mkdtemp(dir, sizeof dir, "dump");
     write_session(dir, ATF_LAYOUT_2, ATF_ARCH_ARM64, 1);
     char *out = run_tool(atf_tool_info, dir, 0, ATF_OK);
     assert_non_null(strstr(out, "2 thread(s)"));
@@ -646,14 +646,14 @@ static void test_info_session(void **state)
     assert_non_null(strstr(out, "warning: "));
     assert_non_null(strstr(out, "no manifest.json"));
     free(out);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 static void test_tool_errors(void **state)
 {
     (void)state;
     char dir[64], p[160];
-    tu_mkdtemp(dir, sizeof dir, "dump");
+    cf_mkdtemp(dir, sizeof dir, "dump");
     atf_error err;
     tu_capture c;
     tu_path(p, sizeof p, "%s/missing", dir);
@@ -671,7 +671,7 @@ static void test_tool_errors(void **state)
     assert_int_equal(atf_tool_info(tu_capture_begin(&c), p, NULL, &err), ATF_E_VERSION);
     tu_capture_end(&c);
     tu_capture_free(&c);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* ---- Path detection ------------------------------------------------------ */
@@ -681,7 +681,7 @@ static void test_path_detect(void **state)
     (void)state;
     char dir[64], p[200], r[256];
     atf_error err;
-    tu_mkdtemp(dir, sizeof dir, "dump");
+    cf_mkdtemp(dir, sizeof dir, "dump");
     char sess[128];
     tu_path(sess, sizeof sess, "%s/session_20250101_000000", dir);
     tu_path(p, sizeof p, "%s/pid_77", sess);
@@ -737,7 +737,7 @@ static void test_path_detect(void **state)
     assert_int_equal(atf_path_detect(NULL, r, sizeof r, &err), ATF_PATH_UNKNOWN);
     assert_int_equal(err.code, ATF_E_ARG);
     assert_int_equal(atf_path_detect(dir, NULL, 0, &err), ATF_PATH_UNKNOWN);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 int main(void)

@@ -433,7 +433,7 @@ static void test_load_from_file(void **state)
 {
     (void)state;
     char dir[64], path[128];
-    tu_mkdtemp(dir, sizeof dir, "manifest");
+    cf_mkdtemp(dir, sizeof dir, "manifest");
     tu_path(path, sizeof path, "%s/manifest.json", dir);
     tu_write_text(path, "{\"threads\":[{\"id\":4,\"has_detail\":true}],\"clock_type\":3}");
     atf_manifest *m;
@@ -464,7 +464,7 @@ static void test_load_from_file(void **state)
     /* A directory is not a manifest. */
     assert_int_equal(atf_manifest_load(&m, dir, &err), ATF_E_IO);
     assert_int_equal(atf_manifest_load(&m, NULL, &err), ATF_E_ARG);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* ---- Random inputs -------------------------------------------------------- */

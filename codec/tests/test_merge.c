@@ -109,7 +109,7 @@ static void merge_case(atf_layout layout, size_t nthreads, const uint64_t *ids, 
                        uint64_t ts_step, uint64_t seed)
 {
     char dir[64];
-    tu_mkdtemp(dir, sizeof dir, "merge");
+    cf_mkdtemp(dir, sizeof dir, "merge");
     int detail[TU_MAX_THREADS] = { 0 };
     for (size_t i = 0; i < nthreads; i++)
         detail[i] = (int)(i % 2);
@@ -120,7 +120,7 @@ static void merge_case(atf_layout layout, size_t nthreads, const uint64_t *ids, 
     check_merge(s, &model);
     atf_session_close(s);
     tu_session_free(&model);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* Many ties: timestamps advance by 0..1, so threads collide constantly,
@@ -139,7 +139,7 @@ static void test_all_equal_timestamps(void **state)
 {
     (void)state;
     char dir[64];
-    tu_mkdtemp(dir, sizeof dir, "merge");
+    cf_mkdtemp(dir, sizeof dir, "merge");
     static const uint64_t ids[] = { 7, 3 };
     static const size_t counts[] = { 3, 2 };
     static const int detail[] = { 0, 0 };
@@ -167,7 +167,7 @@ static void test_all_equal_timestamps(void **state)
     atf_merge_destroy(m);
     atf_session_close(s);
     tu_session_free(&model);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 static void test_empty_threads(void **state)
@@ -218,7 +218,7 @@ static void test_backwards_timestamps_keep_file_order(void **state)
 {
     (void)state;
     char dir[64];
-    tu_mkdtemp(dir, sizeof dir, "merge");
+    cf_mkdtemp(dir, sizeof dir, "merge");
     atf_writer_options o = tu_writer_options(ATF_LAYOUT_2);
     atf_session_writer *sw;
     atf_thread_writer *a, *b;
@@ -255,7 +255,7 @@ static void test_backwards_timestamps_keep_file_order(void **state)
     assert_int_equal(atf_merge_next(m, &me), 0);
     atf_merge_destroy(m);
     atf_session_close(s);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* Two merges of one session are independent and give the same stream. */
@@ -263,7 +263,7 @@ static void test_independent_merges(void **state)
 {
     (void)state;
     char dir[64];
-    tu_mkdtemp(dir, sizeof dir, "merge");
+    cf_mkdtemp(dir, sizeof dir, "merge");
     static const uint64_t ids[] = { 1, 2, 3 };
     static const size_t counts[] = { 20, 30, 25 };
     static const int detail[] = { 1, 0, 1 };
@@ -291,7 +291,7 @@ static void test_independent_merges(void **state)
     atf_merge_destroy(m2);
     atf_session_close(s);
     tu_session_free(&model);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 static void test_arguments(void **state)

@@ -55,7 +55,7 @@ static void assert_session_matches(const atf_session *s, const tu_session *model
 static void roundtrip(atf_layout layout, int no_mmap)
 {
     char dir[64];
-    tu_mkdtemp(dir, sizeof dir, "sr");
+    cf_mkdtemp(dir, sizeof dir, "sr");
     static const uint64_t ids[] = { 12, 0, 5, 3 };
     static const size_t counts[] = { 700, 3, 0, 2100 };
     static const int detail[] = { 1, 1, 0, 1 };
@@ -79,7 +79,7 @@ static void roundtrip(atf_layout layout, int no_mmap)
     }
     atf_session_close(s);
     tu_session_free(&model);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 static void test_roundtrip_layout1(void **state)
@@ -128,7 +128,7 @@ static void test_missing_manifest_discovers_threads(void **state)
 {
     (void)state;
     char dir[64], p[160];
-    tu_mkdtemp(dir, sizeof dir, "sr");
+    cf_mkdtemp(dir, sizeof dir, "sr");
     static const uint64_t ids[] = { 30, 4, 200 };
     tu_session model;
     write_small(&model, dir, ATF_LAYOUT_2, 3, ids);
@@ -151,7 +151,7 @@ static void test_missing_manifest_discovers_threads(void **state)
         assert_int_equal(atf_session_thread_at(s, i)->manifest_has_detail, -1);
     atf_session_close(s);
     tu_session_free(&model);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* Discovery handles the whole u64 range of thread ids. */
@@ -159,7 +159,7 @@ static void test_discovery_of_large_ids(void **state)
 {
     (void)state;
     char dir[64], p[160];
-    tu_mkdtemp(dir, sizeof dir, "sr");
+    cf_mkdtemp(dir, sizeof dir, "sr");
     static const uint64_t ids[] = { UINT64_MAX, UINT64_MAX - 5, 1844674407370955161ull, 0 };
     tu_session model;
     write_small(&model, dir, ATF_LAYOUT_2, 4, ids);
@@ -170,14 +170,14 @@ static void test_discovery_of_large_ids(void **state)
     assert_session_matches(s, &model);
     atf_session_close(s);
     tu_session_free(&model);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 static void test_unlisted_thread_dir_warns(void **state)
 {
     (void)state;
     char dir[64], p[160];
-    tu_mkdtemp(dir, sizeof dir, "sr");
+    cf_mkdtemp(dir, sizeof dir, "sr");
     static const uint64_t ids[] = { 1, 2, 3 };
     tu_session model;
     write_small(&model, dir, ATF_LAYOUT_1, 3, ids);
@@ -195,14 +195,14 @@ static void test_unlisted_thread_dir_warns(void **state)
     assert_int_equal(atf_session_thread_at(s, 2)->manifest_has_detail, 1);
     atf_session_close(s);
     tu_session_free(&model);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 static void test_has_detail_disagreements_warn(void **state)
 {
     (void)state;
     char dir[64], p[160];
-    tu_mkdtemp(dir, sizeof dir, "sr");
+    cf_mkdtemp(dir, sizeof dir, "sr");
     static const uint64_t ids[] = { 1, 2 };
     static const size_t counts[] = { 10, 10 };
     static const int detail[] = { 1, 0 };
@@ -219,14 +219,14 @@ static void test_has_detail_disagreements_warn(void **state)
     assert_session_matches(s, &model);
     atf_session_close(s);
     tu_session_free(&model);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 static void test_manifest_thread_without_index(void **state)
 {
     (void)state;
     char dir[64], p[160], q[160];
-    tu_mkdtemp(dir, sizeof dir, "sr");
+    cf_mkdtemp(dir, sizeof dir, "sr");
     static const uint64_t ids[] = { 1 };
     tu_session model;
     write_small(&model, dir, ATF_LAYOUT_2, 1, ids);
@@ -254,15 +254,15 @@ static void test_manifest_thread_without_index(void **state)
     assert_int_equal(atf_session_open(&s, dir, NULL, &err), ATF_E_NOT_FOUND);
     assert_string_equal(err.file, tu_path(p, sizeof p, "%s/thread_9/index.atf", dir));
     tu_session_free(&model);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 static void test_layout_mismatch(void **state)
 {
     (void)state;
     char d1[64], d2[64], p[160], q[160];
-    tu_mkdtemp(d1, sizeof d1, "sr");
-    tu_mkdtemp(d2, sizeof d2, "sr");
+    cf_mkdtemp(d1, sizeof d1, "sr");
+    cf_mkdtemp(d2, sizeof d2, "sr");
     static const uint64_t ids[] = { 4 };
     tu_session m1, m2;
     write_small(&m1, d1, ATF_LAYOUT_1, 1, ids);
@@ -285,15 +285,15 @@ static void test_layout_mismatch(void **state)
     assert_string_equal(err.file, tu_path(p, sizeof p, "%s/thread_4/detail.atf", d2));
     tu_session_free(&m1);
     tu_session_free(&m2);
-    tu_rm_rf(d1);
-    tu_rm_rf(d2);
+    cf_rm_rf(d1);
+    cf_rm_rf(d2);
 }
 
 static void test_open_errors(void **state)
 {
     (void)state;
     char dir[64], p[160];
-    tu_mkdtemp(dir, sizeof dir, "sr");
+    cf_mkdtemp(dir, sizeof dir, "sr");
     atf_session *s = (atf_session *)&s;
     atf_error err;
 
@@ -341,7 +341,7 @@ static void test_open_errors(void **state)
     assert_null(atf_session_warning(NULL, 0));
     atf_session_close(NULL);
     tu_session_free(&model);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* The tracer writes ada_traces/session_YYYYMMDD_HHMMSS/pid_N/; the session
@@ -350,7 +350,7 @@ static void test_pid_directory_resolution(void **state)
 {
     (void)state;
     char dir[64], sess[128], pid[160], resolved[256];
-    tu_mkdtemp(dir, sizeof dir, "sr");
+    cf_mkdtemp(dir, sizeof dir, "sr");
     tu_path(sess, sizeof sess, "%s/session_20240131_235959", dir);
     tu_path(pid, sizeof pid, "%s/pid_4242", sess);
     static const uint64_t ids[] = { 0, 1 };
@@ -367,7 +367,7 @@ static void test_pid_directory_resolution(void **state)
     assert_int_equal(atf_path_detect(pid, resolved, sizeof resolved, &err), ATF_PATH_SESSION);
     assert_string_equal(resolved, pid);
     tu_session_free(&model);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* A session whose writer is still running (or crashed) reads as the flushed
@@ -376,7 +376,7 @@ static void test_crash_truncated_session(void **state)
 {
     (void)state;
     char dir[64];
-    tu_mkdtemp(dir, sizeof dir, "sr");
+    cf_mkdtemp(dir, sizeof dir, "sr");
     atf_writer_options o = tu_writer_options(ATF_LAYOUT_2);
     atf_session_writer *sw;
     atf_thread_writer *tw;
@@ -403,7 +403,7 @@ static void test_crash_truncated_session(void **state)
     assert_int_equal(atf_index_reader_info(t->index)->recovered, 0);
     assert_int_equal(atf_index_reader_count(t->index), 100);
     atf_session_close(s);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 int main(void)

@@ -148,7 +148,7 @@ static void assert_files_match(const char *dir, const tu_session *s)
 static void roundtrip(atf_layout layout)
 {
     char dir[64];
-    tu_mkdtemp(dir, sizeof dir, "sw");
+    cf_mkdtemp(dir, sizeof dir, "sw");
     char sdir[128];
     /* Missing parents are created. */
     tu_path(sdir, sizeof sdir, "%s/ada_traces/session_1/pid_42", dir);
@@ -162,7 +162,7 @@ static void roundtrip(atf_layout layout)
     assert_manifest_matches(sdir, &s);
     assert_files_match(sdir, &s);
     tu_session_free(&s);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 static void test_roundtrip_layout1(void **state)
@@ -184,7 +184,7 @@ static void test_dense_and_no_detail(void **state)
     for (int layout = 1; layout <= 2; layout++) {
         for (unsigned every = 0; every <= 1; every++) {
             char dir[64];
-            tu_mkdtemp(dir, sizeof dir, "sw");
+            cf_mkdtemp(dir, sizeof dir, "sw");
             static const uint64_t ids[] = { 1, 2 };
             static const size_t counts[] = { 300, 301 };
             static const int detail[] = { 1, 1 };
@@ -194,7 +194,7 @@ static void test_dense_and_no_detail(void **state)
             assert_manifest_matches(dir, &s);
             assert_files_match(dir, &s);
             tu_session_free(&s);
-            tu_rm_rf(dir);
+            cf_rm_rf(dir);
         }
     }
 }
@@ -203,7 +203,7 @@ static void test_finalize_idempotent(void **state)
 {
     (void)state;
     char dir[64], mp[128], ip[128];
-    tu_mkdtemp(dir, sizeof dir, "sw");
+    cf_mkdtemp(dir, sizeof dir, "sw");
     static const uint64_t ids[] = { 4, 5 };
     static const size_t counts[] = { 50, 60 };
     static const int detail[] = { 1, 0 };
@@ -244,7 +244,7 @@ static void test_finalize_idempotent(void **state)
     free(i2);
     free(i3);
     tu_session_free(&s);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* Appending to a thread after the session was finalized fails. */
@@ -252,7 +252,7 @@ static void test_append_after_finalize(void **state)
 {
     (void)state;
     char dir[64];
-    tu_mkdtemp(dir, sizeof dir, "sw");
+    cf_mkdtemp(dir, sizeof dir, "sw");
     atf_writer_options o = tu_writer_options(ATF_LAYOUT_2);
     atf_session_writer *sw;
     atf_thread_writer *tw;
@@ -266,7 +266,7 @@ static void test_append_after_finalize(void **state)
     assert_int_equal(atf_thread_writer_append(tw, &ev, NULL, NULL), ATF_E_STATE);
     assert_int_equal(atf_index_writer_count(atf_thread_writer_index(tw)), 1);
     assert_int_equal(atf_session_writer_close(sw), ATF_OK);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* The manifest on disk is complete and current at every step, not only
@@ -275,7 +275,7 @@ static void test_manifest_during_recording(void **state)
 {
     (void)state;
     char dir[64], mp[128];
-    tu_mkdtemp(dir, sizeof dir, "sw");
+    cf_mkdtemp(dir, sizeof dir, "sw");
     tu_path(mp, sizeof mp, "%s/manifest.json", dir);
     atf_writer_options o = tu_writer_options(ATF_LAYOUT_1);
     atf_session_writer *sw;
@@ -318,14 +318,14 @@ static void test_manifest_during_recording(void **state)
 
     assert_int_equal(atf_session_writer_close(sw), ATF_OK);
     assert_no_stray_files(dir);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 static void test_symbols_modules_anchors(void **state)
 {
     (void)state;
     char dir[64], mp[128];
-    tu_mkdtemp(dir, sizeof dir, "sw");
+    cf_mkdtemp(dir, sizeof dir, "sw");
     atf_writer_options o = tu_writer_options(ATF_LAYOUT_2);
     atf_session_writer *sw;
     atf_thread_writer *tw;
@@ -379,7 +379,7 @@ static void test_symbols_modules_anchors(void **state)
     assert_string_equal(json_string_value(json_object_get(json_array_get(mods, 0), "base_address")),
                         "0x8000000000001000");
     json_decref(root);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* Thread ids use the full u64 range: the directory name and the manifest
@@ -388,7 +388,7 @@ static void test_large_thread_id(void **state)
 {
     (void)state;
     char dir[64], ip[160];
-    tu_mkdtemp(dir, sizeof dir, "sw");
+    cf_mkdtemp(dir, sizeof dir, "sw");
     atf_writer_options o = tu_writer_options(ATF_LAYOUT_2);
     atf_session_writer *sw;
     atf_thread_writer *tw;
@@ -409,14 +409,14 @@ static void test_large_thread_id(void **state)
     assert_int_equal(atf_index_reader_count(atf_session_thread_at(s, 0)->index), 1);
     assert_int_equal(atf_session_warning_count(s), 0);
     atf_session_close(s);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 static void test_errors(void **state)
 {
     (void)state;
     char dir[64], p[160];
-    tu_mkdtemp(dir, sizeof dir, "sw");
+    cf_mkdtemp(dir, sizeof dir, "sw");
     atf_writer_options o = tu_writer_options(ATF_LAYOUT_2);
     atf_session_writer *sw = (atf_session_writer *)&sw;
     atf_thread_writer *tw, *tw2;
@@ -470,7 +470,7 @@ static void test_errors(void **state)
     assert_int_equal(atf_index_reader_count(ix), 1);
     assert_int_equal(atf_index_reader_header(ix)->thread_id, 11);
     atf_index_reader_close(ix);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* Before finalize the files are valid crash-truncated files holding every
@@ -479,7 +479,7 @@ static void test_readable_while_recording(void **state)
 {
     (void)state;
     char dir[64], p[160];
-    tu_mkdtemp(dir, sizeof dir, "sw");
+    cf_mkdtemp(dir, sizeof dir, "sw");
     static const uint64_t ids[] = { 1 };
     static const size_t counts[] = { 200 };
     static const int detail[] = { 1 };
@@ -523,7 +523,7 @@ static void test_readable_while_recording(void **state)
     assert_int_equal(atf_session_writer_close(sw), ATF_OK);
     assert_files_match(dir, &s);
     tu_session_free(&s);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 /* An index event the index writer refuses must not leave its detail event
@@ -532,7 +532,7 @@ static void test_refused_event_leaves_no_orphan_detail(void **state)
 {
     (void)state;
     char dir[64], p[160];
-    tu_mkdtemp(dir, sizeof dir, "sw");
+    cf_mkdtemp(dir, sizeof dir, "sw");
     atf_writer_options o = tu_writer_options(ATF_LAYOUT_2);
     atf_session_writer *sw;
     atf_thread_writer *tw;
@@ -568,7 +568,7 @@ static void test_refused_event_leaves_no_orphan_detail(void **state)
     assert_int_equal(de.timestamp, 6);
     atf_detail_reader_close(dt);
     atf_index_reader_close(ix);
-    tu_rm_rf(dir);
+    cf_rm_rf(dir);
 }
 
 int main(void)
