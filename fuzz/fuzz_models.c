@@ -49,6 +49,18 @@ atf_status fz_header_status(const uint8_t *d, size_t size, const char *magic)
     return ATF_OK;
 }
 
+/* SPEC 7a.12: fewer bytes than a header that are the start of a valid one:
+ * the magic, endian 1 and version 1 or 2, as far as they go. */
+static int header_prefix(const uint8_t *d, size_t size, const char *magic)
+{
+    if (size >= 64)
+        return 0;
+    for (size_t i = 0; i < size && i < 4; i++)
+        if (d[i] != (uint8_t)magic[i])
+            return 0;
+    return (size <= 4 || d[4] == 1) && (size <= 5 || d[5] == 1 || d[5] == 2);
+}
+
 /* CRC-001/002: a non-zero checksum must match the events section. */
 static int checksum_ok(uint32_t stored, int layout, const uint8_t *section, uint64_t n)
 {
@@ -60,16 +72,25 @@ fz_model fz_index_model(const uint8_t *d, size_t size, int verify)
 {
     fz_model m;
     memset(&m, 0, sizeof m);
+    if (header_prefix(d, size, ATF_INDEX_MAGIC)) {
+        m.header_truncated = 1;
+        return m;
+    }
     if ((m.status = fz_header_status(d, size, ATF_INDEX_MAGIC)) != ATF_OK)
         return m;
     int layout = d[5];
     uint32_t event_size = fz_le32(d + (layout == ATF_LAYOUT_1 ? 24 : 20));
     uint64_t eo = fz_le64(d + 32), fo = fz_le64(d + 40);
+    uint64_t count = layout == ATF_LAYOUT_1 ? fz_le32(d + 28) : fz_le64(d + 24);
+    /* SPEC 2.1: a placeholder has footer_offset 0, or describes an empty
+     * file (footer_offset == events_offset, count and times 0, no flag). */
+    m.finalized = !(fo == 0 || (fo == eo && count == 0 && fz_le64(d + 48) == 0 && fz_le64(d + 56) == 0 &&
+                                (fz_le32(d + 8) & 1u) == 0));
     if (event_size != ATF_INDEX_EVENT_SIZE) {
         m.status = ATF_E_FIELD;
         return m;
     }
-    if (eo < ATF_INDEX_HEADER_SIZE || eo > size || (fo != 0 && fo < eo)) {
+    if (eo < ATF_INDEX_HEADER_SIZE || eo > size) {
         m.status = ATF_E_OFFSET;
         return m;
     }
@@ -77,13 +98,15 @@ fz_model fz_index_model(const uint8_t *d, size_t size, int verify)
      * placeholder header leaves the last 64 bytes, when they line up with
      * the events and say so in bytes_written. */
     m.region_end = size;
-    if (fo != 0) {
-        if (fo < size)
+    if (m.finalized) {
+        if (fo >= eo && fo < size)
             m.region_end = fo;
-        m.has_footer = fo <= size && size - fo >= ATF_INDEX_FOOTER_SIZE &&
+        m.has_footer = fo >= eo && fo <= size && size - fo >= ATF_INDEX_FOOTER_SIZE &&
                        memcmp(d + fo, ATF_INDEX_FOOTER_MAGIC, 4) == 0;
         m.footer_offset = fo;
-    } else if (size - eo >= ATF_INDEX_FOOTER_SIZE) {
+    }
+    if (!m.has_footer && size - eo >= ATF_INDEX_FOOTER_SIZE) {
+        /* also for a finalized header whose footer is not where it says */
         uint64_t at = size - ATF_INDEX_FOOTER_SIZE;
         if ((at - eo) % ATF_INDEX_EVENT_SIZE == 0 && memcmp(d + at, ATF_INDEX_FOOTER_MAGIC, 4) == 0 &&
             fz_le64(d + at + 32) == at - eo) {
@@ -112,7 +135,7 @@ fz_model fz_index_model(const uint8_t *d, size_t size, int verify)
         m.event_count = room;
         while (m.event_count > 0 && fz_all_zero(d + eo + (m.event_count - 1) * ATF_INDEX_EVENT_SIZE, 32))
             m.event_count--;
-        if (fo == 0 && m.event_count > 0 &&
+        if (!m.finalized && m.event_count > 0 &&
             fz_is_torn_footer(d + eo + (m.event_count - 1) * ATF_INDEX_EVENT_SIZE, m.event_count - 1))
             m.event_count--;
     }
@@ -124,6 +147,10 @@ fz_model fz_detail_model(const uint8_t *d, size_t size, int verify)
 {
     fz_model m;
     memset(&m, 0, sizeof m);
+    if (header_prefix(d, size, ATF_DETAIL_MAGIC)) {
+        m.header_truncated = 1;
+        return m;
+    }
     if ((m.status = fz_header_status(d, size, ATF_DETAIL_MAGIC)) != ATF_OK)
         return m;
     int layout = d[5];
@@ -133,7 +160,8 @@ fz_model fz_detail_model(const uint8_t *d, size_t size, int verify)
         return m;
     }
     m.region_end = size;
-    if (blen != 0 || count != 0) {
+    m.finalized = blen != 0 || count != 0;
+    if (m.finalized) {
         /* Finalized: the footer follows bytes_length bytes of events. */
         if (blen <= size - eo) {
             uint64_t at = eo + blen;
@@ -143,7 +171,9 @@ fz_model fz_detail_model(const uint8_t *d, size_t size, int verify)
                 m.footer_offset = at;
             }
         }
-    } else if (size - eo >= ATF_DETAIL_FOOTER_SIZE) {
+    }
+    if (!m.has_footer && size - eo >= ATF_DETAIL_FOOTER_SIZE) {
+        /* also for a finalized header whose footer is not where it says */
         uint64_t at = size - ATF_DETAIL_FOOTER_SIZE;
         if (memcmp(d + at, ATF_DETAIL_FOOTER_MAGIC, 4) == 0 && fz_le64(d + at + 16) == at - eo) {
             m.has_footer = 1;
@@ -223,6 +253,16 @@ void fz_check_index_reader(const atf_index_reader *r, const uint8_t *data, size_
     const atf_index_footer *f = atf_index_reader_footer(r);
     const uint64_t eo = h->events_offset, n = in->event_count;
     size_t bsize = 0;
+    fz_model hm = fz_index_model(data, size, 0);
+    FZ_CHECK(in->header_truncated == hm.header_truncated, "header_truncated: reader %d, rules %d",
+             in->header_truncated, hm.header_truncated);
+    if (in->header_truncated) {
+        FZ_CHECK(n == 0 && !f && in->state == ATF_FILE_CRASH_TRUNCATED && in->trailing_bytes == size,
+                 "a file cut inside its header has 0 events, no footer");
+        return;
+    }
+    FZ_CHECK(in->state == (in->has_footer ? ATF_FILE_COMPLETE
+                           : in->header_finalized ? ATF_FILE_DAMAGED : ATF_FILE_CRASH_TRUNCATED), "state");
 
     FZ_CHECK(atf_index_reader_bytes(r, &bsize) == data && bsize == size, "bytes() is not the input");
     FZ_CHECK(in->file_size == size, "file_size %llu != %zu", (unsigned long long)in->file_size, size);
@@ -232,7 +272,8 @@ void fz_check_index_reader(const atf_index_reader *r, const uint8_t *data, size_
              (unsigned long long)eo);
     FZ_CHECK(n <= (size - eo) / ATF_INDEX_EVENT_SIZE, "%llu events do not fit the file", (unsigned long long)n);
     FZ_CHECK(in->events_end == eo + n * ATF_INDEX_EVENT_SIZE, "events_end");
-    FZ_CHECK(in->header_finalized == (h->footer_offset != 0), "header_finalized");
+    FZ_CHECK(in->header_finalized == hm.finalized, "header_finalized: reader %d, rules %d", in->header_finalized,
+             hm.finalized);
     FZ_CHECK((f != NULL) == (in->has_footer != 0), "footer() vs has_footer");
     FZ_CHECK(in->recovered == !in->has_footer, "recovered vs has_footer");
 
@@ -364,6 +405,12 @@ void fz_check_detail_reader(const atf_detail_reader *r, const uint8_t *data, siz
     const atf_detail_footer *f = atf_detail_reader_footer(r);
     const uint64_t eo = h->events_offset, n = in->event_count;
     size_t bsize = 0;
+    if (in->header_truncated || header_prefix(data, size, ATF_DETAIL_MAGIC)) {
+        FZ_CHECK(in->header_truncated && header_prefix(data, size, ATF_DETAIL_MAGIC), "header_truncated");
+        FZ_CHECK(n == 0 && !f && in->state == ATF_FILE_CRASH_TRUNCATED && in->trailing_bytes == size,
+                 "a file cut inside its header has 0 events, no footer");
+        return;
+    }
 
     FZ_CHECK(atf_detail_reader_bytes(r, &bsize) == data && bsize == size, "bytes() is not the input");
     FZ_CHECK(in->file_size == size && in->layout == (atf_layout)h->version, "file_size/layout");
@@ -451,6 +498,8 @@ uint64_t fz_check_merge(const atf_session *s)
     for (size_t i = 0; i < k; i++) {
         const atf_session_thread *t = atf_session_thread_at(s, i);
         FZ_CHECK(i == 0 || atf_session_thread_at(s, i - 1)->id < t->id, "threads not sorted by id");
+        if (!t->index)   /* its index file could not be read: not in the merge */
+            continue;
         const atf_index_info *in = atf_index_reader_info(t->index);
         total += in->event_count;
         if (in->scanned ? in->scan.backwards_count != 0 : 1) {

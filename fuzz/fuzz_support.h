@@ -113,6 +113,8 @@ typedef struct fz_model {
     uint64_t region_end;      /* end of the events region */
     uint64_t event_count;     /* events readable (valid if status == ATF_OK) */
     uint64_t events_end;
+    int header_truncated;     /* shorter than the header but the start of a valid one: 0 events (SPEC 7a.12) */
+    int finalized;            /* the header is not a placeholder (SPEC 2.1, 3.1) */
 } fz_model;
 
 /* REC-003: an index record that starts with "2ITA" and holds at byte 8 the

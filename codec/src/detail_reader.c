@@ -18,6 +18,8 @@ struct atf_detail_reader {
     uint64_t *offsets;      /* file offset of each event */
 };
 
+static int find_end_footer(atf_detail_reader *r, uint64_t *region_end);
+
 static int find_footer(atf_detail_reader *r, uint64_t *region_end)
 {
     const atf_detail_header *h = &r->header;
@@ -37,8 +39,27 @@ static int find_footer(atf_detail_reader *r, uint64_t *region_end)
                 return 1;
             }
         }
+        /* Not where the header says: a footer lined up at the end is still the footer (SPEC 6). */
+        uint64_t keep = *region_end;
+        *region_end = size;
+        if (find_end_footer(r, region_end)) {
+            r->info.footer_misplaced = 1;
+            return 1;
+        }
+        *region_end = keep;
         return 0;
     }
+    return find_end_footer(r, region_end);
+}
+
+/* The footer of a placeholder header: the last 64 bytes, when their magic and
+ * bytes_length agree with the events section before them. */
+static int find_end_footer(atf_detail_reader *r, uint64_t *region_end)
+{
+    const atf_detail_header *h = &r->header;
+    const uint8_t *d = r->blob.data;
+    uint64_t size = r->blob.size;
+    atf_detail_footer f;
     if (size < h->events_offset + ATF_DETAIL_FOOTER_SIZE)
         return 0;
     uint64_t at = size - ATF_DETAIL_FOOTER_SIZE;
@@ -129,6 +150,24 @@ static atf_status open_common(atf_detail_reader *r, const atf_read_options *opts
     atf_detail_header *h = &r->header;
     atf_detail_info *info = &r->info;
 
+    info->file_size = size;
+    if (atf_header_prefix_ok(r->blob.data, r->blob.size, ATF_DETAIL_MAGIC)) {
+        /* Killed before the first flush, or inside the header write. */
+        const uint8_t *d = r->blob.data;
+        memset(h, 0, sizeof *h);
+        h->endian = size > 4 ? d[4] : 0;
+        h->version = size > 5 ? d[5] : 0;
+        h->arch = size > 6 ? d[6] : 0;
+        h->os = size > 7 ? d[7] : 0;
+        h->events_offset = ATF_DETAIL_HEADER_SIZE;
+        info->layout = (atf_layout)h->version;
+        info->header_truncated = 1;
+        info->recovered = 1;
+        info->state = ATF_FILE_CRASH_TRUNCATED;
+        info->trailing_bytes = size;
+        info->checksum = ATF_CHECKSUM_NO_FOOTER;
+        return ATF_OK;
+    }
     atf_status st = atf_detail_header_decode(h, r->blob.data, r->blob.size, err);
     if (st)
         return st;
@@ -137,12 +176,13 @@ static atf_status open_common(atf_detail_reader *r, const atf_read_options *opts
                         "events_offset is %llu, beyond the end of the %llu-byte file",
                         (unsigned long long)h->events_offset, (unsigned long long)size);
     info->layout = (atf_layout)h->version;
-    info->file_size = size;
-    info->header_finalized = h->bytes_length != 0 || h->event_count != 0;
+    info->header_finalized = !atf_detail_header_is_placeholder(h);
 
     uint64_t region_end;
     info->has_footer = find_footer(r, &region_end);
     info->recovered = !info->has_footer;
+    info->state = info->has_footer ? ATF_FILE_COMPLETE
+                  : info->header_finalized ? ATF_FILE_DAMAGED : ATF_FILE_CRASH_TRUNCATED;
     if (info->has_footer && r->footer.bytes_length != region_end - h->events_offset)
         return atf_fail(err, ATF_E_LENGTH, info->footer_offset + 16, "footer.bytes_length",
                         "footer bytes_length %llu, but the events section is %llu bytes",
@@ -256,6 +296,12 @@ const uint8_t *atf_detail_reader_bytes(const atf_detail_reader *r, size_t *size)
     if (size)
         *size = r->blob.size;
     return r->blob.data;
+}
+
+size_t atf_detail_info_describe(char *dst, size_t cap, const atf_detail_info *in)
+{
+    return atf_file_state_describe(dst, cap, in->state, in->header_truncated, in->file_size, in->event_count,
+                              in->trailing_bytes);
 }
 
 uint64_t atf_detail_reader_offset(const atf_detail_reader *r, uint64_t seq)

@@ -1,9 +1,11 @@
 /* Encoders and decoders of every fixed-size ATF structure, both layouts.
  * Follows conformance/SPEC.md section order: index header, index event,
  * index footer, detail header, detail event, detail footer, ARM64 payload. */
+#include <stdio.h>
 #include <string.h>
 
 #include <atf/format.h>
+#include <atf/reader.h>
 
 #include "bytes.h"
 #include "internal.h"
@@ -32,6 +34,18 @@ atf_status atf_header_layout(const void *src, size_t src_size, const char *magic
     if (layout)
         *layout = (atf_layout)p[5];
     return ATF_OK;
+}
+
+int atf_header_prefix_ok(const void *src, size_t size, const char *magic)
+{
+    const uint8_t *p = (const uint8_t *)src;
+    if (size >= ATF_INDEX_HEADER_SIZE || !magic || (size && !src))
+        return 0;
+    if (memcmp(p, magic, size < 4 ? size : 4) != 0)
+        return 0;
+    if (size > 4 && p[4] != ATF_ENDIAN_LITTLE)
+        return 0;
+    return size <= 5 || valid_layout(p[5]);
 }
 
 /* ---- Index header ---------------------------------------------------- */
@@ -429,4 +443,45 @@ const char *atf_clock_name(uint32_t clock_type)
 {
     static const char *const names[] = { "unknown", "mach_continuous", "qpc", "boottime" };
     return clock_type < 4 ? names[clock_type] : "unknown";
+}
+
+int atf_index_header_is_placeholder(const atf_index_header *h)
+{
+    return h->footer_offset == 0 ||
+           (h->footer_offset == h->events_offset && h->event_count == 0 && h->time_start_ns == 0 &&
+            h->time_end_ns == 0 && (h->flags & ATF_INDEX_FLAG_HAS_DETAIL_FILE) == 0);
+}
+
+int atf_detail_header_is_placeholder(const atf_detail_header *h)
+{
+    return h->event_count == 0 && h->bytes_length == 0;
+}
+
+size_t atf_file_state_describe(char *dst, size_t cap, int state, int header_truncated, uint64_t file_size,
+                          uint64_t events, uint64_t trailing)
+{
+    const unsigned long long n = events, t = trailing;
+    int k;
+    switch ((atf_file_state)state) {
+    case ATF_FILE_COMPLETE:
+        k = t ? snprintf(dst, cap, "complete: %llu events, %llu stray bytes ignored", n, t)
+              : snprintf(dst, cap, "complete: %llu events", n);
+        break;
+    case ATF_FILE_DAMAGED:
+        k = snprintf(dst, cap,
+                     "damaged (the header is finalized but there is no footer where it says): %llu complete "
+                     "events recovered, %llu trailing bytes ignored",
+                     n, t);
+        break;
+    default:
+        k = header_truncated
+            ? snprintf(dst, cap,
+                       "crash-truncated (the file ends inside its 64-byte header, at %llu bytes): 0 events "
+                       "recovered, %llu trailing bytes ignored",
+                       (unsigned long long)file_size, t)
+            : snprintf(dst, cap, "crash-truncated (no footer): %llu complete events recovered, %llu trailing "
+                                 "bytes ignored",
+                       n, t);
+    }
+    return k < 0 ? 0 : (size_t)k;
 }

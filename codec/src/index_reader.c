@@ -18,6 +18,22 @@ struct atf_index_reader {
     const uint8_t *events;
 };
 
+const char *atf_file_state_name(atf_file_state s)
+{
+    switch (s) {
+    case ATF_FILE_COMPLETE: return "complete";
+    case ATF_FILE_CRASH_TRUNCATED: return "crash-truncated";
+    case ATF_FILE_DAMAGED: return "damaged";
+    }
+    return "unknown";
+}
+
+size_t atf_index_info_describe(char *dst, size_t cap, const atf_index_info *in)
+{
+    return atf_file_state_describe(dst, cap, in->state, in->header_truncated, in->file_size, in->event_count,
+                              in->trailing_bytes);
+}
+
 const char *atf_checksum_state_name(atf_checksum_state s)
 {
     switch (s) {
@@ -130,6 +146,8 @@ static uint32_t scan_events(const uint8_t *ev, uint64_t count, atf_layout layout
     return crc;
 }
 
+static int find_end_footer(atf_index_reader *r, uint64_t *region_end);
+
 /* Looks for a footer: at header.footer_offset when the header was finalized,
  * else at the end of the file when it lines up with the events. */
 static int find_footer(atf_index_reader *r, uint64_t *region_end)
@@ -140,17 +158,38 @@ static int find_footer(atf_index_reader *r, uint64_t *region_end)
     atf_index_footer f;
 
     *region_end = size;
-    if (h->footer_offset != 0) {
-        if (h->footer_offset < size)
+    if (r->info.header_finalized) {
+        if (h->footer_offset >= h->events_offset && h->footer_offset < size)
             *region_end = h->footer_offset;
-        if (atf_fits(h->footer_offset, ATF_INDEX_FOOTER_SIZE, size) &&
+        if (h->footer_offset >= h->events_offset && atf_fits(h->footer_offset, ATF_INDEX_FOOTER_SIZE, size) &&
             atf_index_footer_decode(&f, d + h->footer_offset, ATF_INDEX_FOOTER_SIZE, NULL) == ATF_OK) {
             r->footer = f;
             r->info.footer_offset = h->footer_offset;
             return 1;
         }
+        /* Not where the header says (a wrong footer_offset, or a header
+         * rewrite cut short): a footer that lines up with the events at the
+         * end of the file is still the footer (SPEC 6). */
+        uint64_t keep = *region_end;
+        *region_end = size;
+        if (find_end_footer(r, region_end)) {
+            r->info.footer_misplaced = 1;
+            return 1;
+        }
+        *region_end = keep;
         return 0;
     }
+    return find_end_footer(r, region_end);
+}
+
+/* The footer of a placeholder header: the last 64 bytes, when their magic
+ * and bytes_written agree with the events before them. */
+static int find_end_footer(atf_index_reader *r, uint64_t *region_end)
+{
+    const atf_index_header *h = &r->header;
+    const uint8_t *d = r->blob.data;
+    uint64_t size = r->blob.size;
+    atf_index_footer f;
     if (size < h->events_offset + ATF_INDEX_FOOTER_SIZE)
         return 0;
     uint64_t at = size - ATF_INDEX_FOOTER_SIZE;
@@ -175,6 +214,25 @@ static atf_status open_common(atf_index_reader *r, const atf_read_options *opts,
     atf_index_header *h = &r->header;
     atf_index_info *info = &r->info;
 
+    info->file_size = size;
+    if (atf_header_prefix_ok(r->blob.data, r->blob.size, ATF_INDEX_MAGIC)) {
+        /* Killed before the first flush, or inside the header write. */
+        const uint8_t *d = r->blob.data;
+        memset(h, 0, sizeof *h);
+        h->endian = size > 4 ? d[4] : 0;
+        h->version = size > 5 ? d[5] : 0;
+        h->arch = size > 6 ? d[6] : 0;
+        h->os = size > 7 ? d[7] : 0;
+        h->events_offset = ATF_INDEX_HEADER_SIZE;
+        info->layout = (atf_layout)h->version;
+        info->header_truncated = 1;
+        info->recovered = 1;
+        info->state = ATF_FILE_CRASH_TRUNCATED;
+        info->trailing_bytes = size;
+        info->checksum = ATF_CHECKSUM_NO_FOOTER;
+        r->events = d;
+        return ATF_OK;
+    }
     atf_status st = atf_index_header_decode(h, r->blob.data, r->blob.size, err);
     if (st)
         return st;
@@ -182,18 +240,14 @@ static atf_status open_common(atf_index_reader *r, const atf_read_options *opts,
         return atf_fail(err, ATF_E_OFFSET, 32, "events_offset",
                         "events_offset is %llu, beyond the end of the %llu-byte file",
                         (unsigned long long)h->events_offset, (unsigned long long)size);
-    if (h->footer_offset != 0 && h->footer_offset < h->events_offset)
-        return atf_fail(err, ATF_E_OFFSET, 40, "footer_offset",
-                        "footer_offset %llu lies before events_offset %llu",
-                        (unsigned long long)h->footer_offset, (unsigned long long)h->events_offset);
-
     info->layout = (atf_layout)h->version;
-    info->file_size = size;
-    info->header_finalized = h->footer_offset != 0;
+    info->header_finalized = !atf_index_header_is_placeholder(h);
     r->events = r->blob.data + h->events_offset;
 
     uint64_t region_end;
     info->has_footer = find_footer(r, &region_end);
+    info->state = info->has_footer ? ATF_FILE_COMPLETE
+                  : info->header_finalized ? ATF_FILE_DAMAGED : ATF_FILE_CRASH_TRUNCATED;
     uint64_t room = region_end - h->events_offset;
     if (info->has_footer) {
         if (r->footer.event_count > room / ATF_INDEX_EVENT_SIZE)

@@ -315,9 +315,20 @@ static void test_header_errors(void **state)
     cf_assert_error(&err, ATF_E_OFFSET, 32, "events_offset");
     memcpy(m, b, size);
     cf_put64(m + 32, 96);
-    cf_put64(m + 40, 80); /* footer before the events */
-    assert_int_equal(open_fail(m, size, NULL, &err), ATF_E_OFFSET);
-    cf_assert_error(&err, ATF_E_OFFSET, 40, "footer_offset");
+    cf_put64(m + 40, 80); /* footer before the events: damage, not a refusal; nothing lines up at the end */
+    atf_index_reader *dr = open_ok(m, size, NULL);
+    assert_int_equal(atf_index_reader_info(dr)->state, ATF_FILE_DAMAGED);
+    assert_int_equal(atf_index_reader_info(dr)->header_finalized, 1);
+    atf_index_reader_close(dr);
+    /* A header rewrite cut short (footer_offset wrong) before a footer that
+     * lines up at the end: that footer is used, every event is read. */
+    memcpy(m, b, size);
+    cf_put64(m + 40, 32);
+    dr = open_ok(m, size, NULL);
+    assert_int_equal(atf_index_reader_info(dr)->state, ATF_FILE_COMPLETE);
+    assert_int_equal(atf_index_reader_info(dr)->footer_misplaced, 1);
+    assert_int_equal(atf_index_reader_count(dr), atf_index_reader_footer(dr)->event_count);
+    atf_index_reader_close(dr);
 
     /* events_offset == size: no events, no footer */
     memcpy(m, b, size);
@@ -345,8 +356,9 @@ static void test_header_errors(void **state)
     assert_int_equal(atf_index_reader_open_memory(NULL, b, size, NULL, NULL, &err), ATF_E_ARG);
     r = NULL;
     assert_int_equal(atf_index_reader_open_memory(&r, NULL, 10, NULL, NULL, &err), ATF_E_ARG);
-    assert_int_equal(atf_index_reader_open_memory(&r, NULL, 0, NULL, NULL, &err), ATF_E_TRUNCATED);
-    assert_null(r);
+    assert_int_equal(atf_index_reader_open_memory(&r, NULL, 0, NULL, NULL, &err), ATF_OK);
+    assert_int_equal(atf_index_reader_info(r)->header_truncated, 1);
+    atf_index_reader_close(r);
     free(m);
     free(b);
     free(ev);
@@ -364,8 +376,19 @@ static void sweep_truncations(const uint8_t *img, size_t full, const atf_index_e
         uint8_t *b = cf_dup(img, len);
         atf_error err;
         if (len < 64) {
-            assert_int_equal(open_fail(b, len, NULL, &err), ATF_E_TRUNCATED);
+            /* Cut inside the header (empty among them): crash-truncated, 0 events. */
+            atf_index_reader *r = open_ok(b, len, NULL);
+            const atf_index_info *info = atf_index_reader_info(r);
+            assert_int_equal(info->header_truncated, 1);
+            assert_int_equal(info->state, ATF_FILE_CRASH_TRUNCATED);
+            assert_int_equal(info->event_count, 0);
+            assert_int_equal(info->trailing_bytes, len);
+            assert_int_equal(info->has_footer, 0);
+            assert_int_equal(info->layout, len > 5 ? img[5] : 0);
+            assert_null(atf_index_reader_footer(r));
+            atf_index_reader_close(r);
             free(b);
+            (void)err;
             continue;
         }
         for (int mode = 0; mode < 2; mode++) {
@@ -381,6 +404,9 @@ static void sweep_truncations(const uint8_t *img, size_t full, const atf_index_e
             assert_int_equal(info->has_footer, has_footer);
             assert_int_equal(info->recovered, !has_footer);
             assert_int_equal(info->header_finalized, finalized);
+            assert_int_equal(info->header_truncated, 0);
+            assert_int_equal(info->state, has_footer ? ATF_FILE_COMPLETE
+                                          : finalized ? ATF_FILE_DAMAGED : ATF_FILE_CRASH_TRUNCATED);
             assert_int_equal(info->file_size, len);
             assert_int_equal(info->events_end, 64 + 32 * want);
             /* Without a footer every byte after the last whole event is trailing
@@ -445,6 +471,60 @@ static void test_truncation_writer_files(void **state)
         }
     }
     cf_rm_rf(dir);
+}
+
+/* The ADA tracer's C writer's placeholder (ATF-NOTES, errata E-16): footer_offset
+ * 64 = events_offset, count and times 0, flags 0. Cut at every byte, with and
+ * without its footer: every complete event is recovered and the file is
+ * crash-truncated, never damaged; with the footer (finalize stopped before the
+ * header was rewritten) the file is complete. */
+static void test_ada_placeholder(void **state)
+{
+    (void)state;
+    cf_rng rng = cf_rng_seed(16);
+    for (int li = 0; li < 2; li++) {
+        const size_t n = 9;
+        atf_index_event *ev = random_events(&rng, k_layouts[li], n);
+        cf_index_spec s = spec(k_layouts[li], 0, 1, CF_SUM_NONE);
+        size_t size;
+        uint8_t *b = image(&s, ev, n, &size);
+        cf_put64(b + 40, 64); /* the ADA placeholder */
+        for (size_t len = 64; len <= size; len++) {
+            atf_index_reader *r = open_ok(b, len, NULL);
+            const atf_index_info *info = atf_index_reader_info(r);
+            uint64_t want = (len - 64) / 32 < n ? (len - 64) / 32 : n;
+            assert_int_equal(info->header_finalized, 0);
+            assert_int_equal(info->state, len == size ? ATF_FILE_COMPLETE : ATF_FILE_CRASH_TRUNCATED);
+            assert_events(r, ev, want);
+            char line[256];
+            atf_index_info_describe(line, sizeof line, info);
+            assert_non_null(strstr(line, len == size ? "complete" : "crash-truncated (no footer)"));
+            atf_index_reader_close(r);
+        }
+        /* Any value that describes events makes it a finalized header: then
+         * a missing footer is damage (REC-004), and still nothing is dropped
+         * that the header allows. */
+        uint8_t *d = cf_dup(b, size - 64);
+        cf_put64(d + 56, 5);
+        atf_index_reader *r = open_ok(d, size - 64, NULL);
+        assert_int_equal(atf_index_reader_info(r)->header_finalized, 1);
+        assert_int_equal(atf_index_reader_info(r)->state, ATF_FILE_DAMAGED);
+        atf_index_reader_close(r);
+        /* has_detail_file set with footer_offset 64 is finalized too (an empty file's final header). */
+        memcpy(d, b, 64);
+        cf_put32(d + 8, ATF_INDEX_FLAG_HAS_DETAIL_FILE);
+        r = open_ok(d, size - 64, NULL);
+        assert_int_equal(atf_index_reader_info(r)->state, ATF_FILE_DAMAGED);
+        atf_index_reader_close(r);
+        free(d);
+        free(b);
+        free(ev);
+    }
+    /* Short files that are not the start of a header are errors, not crashes. */
+    atf_error err;
+    assert_int_equal(open_fail((const uint8_t *)"ATX", 3, NULL, &err), ATF_E_TRUNCATED);
+    assert_int_equal(open_fail((const uint8_t *)"ATI2\2", 5, NULL, &err), ATF_E_TRUNCATED);
+    assert_int_equal(open_fail((const uint8_t *)"ATI2\1\3xxxxxxxx", 16, NULL, &err), ATF_E_VERSION);
 }
 
 /* Same sweep over independently built images. */
@@ -756,9 +836,14 @@ static void test_file_mmap_and_read(void **state)
             assert_int_equal(s1, s2);
             assert_int_equal(s1, s3);
             if (lens[k] == 0) {
-                assert_int_equal(s1, ATF_E_TRUNCATED);
-                assert_string_equal(e1.file, path);
-                assert_string_equal(e2.file, path);
+                /* Killed before the first flush: crash-truncated, 0 events, by every path. */
+                assert_int_equal(s1, ATF_OK);
+                assert_int_equal(atf_index_reader_info(rm)->header_truncated, 1);
+                assert_int_equal(atf_index_reader_count(rr), 0);
+                assert_int_equal(atf_index_reader_info(rb)->state, ATF_FILE_CRASH_TRUNCATED);
+                atf_index_reader_close(rm);
+                atf_index_reader_close(rr);
+                atf_index_reader_close(rb);
                 continue;
             }
             assert_int_equal(s1, ATF_OK);
@@ -801,6 +886,11 @@ static void check_reader_invariants(const uint8_t *b, size_t n, atf_index_reader
     const atf_index_header *h = atf_index_reader_header(r);
     uint64_t count = atf_index_reader_count(r);
     assert_int_equal(count, info->event_count);
+    if (info->header_truncated) {
+        assert_true(n < 64 && atf_index_reader_count(r) == 0 && info->trailing_bytes == n);
+        assert_int_equal(atf_header_prefix_ok(b, n, ATF_INDEX_MAGIC), 1);
+        return;
+    }
     assert_true(n >= 64);
     assert_true(h->events_offset >= 64 && h->events_offset <= n);
     assert_true(count <= (n - h->events_offset) / 32);
@@ -1001,6 +1091,7 @@ int main(void)
         cmocka_unit_test(test_footer_count),
         cmocka_unit_test(test_header_errors),
         cmocka_unit_test(test_truncation_writer_files),
+        cmocka_unit_test(test_ada_placeholder),
         cmocka_unit_test(test_truncation_built_images),
         cmocka_unit_test(test_torn_footer_vs_magic_event),
         cmocka_unit_test(test_zero_filled_tail),

@@ -801,8 +801,13 @@ static void test_paths(void **state)
     fclose(f);
     atf_read_options ro = ATF_READ_OPTIONS_INIT;
     ro.no_mmap = 1;
-    assert_int_equal(atf_index_reader_open(&r, empty, &ro, &err), ATF_E_TRUNCATED);
-    assert_null(r);
+    /* An empty file is what a writer killed before its first flush leaves:
+     * crash-truncated with 0 events (SPEC 7a.12), by the read() path too. */
+    assert_int_equal(atf_index_reader_open(&r, empty, &ro, &err), ATF_OK);
+    assert_int_equal(atf_index_reader_info(r)->header_truncated, 1);
+    assert_int_equal(atf_index_reader_count(r), 0);
+    atf_index_reader_close(r);
+    r = NULL;
     atf_session *s = NULL;
     assert_int_equal(atf_session_open(&s, path_in("missing-dir"), NULL, &err), ATF_E_IO);
     assert_null(s);

@@ -14,7 +14,9 @@
  *   trunc      a finalized file cut at every length 0..size-1 (torn footer:
  *              the cuts inside the footer)
  *   placeholder  the header as first written (never finalized) + events +
- *              footer, cut at every length 64..size (size: footer complete)
+ *              footer, cut at every length 0..size (size: footer complete),
+ *              in both forms found in the wild: footer_offset 0, and the ADA
+ *              tracer's footer_offset = events_offset (ada-placeholder)
  *   zero-footer  finalized header + events + 64 zero bytes where the footer
  *              should be (the footer block never reached the disk)
  *   zero-tail  placeholder header + events + Z zero bytes (delayed
@@ -22,7 +24,7 @@
  *   garbage-tail placeholder header + events + G pseudo-random bytes
  *
  * Expected outcomes (conformance/SPEC.md, section 6):
- *   index  cut at L < 64: the open fails; else no footer and
+ *   index  cut at L < 64: crash-truncated, 0 events (SPEC 7a.12); else no footer and
  *          floor((min(L, end) - 64) / 32) events, end = footer_offset for a
  *          finalized header, the file size for a placeholder one; a
  *          placeholder cut inside the footer's second half recovers n (the
@@ -30,16 +32,17 @@
  *          file has its footer and n events. zero-footer: n events; a zero
  *          tail: n events (SPEC 7a.6: all-zero records are a zero fill); a
  *          garbage tail of T bytes: n + floor(T / 32) events.
- *   detail cut at L < 64: the open fails; else the events that end at or
+ *   detail cut at L < 64: crash-truncated, 0 events; else the events that end at or
  *          before min(L, end); zero-footer and zero tail: n events; garbage:
  *          n + the complete length-prefixed events the garbage happens to hold.
  *   trailing bytes: everything after the recovered events.
  *   findings (atf_tool_check on the thread directory, on every length that
  *          is a record boundary or next to one, inside the header or footer,
  *          and every Nth other): no error for any cut at or past 64 bytes, a
- *          placeholder cut, a zero footer or a detail tail; a warning on the
- *          cut file ("footer"; the complete placeholder file: "footer_offset");
- *          an error for a cut below 64 bytes; for garbage, an error exactly
+ *          placeholder cut or a detail tail; a warning on the cut file
+ *          ("footer"; "header" below 64 bytes; the complete placeholder file:
+ *          "footer_offset" / "event_count"); an error (REC-004) for a
+ *          finalized header without its footer; for garbage, an error exactly
  *          when the recovered records break a rule (checked independently).
  *
  * Exit status 0 when every variant behaves as computed, 1 otherwise. */
@@ -271,8 +274,10 @@ static int detail_findings_wanted(const original *o, uint64_t len)
     return 0;
 }
 
-/* The header as the writer first wrote it: no counts, no footer offset, no times, no flags. */
-static void index_placeholder(uint8_t *h, int layout)
+/* The header as the writer first wrote it: no counts, no footer offset, no
+ * times, no flags. ada: the ADA tracer's C writer's form, whose footer_offset
+ * is events_offset (errata E-16). */
+static void index_placeholder_form(uint8_t *h, int layout, int ada)
 {
     memset(h + 8, 0, 4);
     if (layout == ATF_LAYOUT_1)
@@ -280,7 +285,11 @@ static void index_placeholder(uint8_t *h, int layout)
     else
         memset(h + 24, 0, 8);
     memset(h + 40, 0, 24);
+    if (ada)
+        memcpy(h + 40, h + 32, 8);
 }
+
+static void index_placeholder(uint8_t *h, int layout) { index_placeholder_form(h, layout, 0); }
 
 static void detail_placeholder(uint8_t *h) { memset(h + 28, 0, 36); }
 
@@ -300,8 +309,14 @@ static const size_t tails[] = { 1, 8, 31, 32, 33, 64, 100, 4096 };
 static expect index_cut_expect(const original *o, uint64_t len, uint64_t end, int placeholder)
 {
     expect x = { ATF_OK, 0, 0, 0, 0, "footer" };
-    if (len < 64 || len < o->ieo) {
-        x.status = len < 64 ? ATF_E_TRUNCATED : ATF_E_OFFSET;
+    if (len < 64) {
+        /* SPEC 7a.12: cut inside the header: crash-truncated, 0 events. */
+        x.trailing = len;
+        x.warn_field = "header";
+        return x;
+    }
+    if (len < o->ieo) {
+        x.status = ATF_E_OFFSET;
         x.errors = 1;
         x.warn_field = NULL;
         return x;
@@ -310,6 +325,12 @@ static expect index_cut_expect(const original *o, uint64_t len, uint64_t end, in
     if (placeholder && x.count > o->n) /* the footer's first half: REC-003 */
         x.count = o->n;
     x.trailing = len - (o->ieo + 32 * x.count);
+    if (!placeholder) {
+        /* A finalized header without its footer: damage (REC-004), an
+         * error, though every complete event is still recovered. */
+        x.errors = 1;
+        x.warn_field = NULL;
+    }
     return x;
 }
 
@@ -333,26 +354,33 @@ static void index_variants(const original *o)
         }
     }
 
-    memcpy(v, o->index, size);
-    index_placeholder(v, o->layout);
-    for (size_t len = 0; len <= size; len++) {
-        expect x = index_cut_expect(o, len, len, 1);
-        if (len == size) {
-            x.has_footer = 1;
-            x.count = n;
-            x.trailing = 0;
-            x.warn_field = "footer_offset";
+    /* Both placeholder forms found in the wild, cut at every byte. */
+    for (int ada = 0; ada < 2; ada++) {
+        memcpy(v, o->index, size);
+        index_placeholder_form(v, o->layout, ada);
+        for (size_t len = 0; len <= size; len++) {
+            expect x = index_cut_expect(o, len, len, 1);
+            if (len == size) {
+                /* finalize stopped before the header was rewritten: complete,
+                 * with a warning, unless the placeholder equals the final
+                 * header (an empty file in the ADA form) */
+                x.has_footer = 1;
+                x.count = n;
+                x.trailing = 0;
+                x.warn_field = ada && n == 0 ? NULL : "footer_offset";
+            }
+            uint8_t *exact = malloc(len ? len : 1);
+            memcpy(exact, v, len);
+            check_index_variant(o, ada ? "ada-placeholder" : "placeholder", len, exact, len, &x,
+                                index_findings_wanted(o, len));
+            free(exact);
         }
-        uint8_t *exact = malloc(len ? len : 1);
-        memcpy(exact, v, len);
-        check_index_variant(o, "placeholder", len, exact, len, &x, index_findings_wanted(o, len));
-        free(exact);
     }
 
     if (o->index_final) {
         memcpy(v, o->index, size);
         memset(v + fo, 0, 64);
-        expect zf = { ATF_OK, 0, n, 64, 0, "footer" };
+        expect zf = { ATF_OK, 0, n, 64, 1, NULL };   /* finalized, no footer: damage (REC-004) */
         check_index_variant(o, "zero-footer", 64, v, size, &zf, 1);
     }
 
@@ -383,17 +411,28 @@ static uint64_t complete_events(const original *o, uint64_t end)
     return k;
 }
 
-static expect detail_cut_expect(const original *o, uint64_t len, uint64_t end)
+static expect detail_cut_expect(const original *o, uint64_t len, uint64_t end, int placeholder)
 {
     expect x = { ATF_OK, 0, 0, 0, 0, "footer" };
-    if (len < 64 || len < o->deo) {
-        x.status = len < 64 ? ATF_E_TRUNCATED : ATF_E_OFFSET;
+    if (len < 64) {
+        /* SPEC 7a.12: cut inside the header: crash-truncated, 0 events. */
+        x.trailing = len;
+        x.warn_field = "header";
+        return x;
+    }
+    if (len < o->deo) {
+        x.status = ATF_E_OFFSET;
         x.errors = 1;
         x.warn_field = NULL;
         return x;
     }
     x.count = complete_events(o, len < end ? len : end);
     x.trailing = len - (x.count ? o->dend[x.count - 1] : o->deo);
+    if (!placeholder && o->nd) {
+        /* a finalized header without its footer: damage (REC-004) */
+        x.errors = 1;
+        x.warn_field = NULL;
+    }
     return x;
 }
 
@@ -407,7 +446,7 @@ static void detail_variants(const original *o)
 
     if (o->detail_final) {
         for (size_t len = 0; len < size; len++) {
-            expect x = detail_cut_expect(o, len, end);
+            expect x = detail_cut_expect(o, len, end, 0);
             uint8_t *exact = malloc(len ? len : 1);
             memcpy(exact, o->detail, len);
             check_detail_variant(o, len >= end ? "trunc(torn footer)" : "trunc", len, exact, len, &x,
@@ -419,12 +458,13 @@ static void detail_variants(const original *o)
     memcpy(v, o->detail, size);
     detail_placeholder(v);
     for (size_t len = 0; len <= size; len++) {
-        expect x = detail_cut_expect(o, len, len);
+        expect x = detail_cut_expect(o, len, len, 1);
         if (len == size) {
             x.has_footer = 1;
             x.count = nd;
             x.trailing = 0;
-            x.warn_field = NULL; /* a placeholder header is not an error for detail files */
+            /* finalize stopped before the header was rewritten: a warning (DET-HDR-009) */
+            x.warn_field = nd ? "event_count" : NULL;
         }
         uint8_t *exact = malloc(len ? len : 1);
         memcpy(exact, v, len);
@@ -435,7 +475,7 @@ static void detail_variants(const original *o)
     if (o->detail_final) {
         memcpy(v, o->detail, size);
         memset(v + end, 0, 64);
-        expect zf = { ATF_OK, 0, nd, 64, 0, "footer" };
+        expect zf = { ATF_OK, 0, nd, 64, nd != 0, nd ? NULL : "footer" };   /* finalized, no footer: damage */
         check_detail_variant(o, "zero-footer", 64, v, size, &zf, 1);
     }
 

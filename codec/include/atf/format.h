@@ -181,6 +181,34 @@ ATF_API atf_status atf_detail_header_decode(atf_detail_header *dst, const void *
                                             atf_error *err);
 ATF_API atf_status atf_detail_header_encode(void *dst, size_t dst_cap, const atf_detail_header *h);
 
+/**
+ * Placeholder headers (conformance/SPEC.md 2.1, 3.1, errata E-16): what a
+ * writer puts at the start of a file before it has written any event, and
+ * what stays there when it crashes before the header is rewritten.
+ *
+ * An index header is a placeholder when `footer_offset` is 0, or when it
+ * describes an empty file: `footer_offset` equal to `events_offset` (the ADA
+ * tracer's C writer writes 64 there at open), `event_count` 0, both times 0
+ * and `has_detail_file` clear. A detail header is a placeholder when its
+ * `event_count` and `bytes_length` are 0. Every other header is finalized.
+ * A file whose header is a placeholder and that has no footer is
+ * crash-truncated, never damaged.
+ * @return 1 for a placeholder, 0 for a finalized header.
+ */
+ATF_API int atf_index_header_is_placeholder(const atf_index_header *h);
+/** @copydoc atf_index_header_is_placeholder */
+ATF_API int atf_detail_header_is_placeholder(const atf_detail_header *h);
+
+/**
+ * Whether @p size bytes (fewer than a 64-byte header) can be the start of a
+ * valid header with @p magic: the magic, `endian` 1 and `version` 1 or 2, as
+ * far as the bytes go (0 bytes always can). Such a file is what a writer
+ * leaves when it is killed before its first flush, or inside the header
+ * write: crash-truncated with 0 events (SPEC 6, REC-001; 7a.12).
+ * @return 1 if it can, 0 if not (or @p size >= 64).
+ */
+ATF_API int atf_header_prefix_ok(const void *src, size_t size, const char *magic);
+
 /** Decodes the 24-byte header of a detail event starting at @p src and checks
  *  24 <= total_length <= src_size; the payload view points into @p src. */
 ATF_API atf_status atf_detail_event_decode(atf_detail_event *dst, const void *src, size_t src_size,

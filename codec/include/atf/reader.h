@@ -21,6 +21,16 @@
  *    header is a placeholder and the last whole record is the first half of
  *    a torn footer (it starts with "2ITA" and holds at byte 8 the number of
  *    events before it), it is not an event;
+ *  - a header is a placeholder or finalized as atf_index_header_is_placeholder()
+ *    says; a file without a footer whose header is a placeholder is
+ *    crash-truncated (every complete event is recovered, whatever the header
+ *    holds); a finalized header without its footer is damage, and the
+ *    complete events are recovered all the same (info.state says which); a
+ *    finalized header whose footer is not where it says, but at the end of
+ *    the file lined up with the events, gets that footer (footer_misplaced);
+ *  - a file shorter than its 64-byte header whose bytes are the start of a
+ *    valid header (an empty file among them: a writer killed before its first
+ *    flush) opens as crash-truncated with 0 events (info.header_truncated);
  *  - footer checksum 0 means unchecked; a non-zero checksum is verified
  *    (CRC32-C; layout 1 also accepts CRC32/IEEE and reports which matched).
  *
@@ -59,6 +69,21 @@ typedef enum atf_checksum_state {
 
 ATF_API const char *atf_checksum_state_name(atf_checksum_state s);
 
+/**
+ * What a reader found a file to be (conformance/SPEC.md section 6). The
+ * same words are used by every tool: `atf info`, `validate`, `dump`, `merge`.
+ */
+typedef enum atf_file_state {
+    ATF_FILE_COMPLETE = 0,        /**< "complete": the footer is there */
+    ATF_FILE_CRASH_TRUNCATED,     /**< "crash-truncated": no footer, the header is a placeholder (or the file
+                                       ends inside its header): every complete event recovered (REC-001) */
+    ATF_FILE_DAMAGED              /**< "damaged": a finalized header but no footer where it says (REC-004);
+                                       the complete events are still recovered */
+} atf_file_state;
+
+/** "complete", "crash-truncated" or "damaged". */
+ATF_API const char *atf_file_state_name(atf_file_state s);
+
 /** Results of the event scan done at open when `verify` is set (index files). */
 typedef struct atf_index_scan {
     uint64_t bad_kind_count;       /**< events whose event_kind is not 1, 2 or 3 */
@@ -82,7 +107,12 @@ typedef struct atf_index_info {
     int has_footer;            /**< a footer with a valid magic was found */
     uint64_t footer_offset;    /**< where it was found (valid if has_footer) */
     int recovered;             /**< no footer: count derived from the file size */
-    int header_finalized;      /**< header.footer_offset != 0 (the header was rewritten) */
+    int header_finalized;      /**< the header is not a placeholder (atf_index_header_is_placeholder()) */
+    int header_truncated;      /**< the file ends inside its 64-byte header (0 events; header fields past
+                                    the end are 0; layout 0 when the version byte is missing) */
+    int footer_misplaced;      /**< finalized header, but its footer was found at the end of the file, not
+                                    where the header says (a wrong or half-rewritten header) */
+    atf_file_state state;      /**< complete, crash-truncated or damaged */
     uint64_t trailing_bytes;   /**< bytes that are neither header, events nor footer (partial record, gap, junk after the footer) */
     atf_checksum_state checksum;
     int scanned;               /**< scan below is filled */
@@ -128,6 +158,22 @@ ATF_API atf_status atf_index_reader_get(const atf_index_reader *r, uint64_t seq,
 ATF_API atf_status atf_index_reader_time_range(const atf_index_reader *r, uint64_t t0, uint64_t t1,
                                                uint64_t *first, uint64_t *last_excl);
 
+/**
+ * One line saying what @p in found, in the words every tool uses, e.g.
+ * "crash-truncated (no footer): 1200 complete events recovered, 17 trailing
+ * bytes ignored". Written to @p dst (NUL-terminated, at most @p cap bytes).
+ * @return the length of the full line (as snprintf).
+ */
+ATF_API size_t atf_index_info_describe(char *dst, size_t cap, const atf_index_info *in);
+/**
+ * The same line from its parts, for tools that read files their own way
+ * (the validator): @p state an ::atf_file_state, @p header_truncated 1 when
+ * the file ends inside its header, @p events the complete events recovered
+ * (or read), @p trailing the bytes ignored.
+ */
+ATF_API size_t atf_file_state_describe(char *dst, size_t cap, int state, int header_truncated, uint64_t file_size,
+                                       uint64_t events, uint64_t trailing);
+
 /* ---- Detail files ---------------------------------------------------- */
 
 typedef struct atf_detail_info {
@@ -137,8 +183,11 @@ typedef struct atf_detail_info {
     uint64_t events_end;       /**< offset after the last readable event */
     int has_footer;
     uint64_t footer_offset;
-    int recovered;
+    int recovered;             /**< no footer: the complete events were recovered by walking the file */
     int header_finalized;      /**< header bytes_length != 0 or event_count != 0 */
+    int header_truncated;      /**< the file ends inside its 64-byte header (0 events) */
+    int footer_misplaced;      /**< finalized header, footer found at the end, not where the header says */
+    atf_file_state state;      /**< complete, crash-truncated or damaged */
     uint64_t trailing_bytes;   /**< bytes that are neither header, events nor footer (partial or unparsable tail, junk after the footer) */
     atf_checksum_state checksum;
     uint64_t backwards_count;  /**< events whose timestamp is lower than the previous one */
@@ -159,6 +208,8 @@ ATF_API void atf_detail_reader_close(atf_detail_reader *r);
 ATF_API const atf_detail_header *atf_detail_reader_header(const atf_detail_reader *r);
 ATF_API const atf_detail_footer *atf_detail_reader_footer(const atf_detail_reader *r);
 ATF_API const atf_detail_info *atf_detail_reader_info(const atf_detail_reader *r);
+/** @copydoc atf_index_info_describe */
+ATF_API size_t atf_detail_info_describe(char *dst, size_t cap, const atf_detail_info *in);
 ATF_API uint64_t atf_detail_reader_count(const atf_detail_reader *r);
 ATF_API const char *atf_detail_reader_path(const atf_detail_reader *r);
 ATF_API const uint8_t *atf_detail_reader_bytes(const atf_detail_reader *r, size_t *size);
