@@ -146,6 +146,7 @@ typedef atf_status (*tool_fn)(FILE *, const char *, const atf_tool_options *, at
 static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, char **argv)
 {
     atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
+    o.diag = stderr;   /* one line per file not read whole: nothing is lost silently */
     const char *path = NULL;
     for (int i = 0; i < argc; i++) {
         if (allow_json && !strcmp(argv[i], "--json"))

@@ -38,10 +38,12 @@ static void check_index(checker *c, const atf_index_reader *r)
     uint64_t eo = h->events_offset;
 
     if (!f) {
-        report(c, ATF_SEV_WARNING, file, in->events_end, "footer",
-               "no footer (crash-truncated): %" PRIu64 " complete events recovered, %" PRIu64
-               " trailing bytes ignored",
-               in->event_count, in->trailing_bytes);
+        char what[256];
+        atf_index_info_describe(what, sizeof what, in);
+        report(c, in->state == ATF_FILE_DAMAGED ? ATF_SEV_ERROR : ATF_SEV_WARNING, file,
+               in->header_truncated ? 0 : in->events_end, in->header_truncated ? "header" : "footer", "%s", what);
+        if (in->header_truncated)
+            return;
     } else {
         if (in->trailing_bytes)
             report(c, ATF_SEV_ERROR, file, in->events_end, "footer.event_count",
@@ -50,10 +52,13 @@ static void check_index(checker *c, const atf_index_reader *r)
         if (f->bytes_written != in->event_count * ATF_INDEX_EVENT_SIZE)
             report(c, ATF_SEV_ERROR, file, in->footer_offset + 32, "footer.bytes_written",
                    "bytes_written %" PRIu64 " is not event_count * 32", f->bytes_written);
-        if (!in->header_finalized)
-            report(c, ATF_SEV_WARNING, file, 40, "footer_offset",
-                   "footer present but the header was never finalized");
-        else if (h->event_count != f->event_count)
+        if (!in->header_finalized) {
+            /* An empty file's final header looks like the placeholder. */
+            if (f->event_count != 0 || h->footer_offset != in->footer_offset)
+                report(c, ATF_SEV_WARNING, file, 40, "footer_offset",
+                       "the header is still the placeholder although the footer is there (finalize stopped "
+                       "before the header was rewritten, or the writer never rewrites it)");
+        } else if (h->event_count != f->event_count)
             report(c, ATF_SEV_ERROR, file, h->version == ATF_LAYOUT_1 ? 28 : 24, "event_count",
                    "header event_count %" PRIu64 " disagrees with the footer's %" PRIu64, h->event_count,
                    f->event_count);
@@ -94,11 +99,17 @@ static void check_detail(checker *c, const atf_detail_reader *r)
     const atf_detail_footer *f = atf_detail_reader_footer(r);
     const atf_detail_info *in = atf_detail_reader_info(r);
     if (!f) {
-        report(c, ATF_SEV_WARNING, file, in->events_end, "footer",
-               "no footer (crash-truncated): %" PRIu64 " complete events recovered, %" PRIu64
-               " trailing bytes ignored",
-               in->event_count, in->trailing_bytes);
+        char what[256];
+        atf_detail_info_describe(what, sizeof what, in);
+        report(c, in->state == ATF_FILE_DAMAGED ? ATF_SEV_ERROR : ATF_SEV_WARNING, file,
+               in->header_truncated ? 0 : in->events_end, in->header_truncated ? "header" : "footer", "%s", what);
+        if (in->header_truncated)
+            return;
     } else {
+        if (!in->header_finalized && f->event_count != 0)
+            report(c, ATF_SEV_WARNING, file, 28, "event_count",
+                   "the header is still the placeholder although the footer is there (finalize stopped "
+                   "before the header was rewritten, or the writer never rewrites it)");
         if (in->header_finalized && h->event_count != f->event_count)
             report(c, ATF_SEV_ERROR, file, 28, "event_count",
                    "header event_count %" PRIu64 " disagrees with the footer's %" PRIu64, h->event_count,
@@ -135,7 +146,7 @@ static void check_links(checker *c, const tool_thread *t)
     if (in->header_finalized && has_flag != (dt != NULL))
         report(c, ATF_SEV_ERROR, ifile, 8, "flags", "has_detail_file is %d but detail.atf %s", has_flag,
                dt ? "exists" : "does not exist");
-    if (dt) {
+    if (dt && !in->header_truncated && !atf_detail_reader_info(dt)->header_truncated) {
         /* Both headers describe the same thread. The arch decides how
          * payloads decode, so a disagreement there is an error. */
         const atf_detail_header *dh = atf_detail_reader_header(dt);
@@ -224,13 +235,18 @@ atf_status atf_tool_check(const char *path, const atf_tool_options *opts, atf_fi
     if (src.session)
         for (size_t i = 0; i < atf_session_warning_count(src.session); i++)
             report(&c, ATF_SEV_WARNING, src.path, ATF_NO_OFFSET, "manifest", "%s", atf_session_warning(src.session, i));
+    const atf_error *me = src.session ? atf_session_manifest_error(src.session) : NULL;
+    if (me)
+        report(&c, ATF_SEV_ERROR, me->file, me->offset, me->field, "%s", me->message);
     for (size_t i = 0; i < src.thread_count; i++) {
         const tool_thread *t = &src.threads[i];
+        if (t->status)   /* a file of this thread could not be read: a finding, the rest is checked */
+            report(&c, ATF_SEV_ERROR, t->error->file, t->error->offset, t->error->field, "%s", t->error->message);
         if (t->index)
             check_index(&c, t->index);
         if (t->detail)
             check_detail(&c, t->detail);
-        if (t->index && (t->detail || src.kind != ATF_PATH_INDEX))
+        if (t->index && (t->detail || (src.kind != ATF_PATH_INDEX && !t->status)))
             check_links(&c, t);
     }
     tool_source_close(&src);

@@ -86,10 +86,28 @@ atf_path_kind atf_path_detect(const char *path, char *resolved, size_t cap, atf_
     }
     if (S_ISREG(st.st_mode)) {
         char magic[4] = { 0 };
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t k = fd >= 0 ? read(fd, magic, 4) : -1;
-        if (fd >= 0)
-            close(fd);
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0) {
+            atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot open: %s", strerror(errno));
+            atf_error_set_file(err, path);
+            return ATF_PATH_UNKNOWN;
+        }
+        ssize_t k = read(fd, magic, 4);
+        int e = errno;
+        close(fd);
+        if (k < 0) {
+            atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot read: %s", strerror(e));
+            atf_error_set_file(err, path);
+            return ATF_PATH_UNKNOWN;
+        }
+        /* index.atf / detail.atf too short for the magic but the start of
+         * it (empty among them): a crash-left file (SPEC 7a.1, 7a.12). */
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        if (k < 4 && !strcmp(base, "index.atf") && atf_header_prefix_ok(magic, (size_t)k, ATF_INDEX_MAGIC))
+            return ATF_PATH_INDEX;
+        if (k < 4 && !strcmp(base, "detail.atf") && atf_header_prefix_ok(magic, (size_t)k, ATF_DETAIL_MAGIC))
+            return ATF_PATH_DETAIL;
         if (k == 4 && memcmp(magic, ATF_INDEX_MAGIC, 4) == 0)
             return ATF_PATH_INDEX;
         if (k == 4 && memcmp(magic, ATF_DETAIL_MAGIC, 4) == 0)
@@ -99,7 +117,8 @@ atf_path_kind atf_path_detect(const char *path, char *resolved, size_t cap, atf_
         return ATF_PATH_UNKNOWN;
     }
     if (!S_ISDIR(st.st_mode)) {
-        atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "not a file or directory");
+        atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "%s, not a regular file or directory",
+                 atf_file_type_name(st.st_mode));
         atf_error_set_file(err, path);
         return ATF_PATH_UNKNOWN;
     }
@@ -121,6 +140,8 @@ atf_path_kind atf_path_detect(const char *path, char *resolved, size_t cap, atf_
     }
     if (threads > 0)
         return ATF_PATH_SESSION;
+    if (pids > 1)
+        return ATF_PATH_ROOT;
     if (pids == 1) {
         char *p = atf_path_join(path, last);
         if (!p) {
@@ -131,12 +152,132 @@ atf_path_kind atf_path_detect(const char *path, char *resolved, size_t cap, atf_
         free(p);
         return ATF_PATH_SESSION;
     }
+    /* An output root: session_X directories holding pid_N sessions. */
+    char **list = NULL;
+    size_t n = 0;
+    atf_status ls = atf_session_list(path, &list, &n, err);
+    atf_session_list_free(list, n);
+    if (ls == ATF_OK && n > 0)
+        return ATF_PATH_ROOT;
+    if (ls != ATF_E_NOT_FOUND)
+        return ATF_PATH_UNKNOWN;
     atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
-             pids > 1 ? "directory holds %d pid_* sessions: name one of them"
-                      : "directory holds no index.atf, manifest.json, thread_* or pid_* entries",
-             pids);
+             "directory holds no index.atf, manifest.json, thread_*, pid_* or session_*/pid_* entries");
     atf_error_set_file(err, path);
     return ATF_PATH_UNKNOWN;
+}
+
+/* ---- Directories of sessions ----------------------------------------- */
+
+#define MAX_SESSIONS 65536u
+
+typedef struct name_list {
+    char **v;
+    size_t n, cap;
+} name_list;
+
+static int push_name(name_list *l, char *p)
+{
+    if (!p)
+        return -1;
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 8;
+        char **nv = ncap <= MAX_SESSIONS ? realloc(l->v, ncap * sizeof *nv) : NULL;
+        if (!nv) {
+            free(p);
+            return -1;
+        }
+        l->v = nv;
+        l->cap = ncap;
+    }
+    l->v[l->n++] = p;
+    return 0;
+}
+
+/* Appends the directories dir/<prefix>... to l. -1 on a read error (errno), -2 out of memory or too many. */
+static int list_dirs(const char *dir, const char *prefix, name_list *l)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int rc = 0;
+    for (;;) {
+        errno = 0;
+        struct dirent *e = readdir(d);
+        if (!e) {
+            rc = errno ? -1 : 0;
+            break;
+        }
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+            continue;
+        int x = exists_in(dir, e->d_name, 1);
+        if (x < 0) {
+            rc = -2;
+            break;
+        }
+        if (x > 0 && push_name(l, atf_path_join(dir, e->d_name)) != 0) {
+            rc = -2;
+            break;
+        }
+    }
+    int saved = errno;
+    closedir(d);
+    errno = saved;
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+void atf_session_list_free(char **list, size_t count)
+{
+    for (size_t i = 0; list && i < count; i++)
+        free(list[i]);
+    free(list);
+}
+
+atf_status atf_session_list(const char *path, char ***out, size_t *count, atf_error *err)
+{
+    atf_error_clear(err);
+    if (!path || !out || !count)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
+    *out = NULL;
+    *count = 0;
+    name_list pids = { 0 }, sessions = { 0 };
+    int has_index = exists_in(path, "index.atf", 0), has_manifest = exists_in(path, "manifest.json", 0);
+    int rc = has_index < 0 || has_manifest < 0 ? -2 : 0;
+    if (!rc && (has_index > 0 || has_manifest > 0 || (rc = list_dirs(path, "thread_", &pids)) != 0 || pids.n)) {
+        /* a session (or a thread directory, which atf_path_detect names) */
+        atf_session_list_free(pids.v, pids.n);
+        pids = (name_list){ 0 };
+        if (!rc && push_name(&pids, atf_strdup(path)) != 0)
+            rc = -2;
+    } else if (!rc && (rc = list_dirs(path, "pid_", &pids)) == 0 && pids.n == 0 &&
+               (rc = list_dirs(path, "session_", &sessions)) == 0) {
+        for (size_t i = 0; !rc && i < sessions.n; i++)
+            rc = list_dirs(sessions.v[i], "pid_", &pids);
+    }
+    int e = errno;
+    atf_session_list_free(sessions.v, sessions.n);
+    if (rc) {
+        atf_session_list_free(pids.v, pids.n);
+        atf_status code = rc == -1 || (e != 0 && e != ENOMEM) ? ATF_E_IO : ATF_E_NOMEM;
+        if (code == ATF_E_IO)
+            atf_fail(err, code, ATF_NO_OFFSET, NULL, "cannot read directory: %s", strerror(e));
+        else
+            atf_fail(err, code, ATF_NO_OFFSET, NULL, "out of memory, or more than %u sessions", MAX_SESSIONS);
+        atf_error_set_file(err, path);
+        return code;
+    }
+    if (pids.n == 0) {
+        free(pids.v);
+        atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL, "no session in this directory");
+        atf_error_set_file(err, path);
+        return ATF_E_NOT_FOUND;
+    }
+    qsort(pids.v, pids.n, sizeof *pids.v, cmp_str);
+    *out = pids.v;
+    *count = pids.n;
+    return ATF_OK;
 }
 
 /* ---- Opening a path as threads --------------------------------------- */
@@ -230,6 +371,8 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
     switch (src->kind) {
     case ATF_PATH_UNKNOWN:
         return err->code;
+    case ATF_PATH_ROOT:
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "a directory of sessions: read one session at a time");
     case ATF_PATH_INDEX:
         if ((st = atf_index_reader_open(&src->own_index, src->path, &ro, err)))
             return st;
@@ -243,21 +386,38 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
         src->single.detail = src->own_detail;
         break;
     case ATF_PATH_THREAD: {
+        /* As in a session: a lane that cannot be read costs only itself. */
         char *ip = atf_path_join(src->path, "index.atf");
         char *dp = atf_path_join(src->path, "detail.atf");
-        if (!ip || !dp)
+        atf_error de;
+        atf_error_clear(&de);
+        atf_status is = ATF_OK, ds = ATF_OK;
+        if (!ip || !dp) {
             st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-        if (!st)
-            st = atf_index_reader_open(&src->own_index, ip, &ro, err);
-        int has_detail = st ? 0 : exists_in(src->path, "detail.atf", 0);
-        if (has_detail < 0)
-            st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-        if (has_detail > 0)
-            st = atf_detail_reader_open(&src->own_detail, dp, &ro, err);
-        if (!st && src->own_detail &&
-            atf_detail_reader_info(src->own_detail)->layout != atf_index_reader_info(src->own_index)->layout) {
-            st = atf_fail(err, ATF_E_LAYOUT, 5, "version", "detail.atf and index.atf have different layouts");
-            atf_error_set_file(err, dp);
+        } else {
+            is = atf_index_reader_open(&src->own_index, ip, &ro, &src->own_error);
+            int has_detail = exists_in(src->path, "detail.atf", 0);
+            if (has_detail < 0)
+                st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+            else if (has_detail > 0 || (has_detail == 0 && access(dp, F_OK) == 0))
+                ds = atf_detail_reader_open(&src->own_detail, dp, &ro, &de);
+            if (!ds && src->own_detail && src->own_index && atf_detail_reader_info(src->own_detail)->layout &&
+                atf_index_reader_info(src->own_index)->layout &&
+                atf_detail_reader_info(src->own_detail)->layout != atf_index_reader_info(src->own_index)->layout) {
+                ds = atf_fail(&de, ATF_E_LAYOUT, 5, "version", "detail.atf and index.atf have different layouts");
+                atf_error_set_file(&de, dp);
+                atf_detail_reader_close(src->own_detail);
+                src->own_detail = NULL;
+            }
+            if (is == ATF_E_NOMEM || ds == ATF_E_NOMEM)
+                st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+            else if (!src->own_index && !src->own_detail) {
+                st = is;   /* nothing readable: the index's error is the answer */
+                if (err)
+                    *err = src->own_error;
+            }
+            if (!is && ds)
+                src->own_error = de;
         }
         free(ip);
         free(dp);
@@ -265,7 +425,11 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
             tool_source_close(src);
             return st;
         }
-        src->single.id = thread_number(src->path, 0, atf_index_reader_header(src->own_index)->thread_id);
+        src->single.status = is ? is : ds;
+        src->single.error = src->single.status ? &src->own_error : NULL;
+        uint32_t tid = src->own_index ? atf_index_reader_header(src->own_index)->thread_id
+                                      : atf_detail_reader_header(src->own_detail)->thread_id;
+        src->single.id = thread_number(src->path, 0, tid);
         src->single.dir = src->path;
         src->single.index = src->own_index;
         src->single.detail = src->own_detail;
@@ -287,7 +451,8 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
         }
         for (size_t i = 0; i < n; i++) {
             const atf_session_thread *t = atf_session_thread_at(src->session, i);
-            src->session_threads[i] = (tool_thread){ t->id, t->dir, t->index, t->detail };
+            src->session_threads[i] =
+                (tool_thread){ t->id, t->dir, t->index, t->detail, t->status, t->status ? &t->error : NULL };
         }
         src->threads = src->session_threads;
         src->thread_count = n;
@@ -317,6 +482,63 @@ void tool_source_close(tool_source *src)
     atf_manifest_free(src->own_manifest);
     free(src->session_threads);
     memset(src, 0, sizeof *src);
+}
+
+/* ---- What was not read whole ------------------------------------------ */
+
+static atf_status worse(atf_status a, atf_status b)
+{
+    int ra = a == ATF_E_IO ? 2 : a != ATF_OK, rb = b == ATF_E_IO ? 2 : b != ATF_OK;
+    return rb > ra ? b : a;
+}
+
+static void diag_error(FILE *diag, const atf_error *e, const char *what)
+{
+    char line[1024];
+    atf_error_format(line, sizeof line, e);
+    if (diag)
+        fprintf(diag, "atf: error: %s (%s)\n", line, what);
+}
+
+atf_status tool_source_report(const tool_source *src, FILE *diag)
+{
+    atf_status worst = ATF_OK;
+    char what[256];
+    const atf_error *me = src->session ? atf_session_manifest_error(src->session) : NULL;
+    if (me) {
+        diag_error(diag, me, "manifest.json not used: the thread directories were read");
+        worst = worse(worst, me->code == ATF_E_IO ? ATF_E_IO : ATF_E_DAMAGED);
+    }
+    for (size_t i = 0; i < src->thread_count; i++) {
+        const tool_thread *t = &src->threads[i];
+        if (t->status) {
+            snprintf(what, sizeof what, "thread %llu: %s", (unsigned long long)t->id,
+                     t->index ? "its detail lane is not read, its index events are"
+                     : t->detail ? "its index lane is not read, its detail events are"
+                                 : "none of its events are read");
+            diag_error(diag, t->error, what);
+            worst = worse(worst, t->status == ATF_E_IO ? ATF_E_IO : ATF_E_DAMAGED);
+        }
+        if (!t->status && !t->index && !t->detail && t->dir && diag)
+            fprintf(diag, "atf: %s: crash-truncated (the thread directory holds no file yet): 0 events\n", t->dir);
+        const atf_index_info *ii = t->index ? atf_index_reader_info(t->index) : NULL;
+        const atf_detail_info *di = t->detail ? atf_detail_reader_info(t->detail) : NULL;
+        if (ii && ii->state != ATF_FILE_COMPLETE) {
+            atf_index_info_describe(what, sizeof what, ii);
+            if (diag)
+                fprintf(diag, "atf: %s: %s\n", atf_index_reader_path(t->index), what);
+            if (ii->state == ATF_FILE_DAMAGED)
+                worst = worse(worst, ATF_E_DAMAGED);
+        }
+        if (di && di->state != ATF_FILE_COMPLETE) {
+            atf_detail_info_describe(what, sizeof what, di);
+            if (diag)
+                fprintf(diag, "atf: %s: %s\n", atf_detail_reader_path(t->detail), what);
+            if (di->state == ATF_FILE_DAMAGED)
+                worst = worse(worst, ATF_E_DAMAGED);
+        }
+    }
+    return worst;
 }
 
 /* ---- JSON printing --------------------------------------------------- */
@@ -491,17 +713,84 @@ static atf_status finish_output(FILE *out, atf_error *err)
     return ATF_OK;
 }
 
-atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
+/* The work of one tool on one opened source (a file, a thread, a session). */
+typedef atf_status (*source_fn)(FILE *out, const tool_source *src, const atf_tool_options *opts, atf_error *err);
+
+/* Runs fn on path, or on every session of a directory of sessions (each
+ * introduced by a line naming it), after reporting what was not read whole. */
+static atf_status run_tool(FILE *out, const char *path, const atf_tool_options *opts, source_fn fn,
+                           atf_error *err)
 {
-    tool_source src;
-    atf_status st = tool_source_open(&src, path, opts, err);
-    if (st)
+    atf_tool_options defaults = ATF_TOOL_OPTIONS_INIT;
+    if (!opts)
+        opts = &defaults;
+    char resolved[4096];
+    char **list = NULL;
+    size_t n = 1;
+    atf_error e;
+    atf_status st;
+    if (atf_path_detect(path, resolved, sizeof resolved, &e) == ATF_PATH_ROOT &&
+        (st = atf_session_list(path, &list, &n, err)) != ATF_OK)
         return st;
+    atf_status worst = ATF_OK;
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = list ? list[i] : path;
+        tool_source src;
+        if (list) {
+            if (opts->json) {
+                fputs("{\"session\":", out);
+                put_json_string(out, p);
+                fputs("}\n", out);
+            } else {
+                fprintf(out, "== session %s ==\n", p);
+            }
+        }
+        if ((st = tool_source_open(&src, p, opts, list ? &e : err)) != ATF_OK) {
+            if (!list || st == ATF_E_NOMEM) {
+                if (list && err)
+                    *err = e;
+                atf_session_list_free(list, n);
+                return st;
+            }
+            diag_error(opts->diag, &e, "session not read");   /* one bad session never costs the others */
+            worst = worse(worst, st == ATF_E_IO ? ATF_E_IO : ATF_E_DAMAGED);
+            bad++;
+            continue;
+        }
+        atf_status r = tool_source_report(&src, opts->diag);
+        bad += r != ATF_OK;
+        worst = worse(worst, r);
+        st = fn(out, &src, opts, err);
+        tool_source_close(&src);
+        if (st) {
+            atf_session_list_free(list, n);
+            return st;
+        }
+    }
+    atf_session_list_free(list, n);
+    if ((st = finish_output(out, err)) != ATF_OK)
+        return st;
+    if (worst)
+        atf_fail(err, worst, ATF_NO_OFFSET, NULL,
+                 worst == ATF_E_IO ? "some files could not be read (see above); everything else was read"
+                                   : "some files are damaged (see above); everything readable was read");
+    if (worst)
+        atf_error_set_file(err, path);
+    (void)bad;
+    return worst;
+}
+
+static atf_status dump_source(FILE *out, const tool_source *src_, const atf_tool_options *opts, atf_error *err)
+{
+    const tool_source src = *src_;
+    (void)err;
     int json = opts && opts->json;
     for (size_t i = 0; i < src.thread_count; i++) {
         const tool_thread *t = &src.threads[i];
         if (!t->index) {
-            dump_lone_detail(out, t, json);
+            if (t->detail)
+                dump_lone_detail(out, t, json);
             continue;
         }
         uint64_t n = atf_index_reader_count(t->index);
@@ -514,27 +803,26 @@ atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_options *op
                 put_index_text(out, t, src.manifest, seq, &e);
         }
     }
-    tool_source_close(&src);
-    return finish_output(out, err);
+    return ATF_OK;
 }
 
-atf_status atf_tool_merge(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
+atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
 {
-    tool_source src;
-    atf_status st = tool_source_open(&src, path, opts, err);
-    if (st)
-        return st;
+    return run_tool(out, path, opts, dump_source, err);
+}
+
+static atf_status merge_source(FILE *out, const tool_source *src_, const atf_tool_options *opts, atf_error *err)
+{
+    const tool_source src = *src_;
+    atf_status st;
     if (src.kind != ATF_PATH_SESSION) {
-        tool_source_close(&src);
         atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "merge needs a session directory");
-        atf_error_set_file(err, path);
+        atf_error_set_file(err, src.path);
         return ATF_E_ARG;
     }
     atf_merge *m;
-    if ((st = atf_merge_create(&m, src.session)) != ATF_OK) {
-        tool_source_close(&src);
+    if ((st = atf_merge_create(&m, src.session)) != ATF_OK)
         return atf_fail(err, st, ATF_NO_OFFSET, NULL, NULL);
-    }
     atf_merged_event me;
     while (atf_merge_next(m, &me)) {
         const tool_thread *t = &src.threads[me.thread_index];
@@ -544,14 +832,19 @@ atf_status atf_tool_merge(FILE *out, const char *path, const atf_tool_options *o
             put_index_text(out, t, src.manifest, me.seq, &me.event);
     }
     atf_merge_destroy(m);
-    tool_source_close(&src);
-    return finish_output(out, err);
+    return ATF_OK;
+}
+
+atf_status atf_tool_merge(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
+{
+    return run_tool(out, path, opts, merge_source, err);
 }
 
 /* ---- info ------------------------------------------------------------ */
 
 static void info_index(FILE *out, const atf_index_reader *r, const char *indent)
 {
+    char what[256];
     const atf_index_header *h = atf_index_reader_header(r);
     const atf_index_footer *f = atf_index_reader_footer(r);
     const atf_index_info *in = atf_index_reader_info(r);
@@ -569,14 +862,13 @@ static void info_index(FILE *out, const atf_index_reader *r, const char *indent)
                 indent, in->footer_offset, f->event_count, f->bytes_written, f->time_start_ns,
                 f->time_end_ns, f->checksum, atf_checksum_state_name(in->checksum));
     else
-        fprintf(out, "%s  no footer: crash-truncated, %" PRIu64 " complete events recovered, %" PRIu64
-                     " trailing bytes ignored\n",
-                indent, in->event_count, in->trailing_bytes);
+        fprintf(out, "%s  %s\n", indent, (atf_index_info_describe(what, sizeof what, in), what));
     fprintf(out, "%s  events: %" PRIu64 "\n", indent, in->event_count);
 }
 
 static void info_detail(FILE *out, const atf_detail_reader *r, const char *indent)
 {
+    char what[256];
     const atf_detail_header *h = atf_detail_reader_header(r);
     const atf_detail_footer *f = atf_detail_reader_footer(r);
     const atf_detail_info *in = atf_detail_reader_info(r);
@@ -592,18 +884,15 @@ static void info_detail(FILE *out, const atf_detail_reader *r, const char *inden
                 indent, in->footer_offset, f->event_count, f->bytes_length, f->time_start_ns, f->time_end_ns,
                 f->checksum, atf_checksum_state_name(in->checksum));
     else
-        fprintf(out, "%s  no footer: crash-truncated, %" PRIu64 " complete events recovered, %" PRIu64
-                     " trailing bytes ignored\n",
-                indent, in->event_count, in->trailing_bytes);
+        fprintf(out, "%s  %s\n", indent, (atf_detail_info_describe(what, sizeof what, in), what));
     fprintf(out, "%s  events: %" PRIu64 "\n", indent, in->event_count);
 }
 
-atf_status atf_tool_info(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
+static atf_status info_source(FILE *out, const tool_source *src_, const atf_tool_options *opts, atf_error *err)
 {
-    tool_source src;
-    atf_status st = tool_source_open(&src, path, opts, err);
-    if (st)
-        return st;
+    const tool_source src = *src_;
+    (void)opts;
+    (void)err;
     if (src.kind == ATF_PATH_SESSION) {
         const atf_manifest *m = src.manifest;
         fprintf(out, "session %s: %zu thread(s)\n", src.path, src.thread_count);
@@ -620,11 +909,20 @@ atf_status atf_tool_info(FILE *out, const char *path, const atf_tool_options *op
         const char *indent = src.thread_count > 1 || src.kind == ATF_PATH_SESSION ? "  " : "";
         if (src.kind == ATF_PATH_SESSION || src.kind == ATF_PATH_THREAD)
             fprintf(out, "%sthread %" PRIu64 "\n", indent, t->id);
+        if (t->status) {
+            char line[1024];
+            atf_error_format(line, sizeof line, t->error);
+            fprintf(out, "%s  not read: %s\n", indent, line);
+        }
         if (t->index)
             info_index(out, t->index, indent);
         if (t->detail)
             info_detail(out, t->detail, indent);
     }
-    tool_source_close(&src);
-    return finish_output(out, err);
+    return ATF_OK;
+}
+
+atf_status atf_tool_info(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
+{
+    return run_tool(out, path, opts, info_source, err);
 }

@@ -27,10 +27,26 @@ static atf_status read_fully(int fd, uint8_t *dst, size_t size, atf_error *err)
     return ATF_OK;
 }
 
+const char *atf_file_type_name(unsigned mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFIFO: return "a FIFO";
+    case S_IFSOCK: return "a socket";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFLNK: return "a symbolic link";
+    }
+    return "a special file";
+}
+
 atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *err)
 {
     memset(b, 0, sizeof *b);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused
+     * below, like every file that is not a regular one. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot open: %s", strerror(errno));
     struct stat st;
@@ -41,7 +57,7 @@ atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "not a regular file");
+        return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "%s, not a regular file", atf_file_type_name(st.st_mode));
     }
     if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
         close(fd);

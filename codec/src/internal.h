@@ -32,6 +32,8 @@ typedef struct atf_blob {
 } atf_blob;
 
 atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *err);
+/* "a directory", "a FIFO", ... for a st_mode. */
+const char *atf_file_type_name(unsigned mode);
 void atf_blob_close(atf_blob *b);
 
 /* strdup that returns NULL on NULL. */

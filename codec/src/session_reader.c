@@ -16,6 +16,9 @@
 struct atf_session {
     char *dir;
     atf_manifest *manifest;
+    atf_status manifest_status;   /* why manifest.json could not be used, or ATF_OK */
+    atf_error manifest_error;
+    size_t unreadable;            /* threads with status != ATF_OK */
     atf_session_thread *threads;
     size_t thread_count, thread_cap;
     char *warnings[MAX_WARNINGS];
@@ -56,10 +59,31 @@ static int parse_thread_dir(const char *name, uint64_t *id)
     return 1;
 }
 
-static int file_exists(const char *path)
+/* 1: a regular file; 0: nothing there; -1: something else is there, or it
+ * cannot be found out (err says which: not a regular file, permission, ...). */
+static int regular_file(const char *path, atf_error *err)
 {
     struct stat st;
-    return stat(path, &st) == 0;
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return 0;
+        int e = errno;
+        atf_fail(err, e == ENOMEM ? ATF_E_NOMEM : ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot access: %s", strerror(e));
+        atf_error_set_file(err, path);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "%s, not a regular file", atf_file_type_name(st.st_mode));
+        atf_error_set_file(err, path);
+        return -1;
+    }
+    return 1;
+}
+
+static int empty_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && st.st_size == 0;
 }
 
 static atf_session_thread *find_thread(atf_session *s, uint64_t id)
@@ -70,7 +94,7 @@ static atf_session_thread *find_thread(atf_session *s, uint64_t id)
     return NULL;
 }
 
-static atf_status add_thread(atf_session *s, uint64_t id, int manifest_has_detail, atf_error *err)
+static atf_status add_thread(atf_session *s, uint64_t id, int manifest_has_detail, int listed, atf_error *err)
 {
     if (s->thread_count == s->thread_cap) {
         size_t ncap = s->thread_cap ? s->thread_cap * 2 : 8;
@@ -88,6 +112,7 @@ static atf_status add_thread(atf_session *s, uint64_t id, int manifest_has_detai
     memset(t, 0, sizeof *t);
     t->id = id;
     t->manifest_has_detail = manifest_has_detail;
+    t->listed = listed;
     t->dir = atf_path_join(s->dir, name);
     if (!t->dir)
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
@@ -119,7 +144,7 @@ static atf_status discover(atf_session *s, atf_error *err)
             continue;
         if (s->manifest)
             warn(s, "%s: directory %s is not listed in manifest.json", s->dir, e->d_name);
-        st = add_thread(s, id, -1, err);
+        st = add_thread(s, id, -1, 0, err);
     }
     closedir(d);
     return st;
@@ -131,39 +156,64 @@ static int cmp_thread(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Opens one thread's files. A file that cannot be read is recorded in the
+ * thread (status, error) and the rest goes on: one bad file never costs the
+ * others (BH-002). Only running out of memory stops the session. A detail
+ * file is still read when the index file is not. */
 static atf_status open_thread(atf_session *s, atf_session_thread *t, const atf_read_options *opts,
                               atf_error *err)
 {
     char *ip = atf_path_join(t->dir, "index.atf");
     char *dp = atf_path_join(t->dir, "detail.atf");
     atf_status st = ATF_OK;
+    atf_error *te = &t->error;
     if (!ip || !dp) {
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         goto out;
     }
-    if (!file_exists(ip)) {
-        st = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL, "thread %llu has no index.atf",
-                      (unsigned long long)t->id);
-        atf_error_set_file(err, ip);
+    int hi = regular_file(ip, te);
+    if (hi == 0 && !t->listed && regular_file(dp, NULL) == 0) {
+        /* SPEC 7a.12: killed between creating the directory and its index.atf. */
+        warn(s, "%s: crash-truncated (the thread directory holds no file yet): 0 events", t->dir);
         goto out;
     }
-    if ((st = atf_index_reader_open(&t->index, ip, opts, err)))
-        goto out;
-    if (file_exists(dp)) {
-        if ((st = atf_detail_reader_open(&t->detail, dp, opts, err)))
-            goto out;
-        if (atf_detail_reader_info(t->detail)->layout != atf_index_reader_info(t->index)->layout) {
-            st = atf_fail(err, ATF_E_LAYOUT, 5, "version",
-                          "detail.atf is layout %d but index.atf is layout %d",
-                          (int)atf_detail_reader_info(t->detail)->layout,
-                          (int)atf_index_reader_info(t->index)->layout);
-            atf_error_set_file(err, dp);
-            goto out;
+    if (hi == 0) {
+        t->status = atf_fail(te, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL, "thread %llu has no index.atf",
+                             (unsigned long long)t->id);
+        atf_error_set_file(te, ip);
+    } else if (hi < 0) {
+        t->status = te->code;
+    } else {
+        t->status = atf_index_reader_open(&t->index, ip, opts, te);
+    }
+    atf_error de;
+    atf_error_clear(&de);
+    int hd = regular_file(dp, &de);
+    atf_status ds = hd < 0 ? de.code : hd > 0 ? atf_detail_reader_open(&t->detail, dp, opts, &de) : ATF_OK;
+    if (!ds && t->detail && t->index) {
+        const atf_detail_info *di = atf_detail_reader_info(t->detail);
+        const atf_index_info *ii = atf_index_reader_info(t->index);
+        if (di->layout && ii->layout && di->layout != ii->layout) {
+            ds = atf_fail(&de, ATF_E_LAYOUT, 5, "version", "detail.atf is layout %d but index.atf is layout %d",
+                          (int)di->layout, (int)ii->layout);
+            atf_error_set_file(&de, dp);
+            atf_detail_reader_close(t->detail);
+            t->detail = NULL;
         }
     }
-    if (t->manifest_has_detail == 1 && !t->detail)
+    if (ds && !t->status) {
+        t->status = ds;
+        *te = de;
+    }
+    if (t->status == ATF_E_NOMEM || ds == ATF_E_NOMEM) {
+        st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        goto out;
+    }
+    if (t->status)
+        s->unreadable++;
+    if (t->manifest_has_detail == 1 && hd == 0)
         warn(s, "%s: manifest says has_detail but there is no detail.atf", t->dir);
-    if (t->manifest_has_detail == 0 && t->detail)
+    if (t->manifest_has_detail == 0 && hd > 0)
         warn(s, "%s: manifest says no detail but detail.atf exists", t->dir);
 out:
     free(ip);
@@ -185,21 +235,41 @@ atf_status atf_session_open(atf_session **out, const char *dir, const atf_read_o
     }
     atf_status st = ATF_OK;
     char *mp = atf_path_join(dir, "manifest.json");
+    int hm = mp ? regular_file(mp, &s->manifest_error) : -1;
     if (!mp) {
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-    } else if (file_exists(mp)) {
-        st = atf_manifest_load(&s->manifest, mp, err);
+    } else if (hm > 0 && empty_file(mp)) {
+        /* SPEC 7a.14: a writer killed while it wrote manifest.json. */
+        warn(s, "%s: manifest.json is empty (a crash while it was being written); thread directories were "
+                "discovered", dir);
+    } else if (hm > 0) {
+        /* A manifest that cannot be read or parsed is reported, and the
+         * thread directories are read all the same. */
+        s->manifest_status = atf_manifest_load(&s->manifest, mp, &s->manifest_error);
+        if (s->manifest_status == ATF_E_NOMEM)
+            st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         for (size_t i = 0; !st && s->manifest && i < s->manifest->thread_count; i++)
-            st = add_thread(s, s->manifest->threads[i].id, s->manifest->threads[i].has_detail, err);
+            st = add_thread(s, s->manifest->threads[i].id, s->manifest->threads[i].has_detail, 1, err);
+    } else if (hm < 0) {
+        s->manifest_status = s->manifest_error.code;
+        if (s->manifest_status == ATF_E_NOMEM)
+            st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
     } else {
         warn(s, "%s: no manifest.json; thread directories were discovered", dir);
     }
     free(mp);
     if (!st)
         st = discover(s, err);
-    if (!st && s->thread_count == 0 && !s->manifest)
-        st = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
-                      "neither manifest.json nor thread_* directories found");
+    if (!st && s->thread_count == 0 && !s->manifest) {
+        if (s->manifest_status) {
+            if (err)   /* nothing else to read: the manifest's problem is the answer */
+                *err = s->manifest_error;
+            st = s->manifest_status;
+        } else {
+            st = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
+                          "neither manifest.json nor thread_* directories found");
+        }
+    }
     if (!st && s->thread_count)
         qsort(s->threads, s->thread_count, sizeof *s->threads, cmp_thread);
     for (size_t i = 0; !st && i < s->thread_count; i++)
@@ -232,6 +302,11 @@ void atf_session_close(atf_session *s)
 }
 
 size_t atf_session_thread_count(const atf_session *s) { return s ? s->thread_count : 0; }
+size_t atf_session_unreadable_count(const atf_session *s) { return s ? s->unreadable : 0; }
+const atf_error *atf_session_manifest_error(const atf_session *s)
+{
+    return s && s->manifest_status ? &s->manifest_error : NULL;
+}
 const atf_session_thread *atf_session_thread_at(const atf_session *s, size_t i)
 {
     return s && i < s->thread_count ? &s->threads[i] : NULL;

@@ -7,8 +7,10 @@
 typedef struct tool_thread {
     uint64_t id;
     const char *dir;               /* NULL for lone files */
-    const atf_index_reader *index; /* NULL for a lone detail file */
+    const atf_index_reader *index; /* NULL for a lone detail file, or when index.atf could not be read */
     const atf_detail_reader *detail;
+    atf_status status;             /* ATF_OK, or why a file of the thread could not be read */
+    const atf_error *error;        /* that file, offset, field and message */
 } tool_thread;
 
 typedef struct tool_source {
@@ -23,10 +25,15 @@ typedef struct tool_source {
     size_t thread_count;
     const atf_manifest *manifest;
     atf_manifest *own_manifest;    /* a thread's session manifest, for symbols */
+    atf_error own_error;           /* a thread directory's file that could not be read */
 } tool_source;
 
 atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_options *opts,
                             atf_error *err);
 void tool_source_close(tool_source *src);
+/* One line to diag for every file of src not read whole (SPEC 6: crash-
+ * truncated, damaged) or not read at all; @return the worst: ATF_E_IO (a
+ * file could not be read), ATF_E_DAMAGED, or ATF_OK (crash-truncated at most). */
+atf_status tool_source_report(const tool_source *src, FILE *diag);
 
 #endif

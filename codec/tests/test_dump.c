@@ -601,7 +601,7 @@ static void test_info_crash_truncated(void **state)
     char *out = run_tool(atf_tool_info, crashed, 0, ATF_OK);
     assert_non_null(strstr(out, "index "));
     assert_non_null(strstr(out, crashed));
-    assert_non_null(strstr(out, "no footer: crash-truncated, 10 complete events recovered, 7 trailing bytes ignored"));
+    assert_non_null(strstr(out, "crash-truncated (no footer): 10 complete events recovered, 7 trailing bytes ignored"));
     assert_non_null(strstr(out, "events: 10\n"));
     assert_non_null(strstr(out, "thread_id 77"));
     assert_non_null(strstr(out, "footer_offset 0"));
@@ -609,7 +609,7 @@ static void test_info_crash_truncated(void **state)
 
     out = run_tool(atf_tool_info, dcrashed, 0, ATF_OK);
     assert_non_null(strstr(out, "detail "));
-    assert_non_null(strstr(out, "no footer: crash-truncated, 10 complete events recovered, 11 trailing bytes ignored"));
+    assert_non_null(strstr(out, "crash-truncated (no footer): 10 complete events recovered, 11 trailing bytes ignored"));
     assert_non_null(strstr(out, "events: 10\n"));
     free(out);
 
@@ -664,13 +664,75 @@ static void test_tool_errors(void **state)
 
     write_session(dir, ATF_LAYOUT_2, ATF_ARCH_ARM64, 0);
     tu_patch(tu_path(p, sizeof p, "%s/thread_5/index.atf", dir), 5, "\x09", 1); /* version 9 */
-    assert_int_equal(atf_tool_dump(tu_capture_begin(&c), dir, NULL, &err), ATF_E_VERSION);
-    tu_capture_end(&c);
+    /* The other threads are dumped; the bad file is named on the diagnostic
+     * stream and the result says the input was damaged. */
+    tu_capture dg;
+    atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
+    o.diag = tu_capture_begin(&dg);
+    assert_int_equal(atf_tool_dump(tu_capture_begin(&c), dir, &o, &err), ATF_E_DAMAGED);
+    const char *dumped = tu_capture_end(&c);
+    const char *said = tu_capture_end(&dg);
+    assert_non_null(strstr(dumped, "thread 0 #0 "));
+    assert_null(strstr(dumped, "thread 5 #"));
+    assert_non_null(strstr(said, p));
+    assert_non_null(strstr(said, "thread 5: none of its events are read"));
     tu_capture_free(&c);
-    assert_string_equal(err.file, p);
+    tu_capture_free(&dg);
+    assert_string_equal(err.file, dir);
     assert_int_equal(atf_tool_info(tu_capture_begin(&c), p, NULL, &err), ATF_E_VERSION);
     tu_capture_end(&c);
     tu_capture_free(&c);
+    cf_rm_rf(dir);
+}
+
+/* A recorder's output root (issue: "atf dump ada_traces/"): every session is
+ * read and named; a crash-left thread (the ADA writer's placeholder, no
+ * footer) is recovered and reported on the diagnostic stream, exit OK. */
+static void test_output_root(void **state)
+{
+    (void)state;
+    char dir[64], a[160], b[160], p[200];
+    cf_mkdtemp(dir, sizeof dir, "root");
+    tu_path(a, sizeof a, "%s/session_20250101_000000/pid_1", dir);
+    tu_path(b, sizeof b, "%s/session_20250101_000001/pid_2", dir);
+    write_session(a, ATF_LAYOUT_1, ATF_ARCH_ARM64, 1);
+    write_session(b, ATF_LAYOUT_2, ATF_ARCH_X86_64, 0);
+    /* b/thread_5: the footer never written, the header the ADA placeholder. */
+    tu_path(p, sizeof p, "%s/thread_5/index.atf", b);
+    size_t size;
+    uint8_t *img = cf_read_file(p, &size);
+    memset(img + 24, 0, 40);
+    cf_put64(img + 32, 64);
+    cf_put64(img + 40, 64);
+    cf_write_file(p, img, size - 64);
+    free(img);
+
+    tu_capture c, dg;
+    atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
+    atf_error err;
+    o.diag = tu_capture_begin(&dg);
+    assert_int_equal(atf_tool_dump(tu_capture_begin(&c), dir, &o, &err), ATF_OK);
+    const char *out = tu_capture_end(&c), *said = tu_capture_end(&dg);
+    char *sa = strstr(out, a), *sb = strstr(out, b);
+    assert_non_null(sa);
+    assert_non_null(sb);
+    assert_true(sa < sb);
+    assert_non_null(strstr(out, "== session "));
+    assert_non_null(strstr(said, p));
+    assert_non_null(strstr(said, "crash-truncated (no footer): "));
+    tu_capture_free(&c);
+    tu_capture_free(&dg);
+
+    o.json = 1;
+    o.diag = NULL;
+    char *js = run_tool(atf_tool_merge, dir, 1, ATF_OK);
+    assert_non_null(strstr(js, "{\"session\":"));
+    free(js);
+    char *info = run_tool(atf_tool_info, dir, 0, ATF_OK);
+    assert_non_null(strstr(info, "crash-truncated (no footer)"));
+    assert_non_null(strstr(info, a));
+    assert_non_null(strstr(info, b));
+    free(info);
     cf_rm_rf(dir);
 }
 
@@ -712,12 +774,17 @@ static void test_path_detect(void **state)
     assert_int_equal(remove(tu_path(p, sizeof p, "%s/pid_77/manifest.json", sess)), 0);
     assert_int_equal(atf_path_detect(tu_path(p, sizeof p, "%s/pid_77", sess), r, sizeof r, &err), ATF_PATH_SESSION);
 
-    /* Two pid_* directories: ambiguous. */
+    /* Two pid_* directories: a directory of sessions, and so is the root above. */
     tu_mkdir(tu_path(p, sizeof p, "%s/pid_78", sess));
-    assert_int_equal(atf_path_detect(sess, r, sizeof r, &err), ATF_PATH_UNKNOWN);
-    assert_int_equal(err.code, ATF_E_NOT_FOUND);
-    assert_non_null(strstr(err.message, "2 pid_*"));
-    assert_string_equal(err.file, sess);
+    assert_int_equal(atf_path_detect(sess, r, sizeof r, &err), ATF_PATH_ROOT);
+    assert_int_equal(atf_path_detect(dir, r, sizeof r, &err), ATF_PATH_ROOT);
+    char **list;
+    size_t n;
+    assert_int_equal(atf_session_list(dir, &list, &n, &err), ATF_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(list[0], tu_path(p, sizeof p, "%s/pid_77", sess));
+    assert_string_equal(list[1], tu_path(p, sizeof p, "%s/pid_78", sess));
+    atf_session_list_free(list, n);
 
     /* Nothing recognisable. */
     tu_mkdir(tu_path(p, sizeof p, "%s/empty", dir));
@@ -755,6 +822,7 @@ int main(void)
         cmocka_unit_test(test_info_session),
         cmocka_unit_test(test_tool_errors),
         cmocka_unit_test(test_path_detect),
+        cmocka_unit_test(test_output_root),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,6 +43,7 @@ static const struct {
     { ATF_E_UNSUPPORTED, 18, "ATF_E_UNSUPPORTED", "unsupported" },
     { ATF_E_LINK, 19, "ATF_E_LINK", "cross-lane link is broken" },
     { ATF_E_LIMIT, 20, "ATF_E_LIMIT", "value exceeds an implementation limit" },
+    { ATF_E_DAMAGED, 21, "ATF_E_DAMAGED", "part of the input is damaged or unreadable; the rest was read" },
 };
 #define N_EXPECTED (sizeof expected / sizeof expected[0])
 
@@ -77,7 +78,7 @@ static void test_texts_are_distinct(void **state)
 static void test_unknown_status(void **state)
 {
     (void)state;
-    const int unknown[] = { -1, (int)ATF_STATUS_COUNT_, 21, 1000, -2147483647 - 1 };
+    const int unknown[] = { -1, (int)ATF_STATUS_COUNT_, 22, 1000, -2147483647 - 1 };
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         assert_string_equal(atf_strerror((atf_status)unknown[i]), "unknown status");
         assert_string_equal(atf_status_name((atf_status)unknown[i]), "ATF_E_?");

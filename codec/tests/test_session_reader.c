@@ -222,6 +222,16 @@ static void test_has_detail_disagreements_warn(void **state)
     cf_rm_rf(dir);
 }
 
+/* The thread of session s with id, or fails. */
+static const atf_session_thread *thread_by_id(const atf_session *s, uint64_t id)
+{
+    for (size_t i = 0; i < atf_session_thread_count(s); i++)
+        if (atf_session_thread_at(s, i)->id == id)
+            return atf_session_thread_at(s, i);
+    fail_msg("no thread %llu", (unsigned long long)id);
+    return NULL;
+}
+
 static void test_manifest_thread_without_index(void **state)
 {
     (void)state;
@@ -234,25 +244,40 @@ static void test_manifest_thread_without_index(void **state)
     /* Listed, but no directory at all. */
     tu_write_text(tu_path(p, sizeof p, "%s/manifest.json", dir),
                   "{\"threads\":[{\"id\":1,\"has_detail\":true},{\"id\":9,\"has_detail\":false}]}");
+    /* One bad thread never costs the others (BH-002): thread 9 is reported,
+     * thread 1 is read. */
     atf_session *s = (atf_session *)&s;
     atf_error err;
-    assert_int_equal(atf_session_open(&s, dir, NULL, &err), ATF_E_NOT_FOUND);
-    assert_null(s);
-    assert_int_equal(err.code, ATF_E_NOT_FOUND);
-    assert_string_equal(err.file, tu_path(p, sizeof p, "%s/thread_9/index.atf", dir));
-    assert_non_null(strstr(err.message, "index.atf"));
+    assert_int_equal(atf_session_open(&s, dir, NULL, &err), ATF_OK);
+    assert_int_equal(atf_session_unreadable_count(s), 1);
+    const atf_session_thread *t9 = thread_by_id(s, 9), *t1 = thread_by_id(s, 1);
+    assert_int_equal(t9->status, ATF_E_NOT_FOUND);
+    assert_null(t9->index);
+    assert_string_equal(t9->error.file, tu_path(p, sizeof p, "%s/thread_9/index.atf", dir));
+    assert_non_null(strstr(t9->error.message, "index.atf"));
+    assert_int_equal(t1->status, ATF_OK);
+    assert_non_null(t1->index);
+    assert_true(atf_index_reader_count(t1->index) > 0);
+    atf_session_close(s);
 
     /* A directory with only a detail file. */
     tu_mkdir(tu_path(p, sizeof p, "%s/thread_9", dir));
     tu_copy_file(tu_path(p, sizeof p, "%s/thread_9/detail.atf", dir),
                  tu_path(q, sizeof q, "%s/thread_1/detail.atf", dir));
-    assert_int_equal(atf_session_open(&s, dir, NULL, &err), ATF_E_NOT_FOUND);
-    assert_string_equal(err.file, tu_path(p, sizeof p, "%s/thread_9/index.atf", dir));
+    /* Its detail events are still read. */
+    assert_int_equal(atf_session_open(&s, dir, NULL, &err), ATF_OK);
+    t9 = thread_by_id(s, 9);
+    assert_int_equal(t9->status, ATF_E_NOT_FOUND);
+    assert_string_equal(t9->error.file, tu_path(p, sizeof p, "%s/thread_9/index.atf", dir));
+    assert_non_null(t9->detail);
+    atf_session_close(s);
 
-    /* Without a manifest the same directory is found and fails the same way. */
+    /* Without a manifest the same directory is found and reported the same way. */
     assert_int_equal(remove(tu_path(p, sizeof p, "%s/manifest.json", dir)), 0);
-    assert_int_equal(atf_session_open(&s, dir, NULL, &err), ATF_E_NOT_FOUND);
-    assert_string_equal(err.file, tu_path(p, sizeof p, "%s/thread_9/index.atf", dir));
+    assert_int_equal(atf_session_open(&s, dir, NULL, &err), ATF_OK);
+    assert_int_equal(thread_by_id(s, 9)->status, ATF_E_NOT_FOUND);
+    assert_int_equal(thread_by_id(s, 1)->status, ATF_OK);
+    atf_session_close(s);
     tu_session_free(&model);
     cf_rm_rf(dir);
 }
@@ -272,17 +297,23 @@ static void test_layout_mismatch(void **state)
 
     /* d1: layout-1 index beside a layout-2 detail file. */
     tu_copy_file(tu_path(p, sizeof p, "%s/thread_4/detail.atf", d1), tu_path(q, sizeof q, "%s/thread_4/detail.atf", d2));
-    assert_int_equal(atf_session_open(&s, d1, NULL, &err), ATF_E_LAYOUT);
-    assert_null(s);
-    assert_string_equal(err.file, p);
-    assert_string_equal(err.field, "version");
-    assert_int_equal(err.offset, 5);
+    assert_int_equal(atf_session_open(&s, d1, NULL, &err), ATF_OK);
+    const atf_session_thread *t = thread_by_id(s, 4);
+    assert_int_equal(t->status, ATF_E_LAYOUT);
+    assert_non_null(t->index);   /* the index lane is still read */
+    assert_null(t->detail);
+    assert_string_equal(t->error.file, p);
+    assert_string_equal(t->error.field, "version");
+    assert_int_equal(t->error.offset, 5);
+    atf_session_close(s);
 
     /* d2: layout-1 index (from d1) beside its layout-2 detail file. */
     tu_copy_file(tu_path(p, sizeof p, "%s/thread_4/index.atf", d2), tu_path(q, sizeof q, "%s/thread_4/index.atf", d1));
-    assert_int_equal(atf_session_open(&s, d2, NULL, &err), ATF_E_LAYOUT);
-    assert_null(s);
-    assert_string_equal(err.file, tu_path(p, sizeof p, "%s/thread_4/detail.atf", d2));
+    assert_int_equal(atf_session_open(&s, d2, NULL, &err), ATF_OK);
+    t = thread_by_id(s, 4);
+    assert_int_equal(t->status, ATF_E_LAYOUT);
+    assert_string_equal(t->error.file, tu_path(p, sizeof p, "%s/thread_4/detail.atf", d2));
+    atf_session_close(s);
     tu_session_free(&m1);
     tu_session_free(&m2);
     cf_rm_rf(d1);
@@ -325,8 +356,12 @@ static void test_open_errors(void **state)
     tu_session model;
     write_small(&model, dir, ATF_LAYOUT_2, 2, ids);
     tu_patch(tu_path(p, sizeof p, "%s/thread_7/index.atf", dir), 0, "XXXX", 4);
-    assert_int_equal(atf_session_open(&s, dir, NULL, &err), ATF_E_MAGIC);
-    assert_string_equal(err.file, p);
+    assert_int_equal(atf_session_open(&s, dir, NULL, &err), ATF_OK);
+    assert_int_equal(thread_by_id(s, 7)->status, ATF_E_MAGIC);
+    assert_string_equal(thread_by_id(s, 7)->error.file, p);
+    assert_int_equal(thread_by_id(s, 6)->status, ATF_OK);
+    assert_int_equal(atf_session_unreadable_count(s), 1);
+    atf_session_close(s);
 
     char missing[160];
     assert_int_equal(atf_session_open(&s, tu_path(missing, sizeof missing, "%s/nope", dir), NULL, &err), ATF_E_IO);

@@ -50,6 +50,13 @@ static void on_finding(void *user, const atf_finding *f)
 /* The first broken rule of one thread, or NULL. */
 static const char *thread_violation(const atf_session_thread *t)
 {
+    if (t->status)
+        return "a file of the thread could not be read";
+    if (!t->index)
+        return NULL;   /* a crash-left thread directory without files: nothing to check */
+    if (atf_index_reader_info(t->index)->state == ATF_FILE_DAMAGED ||
+        (t->detail && atf_detail_reader_info(t->detail)->state == ATF_FILE_DAMAGED))
+        return "a finalized header without its footer (REC-004)";
     const atf_index_reader *ix = t->index;
     const atf_index_header *h = atf_index_reader_header(ix);
     const atf_index_footer *f = atf_index_reader_footer(ix);
@@ -115,7 +122,8 @@ static const char *thread_violation(const atf_session_thread *t)
     }
     if (in->header_finalized && ((h->flags & 1) != 0) != (dt != NULL))
         return "has_detail_file flag vs detail.atf";
-    if (dt && atf_detail_reader_header(dt)->arch != h->arch)
+    if (dt && !in->header_truncated && !atf_detail_reader_info(dt)->header_truncated &&
+        atf_detail_reader_header(dt)->arch != h->arch)
         return "detail header arch vs index header arch";
     for (uint64_t seq = 0; seq < n; seq++) {
         atf_index_reader_get(ix, seq, &e);
@@ -165,7 +173,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FZ_CHECK(a.errors > 0, "session does not open (%s) but the validator finds no error", err.message);
         return 0;
     }
-    const char *why = NULL;
+    const char *why = atf_session_manifest_error(s) ? "manifest.json could not be used" : NULL;
     for (size_t i = 0; !why && i < atf_session_thread_count(s); i++)
         why = thread_violation(atf_session_thread_at(s, i));
     if (why)

@@ -42,7 +42,8 @@ extern "C" {
     X(ATF_E_STATE,        17, "operation not allowed in this state")          \
     X(ATF_E_UNSUPPORTED,  18, "unsupported")                                  \
     X(ATF_E_LINK,         19, "cross-lane link is broken")                    \
-    X(ATF_E_LIMIT,        20, "value exceeds an implementation limit")
+    X(ATF_E_LIMIT,        20, "value exceeds an implementation limit")         \
+    X(ATF_E_DAMAGED,      21, "part of the input is damaged or unreadable; the rest was read")
 
 /** Status codes. ::ATF_OK is zero; every error is positive. */
 typedef enum atf_status {

@@ -82,9 +82,14 @@ ATF_API const char *atf_manifest_symbol_name(const atf_manifest *m, uint64_t fun
 typedef struct atf_session_thread {
     uint64_t id;                 /**< thread_<id> */
     char *dir;                   /**< path of the thread directory */
-    atf_index_reader *index;
-    atf_detail_reader *detail;   /**< NULL when there is no detail.atf */
+    atf_index_reader *index;     /**< NULL when index.atf is missing or could not be read (see status) */
+    atf_detail_reader *detail;   /**< NULL when there is no detail.atf, or it could not be read (see status) */
     int manifest_has_detail;     /**< 1 or 0 as the manifest says; -1: not listed, or has_detail absent */
+    int listed;                  /**< listed in manifest.json (else a discovered thread_<id>/ directory) */
+    atf_status status;           /**< ATF_OK, or why a file of this thread could not be read:
+                                      ::ATF_E_IO (permission, not a regular file...), ::ATF_E_NOT_FOUND
+                                      (no index.atf), or the reader's error for a damaged file */
+    atf_error error;             /**< file, offset, field and message when status is not ATF_OK */
 } atf_session_thread;
 
 typedef struct atf_session atf_session;
@@ -92,12 +97,30 @@ typedef struct atf_session atf_session;
 /**
  * Opens a session directory: reads manifest.json (if missing, discovers the
  * thread_* directories and records a warning), opens every thread's files.
- * @return ::ATF_OK or the first error (naming the file).
+ *
+ * One bad file never costs the others (BH-002): a thread whose index.atf or
+ * detail.atf cannot be read (missing, permission, not a regular file, or
+ * damaged beyond recovery) is kept in the list with its status and error
+ * set and its reader NULL, and every other thread is opened. A thread_<id>/
+ * directory the manifest does not list and that holds no file yet (a writer
+ * killed between creating it and its index.atf) is crash-truncated: status
+ * ATF_OK, both readers NULL, 0 events, and a session warning;
+ * atf_session_unreadable_count() says how many. A manifest.json that cannot
+ * be read or parsed is reported by atf_session_manifest_error() and the
+ * thread directories are discovered instead. Crash-truncated and damaged
+ * files that still open are in their readers' info (state, events
+ * recovered, trailing bytes).
+ * @return ::ATF_OK; ::ATF_E_NOMEM; or, when there is nothing to read at
+ *         all, the manifest's error or ::ATF_E_NOT_FOUND (naming the path).
  */
 ATF_API atf_status atf_session_open(atf_session **out, const char *dir, const atf_read_options *opts,
                                     atf_error *err);
 ATF_API void atf_session_close(atf_session *s);
 ATF_API size_t atf_session_thread_count(const atf_session *s);
+/** Threads whose status is not ATF_OK (a file of theirs could not be read). */
+ATF_API size_t atf_session_unreadable_count(const atf_session *s);
+/** Why manifest.json could not be used (it exists but cannot be read or parsed), or NULL. */
+ATF_API const atf_error *atf_session_manifest_error(const atf_session *s);
 /** Threads sorted by id. */
 ATF_API const atf_session_thread *atf_session_thread_at(const atf_session *s, size_t i);
 /** @return the manifest, or NULL if the session has none. */

@@ -23,7 +23,9 @@ typedef enum atf_path_kind {
     ATF_PATH_INDEX,      /**< a file starting with "ATI2" */
     ATF_PATH_DETAIL,     /**< a file starting with "ATD2" */
     ATF_PATH_THREAD,     /**< a directory holding index.atf */
-    ATF_PATH_SESSION     /**< a directory holding manifest.json or thread_* directories */
+    ATF_PATH_SESSION,    /**< a directory holding manifest.json or thread_* directories */
+    ATF_PATH_ROOT        /**< a directory of sessions: the recorder's or tracer's output root
+                              (session_X/pid_N/ directories), or a session_X/ with several pid_N/ */
 } atf_path_kind;
 
 /**
@@ -34,12 +36,38 @@ typedef enum atf_path_kind {
 ATF_API atf_path_kind atf_path_detect(const char *path, char *resolved, size_t resolved_cap,
                                       atf_error *err);
 
+/**
+ * The sessions under @p path, sorted: the path itself when it is a session
+ * (or a session_X directory holding one pid_N); its pid_N directories; or
+ * the pid_N directories of its session_X directories (an output root).
+ * @param out receives an array of @p count malloc'd paths (free with
+ *            atf_session_list_free()).
+ * @return ::ATF_OK, ::ATF_E_NOT_FOUND (no session there), ::ATF_E_IO, ::ATF_E_NOMEM.
+ */
+ATF_API atf_status atf_session_list(const char *path, char ***out, size_t *count, atf_error *err);
+ATF_API void atf_session_list_free(char **list, size_t count);
+
 typedef struct atf_tool_options {
     unsigned json;       /**< dump/merge: canonical JSON lines; info: JSON object */
     unsigned no_verify;  /**< do not verify checksums */
+    FILE *diag;          /**< where a line goes for every file not read whole (crash-truncated, damaged,
+                              unreadable: conformance/SPEC.md 6); NULL: nowhere. The `atf` command passes stderr. */
     unsigned reserved[6];
 } atf_tool_options;
-#define ATF_TOOL_OPTIONS_INIT { 0u, 0u, { 0u, 0u, 0u, 0u, 0u, 0u } }
+#define ATF_TOOL_OPTIONS_INIT { 0u, 0u, NULL, { 0u, 0u, 0u, 0u, 0u, 0u } }
+
+/*
+ * info, dump and merge read every readable thread of a session: a file that
+ * cannot be read costs only itself. For each file that was not read whole,
+ * one line goes to opts->diag (the file, what was recovered, what was
+ * ignored; or why it could not be read). A directory of sessions
+ * (::ATF_PATH_ROOT) is read session by session, each named in the output.
+ * @return ::ATF_OK (files may be crash-truncated: every complete event was
+ *         read); ::ATF_E_DAMAGED when a file was damaged or could not be
+ *         parsed (the rest was read); ::ATF_E_IO when a file could not be read
+ *         at all (permission, not a regular file); or the error that stopped
+ *         the whole run.
+ */
 
 /** `atf info`: headers, footers and what recovery found. */
 ATF_API atf_status atf_tool_info(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err);
