@@ -20,7 +20,8 @@ from .records import *  # noqa: F401,F403  (constants and record classes)
 from .records import (AtfFormatError, Arm64Payload, DetailEvent, DetailFooter, DetailHeader,
                       IndexEvent, IndexFooter, IndexHeader)
 from .files import (DetailFile, IndexFile, build_detail_file, build_index_file,
-                    detail_offsets, parse_detail_file, parse_index_file)
+                    detail_offsets, parse_detail_file, parse_index_file,
+                    header_prefix_ok, index_header_is_placeholder, detail_header_is_placeholder)
 from .session import (Module, SessionModel, SessionView, Symbol, ThreadModel, ThreadView,
                       load_manifest, manifest_symbol_map, model_view, parse_manifest_int,
                       read_session, read_thread_dir, thread_files, write_session)

@@ -11,9 +11,13 @@ Writers
   * placeholder (crash): the header as first written (index: event_count 0,
     footer_offset 0, times 0; detail: event_count 0, bytes_length 0,
     index_seq_start/end 0), the events, no footer. Cut it anywhere with
-    ``data[:n]``.
+    ``data[:n]``. (``adawriter`` models the ADA tracer's C writer, whose index
+    placeholder says footer_offset 64.)
 
 Readers (recovery rules, SPEC.md section 6)
+  * a header is a placeholder or finalized (``index_header_is_placeholder``);
+    a file shorter than its header that starts like a valid one is
+    crash-truncated with 0 events;
   * the footer is where a finalized header says, else the last 64 bytes when
     their magic and byte count agree with the events before them; it is
     authoritative; a count that needs more bytes than the file holds is an error;
@@ -30,7 +34,7 @@ from typing import List, Optional, Tuple
 from .crc import (CHECKSUM_CRC32_IEEE, CHECKSUM_CRC32C, CHECKSUM_KINDS,
                   compute_checksum, crc32_ieee, crc32c)
 from .records import (DETAIL_EVENT_HEADER_SIZE, DETAIL_FOOTER_MAGIC, DETAIL_FOOTER_SIZE,
-                      DETAIL_HEADER_SIZE, INDEX_EVENT_SIZE, INDEX_FLAG_HAS_DETAIL_FILE,
+                      DETAIL_HEADER_SIZE, DETAIL_MAGIC, INDEX_MAGIC, INDEX_EVENT_SIZE, INDEX_FLAG_HAS_DETAIL_FILE,
                       INDEX_FOOTER_MAGIC, INDEX_FOOTER_SIZE, INDEX_HEADER_SIZE, LAYOUT_1,
                       AtfFormatError, DetailEvent, DetailFooter, DetailHeader, IndexEvent,
                       IndexFooter, IndexHeader)
@@ -136,24 +140,61 @@ class IndexFile:
     trailing_bytes: int        # bytes after the last event (and before the footer)
     checksum_state: str
     file_size: int
+    header_truncated: bool = False   # the file ends inside its header (0 events)
 
     @property
     def layout(self):
         return self.header.version
 
+    @property
+    def state(self):
+        """SPEC 6: "complete", "crash-truncated" or "damaged"."""
+        if self.footer is not None:
+            return "complete"
+        if self.header_truncated or index_header_is_placeholder(self.header):
+            return "crash-truncated"
+        return "damaged"
+
+
+def index_header_is_placeholder(header):
+    """SPEC 2.1: a placeholder is what a writer puts first: footer_offset 0, or a
+    header that describes an empty file (footer_offset == events_offset, the ADA
+    tracer's writer writes 64 there; event_count 0, times 0, has_detail_file
+    clear). Every other header is finalized."""
+    return header.footer_offset == 0 or (
+        header.footer_offset == header.events_offset and header.event_count == 0
+        and header.time_start_ns == 0 and header.time_end_ns == 0
+        and not header.flags & INDEX_FLAG_HAS_DETAIL_FILE)
+
+
+def detail_header_is_placeholder(header):
+    """SPEC 3.1: event_count 0 and bytes_length 0."""
+    return header.event_count == 0 and header.bytes_length == 0
+
+
+def header_prefix_ok(data, magic):
+    """SPEC 7a.12: fewer bytes than a header that are the start of a valid one
+    (magic, endian 1, version 1 or 2, as far as they go): crash-truncated."""
+    n = len(data)
+    if n >= INDEX_HEADER_SIZE or bytes(data[:min(n, 4)]) != magic[:min(n, 4)]:
+        return False
+    return (n <= 4 or data[4] == 1) and (n <= 5 or data[5] in (1, 2))
+
 
 def _find_index_footer(data, header):
     """Footer position by SPEC.md section 6: at footer_offset when the header is
-    finalized (footer_offset != 0); else the last 64 bytes, when they hold the
-    footer magic and bytes_written equals the bytes between events_offset and them."""
+    finalized; else the last 64 bytes, when they hold the footer magic and
+    bytes_written equals the bytes between events_offset and them."""
     size = len(data)
-    if header.footer_offset:
+    if not index_header_is_placeholder(header):
         pos = header.footer_offset
-        if pos + INDEX_FOOTER_SIZE <= size and bytes(data[pos:pos + 4]) == INDEX_FOOTER_MAGIC:
+        if header.events_offset <= pos and pos + INDEX_FOOTER_SIZE <= size \
+                and bytes(data[pos:pos + 4]) == INDEX_FOOTER_MAGIC:
             return pos
-        return None
+        # not where the header says: the end of the file, lined up, as below
     pos = size - INDEX_FOOTER_SIZE
-    if pos >= header.events_offset and bytes(data[pos:pos + 4]) == INDEX_FOOTER_MAGIC \
+    if pos >= header.events_offset and (pos - header.events_offset) % INDEX_EVENT_SIZE == 0 \
+            and bytes(data[pos:pos + 4]) == INDEX_FOOTER_MAGIC \
             and int.from_bytes(data[pos + 32:pos + 40], "little") == pos - header.events_offset:
         return pos
     return None
@@ -164,8 +205,8 @@ def index_recovery_end(data, header):
     or a finalized header's footer_offset when that lies inside the file."""
     size = len(data)
     fo = header.footer_offset
-    if fo and header.events_offset <= fo <= size:
-        return fo
+    if not index_header_is_placeholder(header) and header.events_offset <= fo <= size:
+        return fo   # damage: the header bounds the events
     return size
 
 
@@ -176,9 +217,19 @@ def is_torn_index_footer(record, events_before):
             and int.from_bytes(record[8:16], "little") == events_before)
 
 
+def _truncated_header(data, cls):
+    """The fields a header cut short still shows (the rest as 0)."""
+    n = len(data)
+    return cls(version=data[5] if n > 5 else 0, arch=data[6] if n > 6 else 0,
+               os=data[7] if n > 7 else 0, endian=data[4] if n > 4 else 0)
+
+
 def parse_index_file(data, verify=True):
     """Decodes a whole index file (bytes) with the recovery rules."""
     data = bytes(data)
+    if header_prefix_ok(data, INDEX_MAGIC):
+        return IndexFile(_truncated_header(data, IndexHeader), None, None, [], True, len(data),
+                         STATE_NO_FOOTER, len(data), header_truncated=True)
     header = IndexHeader.decode(data)
     layout, eoff, size = header.version, header.events_offset, len(data)
     if eoff > size:
@@ -204,7 +255,7 @@ def parse_index_file(data, verify=True):
             count -= 1
         # REC-003 applies to placeholder headers only: a finalized header
         # bounds the events by footer_offset (SPEC 7a.5).
-        if count and header.footer_offset == 0 and is_torn_index_footer(data[eoff + (count - 1) * INDEX_EVENT_SIZE:
+        if count and index_header_is_placeholder(header) and is_torn_index_footer(data[eoff + (count - 1) * INDEX_EVENT_SIZE:
                                                eoff + count * INDEX_EVENT_SIZE], count - 1):
             count -= 1
         end = eoff + count * INDEX_EVENT_SIZE
@@ -224,10 +275,20 @@ class DetailFile:
     trailing_bytes: int
     checksum_state: str
     file_size: int
+    header_truncated: bool = False
 
     @property
     def layout(self):
         return self.header.version
+
+    @property
+    def state(self):
+        """SPEC 6: "complete", "crash-truncated" or "damaged"."""
+        if self.footer is not None:
+            return "complete"
+        if self.header_truncated or detail_header_is_placeholder(self.header):
+            return "crash-truncated"
+        return "damaged"
 
 
 def _scan_detail(data, layout, start, stop):
@@ -248,11 +309,11 @@ def _find_detail_footer(data, header):
     last 64 bytes, when they hold the footer magic and bytes_length equals the
     bytes between events_offset and them."""
     size, eoff = len(data), header.events_offset
-    if header.event_count or header.bytes_length:
+    if not detail_header_is_placeholder(header):
         pos = eoff + header.bytes_length
         if pos + DETAIL_FOOTER_SIZE <= size and bytes(data[pos:pos + 4]) == DETAIL_FOOTER_MAGIC:
             return pos
-        return None
+        # not where the header says: the end of the file, lined up, as below
     pos = size - DETAIL_FOOTER_SIZE
     if pos >= eoff and bytes(data[pos:pos + 4]) == DETAIL_FOOTER_MAGIC \
             and int.from_bytes(data[pos + 16:pos + 24], "little") == pos - eoff:
@@ -264,7 +325,7 @@ def detail_recovery_end(data, header):
     """Where the events of a detail file without a footer end: the file size, or
     a finalized header's events_offset + bytes_length when inside the file."""
     size = len(data)
-    if header.event_count or header.bytes_length:
+    if not detail_header_is_placeholder(header):
         end = header.events_offset + header.bytes_length
         if end <= size:
             return end
@@ -274,6 +335,9 @@ def detail_recovery_end(data, header):
 def parse_detail_file(data, verify=True):
     """Decodes a whole detail file (bytes) with the recovery rules."""
     data = bytes(data)
+    if header_prefix_ok(data, DETAIL_MAGIC):
+        return DetailFile(_truncated_header(data, DetailHeader), None, None, [], True, len(data),
+                          STATE_NO_FOOTER, len(data), header_truncated=True)
     header = DetailHeader.decode(data)
     layout, eoff, size = header.version, header.events_offset, len(data)
     if eoff > size:

@@ -314,7 +314,8 @@ def read_session(directory, verify=True):
     manifest lists and the thread_K directories it does not list; without a
     manifest, the discovered thread_K directories."""
     mpath = os.path.join(directory, "manifest.json")
-    manifest = load_manifest(mpath) if os.path.exists(mpath) else None
+    # SPEC 7a.14: an empty manifest.json (a crash while writing it) is as if absent.
+    manifest = load_manifest(mpath) if os.path.exists(mpath) and os.path.getsize(mpath) else None
     ids = set(discover_thread_ids(directory))
     if manifest is not None:
         ids |= {parse_u64(t["id"]) for t in manifest.get("threads", [])}

@@ -46,6 +46,7 @@ import os
 import re
 
 from .crc import crc32_ieee, crc32c
+from .files import header_prefix_ok
 from .records import (DETAIL_EVENT_HEADER_SIZE, DETAIL_FOOTER_MAGIC, DETAIL_FOOTER_SIZE,
                       DETAIL_HEADER_SIZE, DETAIL_MAGIC, INDEX_EVENT_SIZE, INDEX_FOOTER_MAGIC,
                       INDEX_FOOTER_SIZE, INDEX_HEADER_SIZE, INDEX_MAGIC, LAYOUT_1, LAYOUT_2,
@@ -72,6 +73,7 @@ CLAUSES = (
     ("IDX-HDR-013", "error", "finalized index header footer_offset is events_offset + "
                              "event_count * 32 and a footer is there"),
     ("IDX-HDR-014", "error", "finalized index header time range equals the footer's"),
+    ("IDX-HDR-015", "warning", "a file with its footer has a finalized header (not the placeholder)"),
     ("IDX-EVT-001", "error", "index event_kind is 1, 2 or 3"),
     ("IDX-EVT-002", "warning", "layout 2 index event reserved bytes are 0"),
     ("IDX-EVT-003", "error", "index timestamps do not decrease"),
@@ -92,6 +94,7 @@ CLAUSES = (
                              "footer's and locate it"),
     ("DET-HDR-008", "error", "finalized detail header index_seq_start/end equal the first/last "
                              "event's"),
+    ("DET-HDR-009", "warning", "a detail file with its footer and events has a finalized header"),
     ("DET-EVT-001", "error", "detail event total_length is at least 24"),
     ("DET-EVT-002", "error", "detail event lies inside the events section"),
     ("DET-EVT-003", "warning", "detail event_type is 3 or 4"),
@@ -128,7 +131,7 @@ CLAUSES = (
     ("SES-MAN-008", "warning", "manifest clock_type equals the index headers'"),
     ("SES-MAN-009", "warning", "format_version is \"2.0\" or \"2.1\""),
     ("SES-MAN-010", "warning", "events_dropped is 0"),
-    ("SES-MAN-011", "error", "the session has at least one thread"),
+    ("SES-MAN-011", "warning", "the session has at least one thread"),
     ("REC-001", "warning", "a file without a footer is crash-truncated: events recovered"),
     ("REC-002", "warning", "a partial trailing record is ignored and reported"),
     ("REC-003", "warning", "a torn footer is not read as an event"),
@@ -269,7 +272,21 @@ class IndexInfo:
         self.layout = self.thread_id = self.clock_type = self.flags = None
         self.finalized = False
         self.recovered = False
+        self.header_truncated = False
         self.events = None          # list of IndexEv, None when unreadable
+
+
+def _truncated_header_info(rep, info, data, name):
+    """SPEC 7a.12: a file cut inside its header (empty among them) that starts
+    like a valid one: crash-truncated, 0 events (REC-001, a warning)."""
+    rep.check("REC-001")
+    rep.add("REC-001", name, 0, "header",
+            "crash-truncated (the file ends inside its 64-byte header, at %d bytes): 0 events "
+            "recovered" % len(data))
+    rep.recovered.append((name, 0))
+    info.header_truncated = info.recovered = True
+    info.events = []
+    return info
 
 
 def _decode_index_event(data, off, layout):
@@ -297,6 +314,8 @@ def check_index(rep, data, name, verify=True):
     """Checks one index file; returns an IndexInfo, or None when it is unreadable."""
     rep.check("IDX-HDR-001")
     size = len(data)
+    if header_prefix_ok(data, INDEX_MAGIC):
+        return _truncated_header_info(rep, IndexInfo(), data, name)
     if size < INDEX_HEADER_SIZE or data[0:4] != INDEX_MAGIC:
         if size < 4 or data[0:4] != INDEX_MAGIC:
             msg = "magic is %r, not \"ATI2\"" % (bytes(data[0:4]),)
@@ -346,16 +365,21 @@ def check_index(rep, data, name, verify=True):
     if eoff != INDEX_HEADER_SIZE:
         rep.add("IDX-HDR-011", name, 32, "events_offset", "events_offset is %d, not 64" % eoff)
 
-    finalized = foff != 0
+    # SPEC 2.1: footer_offset 0, or a header describing an empty file
+    # (footer_offset == events_offset, count and times 0, flag clear).
+    finalized = not (foff == 0 or (foff == eoff and hcount == 0 and hts0 == 0 and hts1 == 0
+                                   and not flags & 1))
     info.finalized = finalized
     # Footer location (section 6).
     fpos = None
-    if finalized:
-        if foff + INDEX_FOOTER_SIZE <= size and data[foff:foff + 4] == INDEX_FOOTER_MAGIC:
-            fpos = foff
+    if finalized and eoff <= foff and foff + INDEX_FOOTER_SIZE <= size \
+            and data[foff:foff + 4] == INDEX_FOOTER_MAGIC:
+        fpos = foff
     else:
+        # A placeholder's footer; a finalized header's too when it is not
+        # where the header says (SPEC 6): the last 64 bytes, lined up.
         at = size - INDEX_FOOTER_SIZE
-        if at >= eoff and data[at:at + 4] == INDEX_FOOTER_MAGIC \
+        if at >= eoff and (at - eoff) % INDEX_EVENT_SIZE == 0 and data[at:at + 4] == INDEX_FOOTER_MAGIC \
                 and _u(data, at + 32, 8) == at - eoff:
             fpos = at
 
@@ -389,12 +413,16 @@ def check_index(rep, data, name, verify=True):
         if any(data[fpos + 40:fpos + 64]):
             rep.add("IDX-FTR-004", name, fpos + 40, "footer.reserved",
                     "reserved footer bytes are not zero")
+        rep.check("IDX-HDR-015")
+        if not finalized and (fcount or foff != fpos):
+            rep.add("IDX-HDR-015", name, 40, "footer_offset",
+                    "the header is still the placeholder although the footer is at %d" % fpos)
         if finalized:
             rep.check("IDX-HDR-012", "IDX-HDR-013", "IDX-HDR-014")
             if hcount != fcount:
                 rep.add("IDX-HDR-012", name, cnt_off, "event_count",
                         "header event_count is %d, the footer's is %d" % (hcount, fcount))
-            if foff != eoff + hcount * INDEX_EVENT_SIZE:
+            if foff != eoff + hcount * INDEX_EVENT_SIZE or foff != fpos:
                 rep.add("IDX-HDR-013", name, 40, "footer_offset",
                         "footer_offset is %d, events_offset + event_count * 32 is %d"
                         % (foff, eoff + hcount * INDEX_EVENT_SIZE))
@@ -422,13 +450,13 @@ def check_index(rep, data, name, verify=True):
         if finalized:
             rep.check("IDX-HDR-013")
             rep.add("REC-004", name, 40, "footer_offset",
-                    "header is finalized (footer_offset %d) but no footer is there: damage, "
-                    "not a crash; %d complete events recovered" % (foff, count))
+                    "damaged (the header is finalized, footer_offset %d, but no footer is there): "
+                    "%d complete events recovered" % (foff, count))
             rep.add("IDX-HDR-013", name, 40, "footer_offset",
                     "no footer at footer_offset %d" % foff)
         else:
             rep.add("REC-001", name, tail_at, "footer",
-                    "no footer (crash-truncated): %d complete events recovered%s" % (count, note))
+                    "crash-truncated (no footer): %d complete events recovered%s" % (count, note))
         if torn:
             rep.add("REC-003", name, tail_at, "footer",
                     "torn footer (%d bytes) after the last event is not an event" % len(tail))
@@ -520,6 +548,7 @@ class DetailInfo:
     def __init__(self):
         self.layout = self.thread_id = self.arch = None
         self.recovered = False
+        self.header_truncated = False
         self.events = None          # list of DetailEv, None when the walk failed
 
 
@@ -527,6 +556,8 @@ def check_detail(rep, data, name, verify=True):
     """Checks one detail file; returns a DetailInfo, or None when it is unreadable."""
     rep.check("DET-HDR-001")
     size = len(data)
+    if header_prefix_ok(data, DETAIL_MAGIC):
+        return _truncated_header_info(rep, DetailInfo(), data, name)
     if size < DETAIL_HEADER_SIZE or data[0:4] != DETAIL_MAGIC:
         if size < 4 or data[0:4] != DETAIL_MAGIC:
             msg = "magic is %r, not \"ATD2\"" % (bytes(data[0:4]),)
@@ -570,7 +601,7 @@ def check_detail(rep, data, name, verify=True):
         at = eoff + hblen
         if at + DETAIL_FOOTER_SIZE <= size and data[at:at + 4] == DETAIL_FOOTER_MAGIC:
             fpos = at
-    else:
+    if fpos is None:
         at = size - DETAIL_FOOTER_SIZE
         if at >= eoff and data[at:at + 4] == DETAIL_FOOTER_MAGIC \
                 and _u(data, at + 16, 8) == at - eoff:
@@ -593,6 +624,10 @@ def check_detail(rep, data, name, verify=True):
         if size > fpos + DETAIL_FOOTER_SIZE:
             rep.add("DET-FTR-005", name, fpos + DETAIL_FOOTER_SIZE, "footer",
                     "%d bytes after the footer" % (size - fpos - DETAIL_FOOTER_SIZE))
+        rep.check("DET-HDR-009")
+        if not finalized and fcount:
+            rep.add("DET-HDR-009", name, 28, "event_count",
+                    "the header is still the placeholder although the footer holds %d events" % fcount)
         if finalized:
             rep.check("DET-HDR-007")
             if hcount != fcount or hblen != fblen:
@@ -663,14 +698,14 @@ def check_detail(rep, data, name, verify=True):
         if finalized:
             rep.check("DET-HDR-007")
             rep.add("REC-004", name, 36, "bytes_length",
-                    "header is finalized (event_count %d, bytes_length %d) but no footer is at "
-                    "events_offset + bytes_length: damage, not a crash; %d complete events "
-                    "recovered" % (hcount, hblen, n))
+                    "damaged (the header is finalized, event_count %d, bytes_length %d, but no "
+                    "footer is at events_offset + bytes_length): %d complete events recovered"
+                    % (hcount, hblen, n))
             rep.add("DET-HDR-007", name, 36, "bytes_length",
                     "no footer at events_offset + bytes_length = %d" % (eoff + hblen))
         else:
             rep.add("REC-001", name, pos, "footer",
-                    "no footer (crash-truncated): %d complete events recovered%s" % (n, note))
+                    "crash-truncated (no footer): %d complete events recovered%s" % (n, note))
         if bad_length is not None:
             rep.add("REC-005", name, pos, "total_length",
                     "after the %d recovered events: a record with total_length %d (below 24), "
@@ -768,7 +803,7 @@ def check_thread(rep, tdir, prefix, verify=True, need_index=True):
         raise UsageError("%s: no index.atf" % tdir)
     if has_detail:
         det = check_detail(rep, _read(dpath), dname, verify)
-    if idx is not None and det is not None:
+    if idx is not None and det is not None and not idx.header_truncated and not det.header_truncated:
         rep.check("GEN-LAY-001", "LINK-008")
         if idx.layout != det.layout:
             rep.add("GEN-LAY-001", dname, 5, "version",
@@ -1022,7 +1057,11 @@ def check_session(rep, sdir, prefix, verify=True):
     mpath = os.path.join(sdir, "manifest.json")
     rep.check("SES-MAN-001", "SES-MAN-011")
     manifest = None
-    if os.path.isfile(mpath):
+    if os.path.isfile(mpath) and os.path.getsize(mpath) == 0:
+        # SPEC 7a.14: killed while writing it: as if absent.
+        rep.add("SES-MAN-001", mname, None, None,
+                "manifest.json is empty (a crash while it was being written)")
+    elif os.path.isfile(mpath):
         manifest = check_manifest(rep, _read(mpath), mname)
     else:
         rep.add("SES-MAN-001", prefix or ".", None, None,
@@ -1059,6 +1098,17 @@ def check_session(rep, sdir, prefix, verify=True):
         tp = prefix + tname + "/"
         rep.rank(tp + "index.atf", (1, tid, 0))
         rep.rank(tp + "detail.atf", (1, tid, 1))
+        if tid not in listed and not os.path.isfile(os.path.join(tdir, "index.atf")):
+            if os.path.isfile(os.path.join(tdir, "detail.atf")):
+                rep.check("SES-MAN-003")
+                rep.add("SES-MAN-003", tp + "index.atf", None, None,
+                        "directory %s has no index.atf" % tname)
+            else:
+                # SPEC 7a.14: killed between mkdir and creating index.atf.
+                rep.check("REC-001")
+                rep.add("REC-001", tp + "index.atf", None, None,
+                        "crash-truncated (the thread directory holds no file yet): 0 events recovered")
+                rep.recovered.append((tp + "index.atf", 0))
         idx, has_detail = check_thread(rep, tdir, tp, verify, need_index=False)
         hd = listed.get(tid)
         if hd is not None and hd != has_detail:
@@ -1066,7 +1116,7 @@ def check_session(rep, sdir, prefix, verify=True):
                     "thread %d: has_detail is %s but %s/detail.atf %s"
                     % (tid, "true" if hd else "false", tname,
                        "exists" if has_detail else "does not exist"))
-        if idx is not None:
+        if idx is not None and not idx.header_truncated:   # no header fields to compare
             infos.append((tid, idx))
     # Session-wide checks over the threads whose index file could be read.
     layouts = sorted({i.layout for _, i in infos})

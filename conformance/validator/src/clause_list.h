@@ -24,6 +24,7 @@
     X(IDX_HDR_012, "IDX-HDR", "012", E, 0, "In a finalized header, event_count MUST equal the footer's event_count.") \
     X(IDX_HDR_013, "IDX-HDR", "013", E, 0, "In a finalized header, footer_offset MUST equal events_offset + event_count * 32 and a footer MUST be there.") \
     X(IDX_HDR_014, "IDX-HDR", "014", E, 0, "In a finalized header, time_start_ns and time_end_ns MUST equal the footer's.") \
+    X(IDX_HDR_015, "IDX-HDR", "015", W, 0, "A file with its footer SHOULD have a finalized header: a placeholder before a footer means the header was never rewritten.") \
     X(IDX_EVT_001, "IDX-EVT", "001", E, 0, "event_kind MUST be 1 (call), 2 (return) or 3 (exception).")         \
     X(IDX_EVT_002, "IDX-EVT", "002", W, 0, "Layout 2: reserved index event bytes 25..31 SHOULD be 0.")           \
     X(IDX_EVT_003, "IDX-EVT", "003", E, 0, "timestamp_ns MUST NOT decrease from one event to the next within a file.") \
@@ -42,6 +43,7 @@
     X(DET_HDR_006, "DET-HDR", "006", E, 0, "Detail events_offset MUST be at least 64 and MUST NOT exceed the file size.") \
     X(DET_HDR_007, "DET-HDR", "007", E, 0, "In a finalized detail header, event_count and bytes_length MUST equal the footer's, and the footer MUST be at events_offset + bytes_length.") \
     X(DET_HDR_008, "DET-HDR", "008", E, 0, "In a finalized detail header with events, index_seq_start / index_seq_end MUST equal the first / last event's index_seq.") \
+    X(DET_HDR_009, "DET-HDR", "009", W, 0, "A detail file with its footer and events SHOULD have a finalized header: a placeholder before it means the header was never rewritten.") \
     X(DET_EVT_001, "DET-EVT", "001", E, 0, "total_length MUST be at least 24.")                                  \
     X(DET_EVT_002, "DET-EVT", "002", E, 0, "Every detail event MUST lie entirely inside the events section.")    \
     X(DET_EVT_003, "DET-EVT", "003", W, 0, "event_type SHOULD be 3 or 4.")                                       \
@@ -76,7 +78,7 @@
     X(SES_MAN_008, "SES-MAN", "008", W, 0, "The manifest clock_type, when present, SHOULD equal the index headers' clock_type.") \
     X(SES_MAN_009, "SES-MAN", "009", W, 0, "format_version, when present, SHOULD be \"2.0\" or \"2.1\".")       \
     X(SES_MAN_010, "SES-MAN", "010", W, 0, "events_dropped SHOULD be 0: a non-zero value means the recording is lossy.") \
-    X(SES_MAN_011, "SES-MAN", "011", E, 0, "A session MUST contain at least one thread.")                        \
+    X(SES_MAN_011, "SES-MAN", "011", W, 0, "A session SHOULD contain at least one thread.")                      \
     X(REC_001, "REC", "001", W, 1, "A file without a footer is crash-truncated: complete events are recovered and their count reported.") \
     X(REC_002, "REC", "002", W, 1, "A partial trailing record after the last complete event MUST be ignored and reported.") \
     X(REC_003, "REC", "003", W, 1, "A torn footer (a crash during finalize) MUST NOT be read as an event.")      \

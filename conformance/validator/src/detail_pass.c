@@ -7,6 +7,8 @@
 
 #include <atf/crc32c.h>
 
+#include <atf/reader.h>
+
 #include "vinternal.h"
 
 /* CRC32-C is computed behind the walk in blocks that stay cache-resident. */
@@ -72,7 +74,15 @@ void v_detail_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t si
     memset(out, 0, sizeof *out);
     if (confirmed)
         *confirmed = 0;
-    if (!header_identity(v, file, d, size))
+    int id = header_identity(v, file, d, size);
+    if (id == V_HEADER_TRUNCATED) {
+        /* 0 events, no footer: links into it are the recoverable kind. */
+        out->usable = 1;
+        out->complete = 1;
+        out->layout = (atf_layout)(size > 5 ? d[5] : 0);
+        return;
+    }
+    if (id != V_HEADER_OK)
         return;
     const atf_layout layout = (atf_layout)d[5];
     const int l1 = layout == ATF_LAYOUT_1;
@@ -108,12 +118,22 @@ void v_detail_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t si
                 fo = at;
             }
         }
-    } else if (size - eo >= ATF_DETAIL_FOOTER_SIZE) {
+    }
+    if (!has_footer && size - eo >= ATF_DETAIL_FOOTER_SIZE) {
+        /* A placeholder's footer; and a finalized header's when it is not
+         * where the header says (SPEC 6): the last 64 bytes, lined up. */
         uint64_t at = size - ATF_DETAIL_FOOTER_SIZE;
         if (memcmp(d + at, ATF_DETAIL_FOOTER_MAGIC, 4) == 0 && v_le64(d + at + 16) == at - eo) {
             has_footer = 1;
             fo = at;
             end = at;
+            if (finalized) {
+                v_check(v, C_DET_HDR_007);
+                v_report(v, file, C_DET_HDR_007, 0, 36, "bytes_length",
+                         "the footer is at %" PRIu64 " (the end of the file), not at events_offset + bytes_length "
+                         "(%" PRIu64 " + %" PRIu64 ")",
+                         at, eo, h_len);
+            }
         }
     }
     atf_detail_footer f;
@@ -267,10 +287,12 @@ void v_detail_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t si
             v_check(v, C_DET_HDR_007);
             v_report(v, file, C_DET_HDR_007, 0, 36, "bytes_length",
                      "no footer at events_offset + bytes_length (%" PRIu64 " + %" PRIu64 ")", eo, h_len);
+            char what[256];
+            atf_file_state_describe(what, sizeof what, ATF_FILE_DAMAGED, 0, size, j, size - pos);
             v_report(v, file, C_REC_004, 0, inside ? eo + h_len : 36, inside ? "footer.magic" : "bytes_length",
-                     "the header is finalized (event_count %" PRIu64 ", bytes_length %" PRIu64
-                     ") but there is no footer %s: damage, not a crash; %" PRIu64 " complete events recovered",
-                     h_count, h_len, inside ? "at events_offset + bytes_length" : "inside the file", j);
+                     "%s; the header says event_count %" PRIu64 ", bytes_length %" PRIu64 " and the footer would be "
+                     "%s",
+                     what, h_count, h_len, inside ? "at events_offset + bytes_length" : "past the end of the file");
         } else {
             v_check(v, C_REC_001);
             v_check(v, C_REC_002);
@@ -278,10 +300,9 @@ void v_detail_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t si
             v_check(v, C_REC_005);
             const uint64_t trailing = size - pos;
             const uint8_t *t = d + pos;
-            v_report(v, file, C_REC_001, 0, pos, "footer",
-                     "no footer (crash-truncated): %" PRIu64 " complete events recovered, %" PRIu64
-                     " trailing bytes ignored",
-                     j, trailing);
+            char what[256];
+            atf_file_state_describe(what, sizeof what, ATF_FILE_CRASH_TRUNCATED, 0, size, j, trailing);
+            v_report(v, file, C_REC_001, 0, pos, "footer", "%s", what);
             if (trailing == 0) {
                 /* nothing after the last complete event */
             } else if (trailing >= 16 && memcmp(t, ATF_DETAIL_FOOTER_MAGIC, 4) == 0 && v_le64(t + 8) == j) {
@@ -338,6 +359,13 @@ void v_detail_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t si
     if (size - fo > ATF_DETAIL_FOOTER_SIZE)
         v_report(v, file, C_DET_FTR_005, 0, fo + ATF_DETAIL_FOOTER_SIZE, "footer",
                  "%" PRIu64 " bytes follow the footer", size - fo - ATF_DETAIL_FOOTER_SIZE);
+    v_check(v, C_DET_HDR_009);
+    if (!finalized && f.event_count != 0)
+        v_report(v, file, C_DET_HDR_009, 0, 28, "event_count",
+                 "the header is still the placeholder (event_count 0, bytes_length 0) although the footer is at %" PRIu64
+                 " with %" PRIu64 " events: finalize stopped before the header was rewritten, or the writer never "
+                 "rewrites it",
+                 fo, f.event_count);
     if (finalized) {
         v_check(v, C_DET_HDR_007);
         if (h_count != f.event_count)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <atf/crc32c.h>
+#include <atf/reader.h>
 
 #include "vinternal.h"
 
@@ -173,7 +174,15 @@ void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t siz
     memset(out, 0, sizeof *out);
     out->data = d;
     out->size = size;
-    if (!header_identity(v, file, d, size))
+    int id = header_identity(v, file, d, size);
+    if (id == V_HEADER_TRUNCATED) {
+        /* 0 events, no footer: links into it are the recoverable kind. */
+        out->usable = 1;
+        out->layout = (atf_layout)(size > 5 ? d[5] : 0);
+        out->eo = size;
+        return;
+    }
+    if (id != V_HEADER_OK)
         return;
     const atf_layout layout = (atf_layout)d[5];
     const int l1 = layout == ATF_LAYOUT_1;
@@ -190,7 +199,15 @@ void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t siz
     out->flags = v_le32(d + 8);
     out->thread_id = v_le32(d + 12);
     out->clock_type = d[16];
-    out->finalized = footer_offset != 0;
+    atf_index_header hh;
+    memset(&hh, 0, sizeof hh);
+    hh.flags = out->flags;
+    hh.event_count = h_count;
+    hh.events_offset = eo;
+    hh.footer_offset = footer_offset;
+    hh.time_start_ns = h_t0;
+    hh.time_end_ns = h_t1;
+    out->finalized = !atf_index_header_is_placeholder(&hh);
 
     v_check(v, C_IDX_HDR_009);
     if (event_size != ATF_INDEX_EVENT_SIZE)
@@ -222,18 +239,24 @@ void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t siz
     /* ---- Where the footer is (section 6) ---- */
     int has_footer = 0;
     uint64_t fo = 0;
-    if (out->finalized) {
-        if (footer_offset >= eo && footer_offset <= size && size - footer_offset >= ATF_INDEX_FOOTER_SIZE &&
-            memcmp(d + footer_offset, ATF_INDEX_FOOTER_MAGIC, 4) == 0) {
-            has_footer = 1;
-            fo = footer_offset;
-        }
+    if (out->finalized && footer_offset >= eo && footer_offset <= size &&
+        size - footer_offset >= ATF_INDEX_FOOTER_SIZE && memcmp(d + footer_offset, ATF_INDEX_FOOTER_MAGIC, 4) == 0) {
+        has_footer = 1;
+        fo = footer_offset;
     } else if (size - eo >= ATF_INDEX_FOOTER_SIZE) {
+        /* A placeholder's footer; and a finalized header's when it is not
+         * where the header says (SPEC 6): the last 64 bytes, lined up. */
         uint64_t at = size - ATF_INDEX_FOOTER_SIZE;
         if ((at - eo) % ATF_INDEX_EVENT_SIZE == 0 && memcmp(d + at, ATF_INDEX_FOOTER_MAGIC, 4) == 0 &&
             v_le64(d + at + 32) == at - eo) {
             has_footer = 1;
             fo = at;
+            if (out->finalized && !bad_footer_offset) {
+                v_check(v, C_IDX_HDR_013);
+                v_report(v, file, C_IDX_HDR_013, 0, 40, "footer_offset",
+                         "footer_offset is %" PRIu64 " but the footer is at %" PRIu64 " (the end of the file)",
+                         footer_offset, at);
+            }
         }
     }
     out->has_footer = has_footer;
@@ -274,6 +297,13 @@ void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t siz
         if (size - fo > ATF_INDEX_FOOTER_SIZE)
             v_report(v, file, C_IDX_FTR_005, 0, fo + ATF_INDEX_FOOTER_SIZE, "footer",
                      "%" PRIu64 " bytes follow the footer", size - fo - ATF_INDEX_FOOTER_SIZE);
+        v_check(v, C_IDX_HDR_015);
+        if (!out->finalized && (f.event_count != 0 || footer_offset != fo))
+            v_report(v, file, C_IDX_HDR_015, 0, 40, "footer_offset",
+                     "the header is still the placeholder (footer_offset %" PRIu64 ", event_count %" PRIu64
+                     ") although the footer is at %" PRIu64 " with %" PRIu64
+                     " events: finalize stopped before the header was rewritten, or the writer never rewrites it",
+                     footer_offset, h_count, fo, f.event_count);
         if (out->finalized) {
             v_check(v, C_IDX_HDR_012);
             if (h_count != f.event_count)
@@ -306,10 +336,12 @@ void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t siz
             if (!bad_footer_offset)
                 v_report(v, file, C_IDX_HDR_013, 0, 40, "footer_offset",
                          "footer_offset is %" PRIu64 " but no footer is there", footer_offset);
+            char what[256];
+            atf_file_state_describe(what, sizeof what, ATF_FILE_DAMAGED, 0, size, n,
+                                    size - (eo + n * ATF_INDEX_EVENT_SIZE));
             v_report(v, file, C_REC_004, 0, inside ? footer_offset : 40, inside ? "footer.magic" : "footer_offset",
-                     "the header is finalized (footer_offset %" PRIu64 ") but there is no footer %s: damage, not a "
-                     "crash; %" PRIu64 " complete events recovered",
-                     footer_offset, inside ? "there" : "inside the file", n);
+                     "%s; the header says footer_offset %" PRIu64 "%s", what, footer_offset,
+                     inside ? "" : ", past the end of the file");
         } else {
             v_check(v, C_REC_001);
             v_check(v, C_REC_002);
@@ -324,10 +356,9 @@ void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t siz
                 }
             }
             const uint64_t ev_end = eo + n * ATF_INDEX_EVENT_SIZE, trailing = size - ev_end;
-            v_report(v, file, C_REC_001, 0, ev_end, "footer",
-                     "no footer (crash-truncated): %" PRIu64 " complete events recovered, %" PRIu64
-                     " trailing bytes ignored",
-                     n, trailing);
+            char what[256];
+            atf_file_state_describe(what, sizeof what, ATF_FILE_CRASH_TRUNCATED, 0, size, n, trailing);
+            v_report(v, file, C_REC_001, 0, ev_end, "footer", "%s", what);
             if (torn)
                 v_report(v, file, C_REC_003, 0, ev_end, "footer",
                          "torn footer (crash during finalize): %" PRIu64

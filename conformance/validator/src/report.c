@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <atf/crc32c.h>
+#include <atf/reader.h>
 
 #include "vinternal.h"
 
@@ -337,6 +338,16 @@ int v_header_identity(atf_validation *v, size_t file, const uint8_t *d, uint64_t
                       vclause c_version)
 {
     v_check(v, c_magic);
+    if (atf_header_prefix_ok(d, (size_t)size, magic)) {
+        /* SPEC 7a.12: killed before the first flush or inside the header
+         * write. Crash-truncated with 0 events, not a bad header. */
+        char what[256];
+        v_check(v, C_REC_001);
+        atf_file_state_describe(what, sizeof what, ATF_FILE_CRASH_TRUNCATED, 1, size, 0, size);
+        v_report(v, file, C_REC_001, 0, 0, "header", "%s", what);
+        v_recovered(v, file, 0);
+        return V_HEADER_TRUNCATED;
+    }
     if (size < 4 || memcmp(d, magic, 4) != 0) {
         if (size < 4)
             v_report(v, file, c_magic, 0, 0, "magic", "file is %" PRIu64 " bytes, too short for the magic", size);
@@ -361,7 +372,7 @@ int v_header_identity(atf_validation *v, size_t file, const uint8_t *d, uint64_t
         v_report(v, file, c_version, 0, 5, "version", "version is %u, not 1 (layout 1) or 2 (layout 2)", d[5]);
         ok = 0;
     }
-    return ok;
+    return ok ? V_HEADER_OK : V_HEADER_BAD;
 }
 
 void v_checksum_zero(atf_validation *v, size_t file, int l1, uint32_t stored, uint64_t fo, int nonempty)

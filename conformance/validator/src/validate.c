@@ -353,6 +353,11 @@ static atf_status session(atf_validation *v, const char *dir, const char *prefix
             v_report(v, mf, C_SES_MAN_002, 0, V_NO_OFFSET, NULL,
                      "manifest.json is larger than 64 MiB: not read");
             st = ATF_OK;
+        } else if (!st && mm.size == 0) {
+            /* SPEC 7a.14: a writer killed while writing it: as if absent. */
+            vmap_close(&mm);
+            v_report(v, mf, C_SES_MAN_001, 0, V_NO_OFFSET, NULL,
+                     "manifest.json is empty (a crash while it was being written): thread directories are discovered");
         } else if (st) {
             if (err)
                 *err = e;
@@ -445,12 +450,20 @@ static atf_status session(atf_validation *v, const char *dir, const char *prefix
             free(il);
             char idfield[80];
             snprintf(idfield, sizeof idfield, "%s.id", field);
-            if (t->listed)
+            if (t->listed) {
                 v_report(v, fi, C_SES_MAN_003, 0, V_NO_OFFSET, idfield,
                          "thread %" PRIu64 " is listed in manifest.json (%s) but %s/index.atf does not exist", t->id,
                          field, name);
-            else
+            } else if (!has_detail) {
+                /* SPEC 7a.12: a writer killed between creating the thread
+                 * directory and its index.atf: crash-truncated, 0 events. */
+                v_check(v, C_REC_001);
+                v_report(v, fi, C_REC_001, 0, V_NO_OFFSET, NULL,
+                         "crash-truncated (the thread directory %s/ holds no file yet): 0 events recovered", name);
+                v_recovered(v, fi, 0);
+            } else {
                 v_report(v, fi, C_SES_MAN_003, 0, V_NO_OFFSET, NULL, "directory %s/ has no index.atf", name);
+            }
         }
         if (!st && man_threads && t->listed && t->has_detail >= 0 && t->has_detail != has_detail) {
             char hdfield[80];
@@ -587,6 +600,21 @@ atf_status atf_validate_path(atf_validation **out, const char *path, const atf_v
                 strcat(prefix, "/");
             }
             st = session(v, resolved, prefix, err);
+        } else if (kind == ATF_PATH_ROOT) {
+            /* An output root (session_X/pid_N/...): every session, each
+             * named by its path below the root in its findings. */
+            char **list = NULL;
+            size_t n = 0;
+            st = atf_session_list(path, &list, &n, err);
+            size_t skip = strlen(path);
+            while (skip > 1 && path[skip - 1] == '/')
+                skip--;
+            for (size_t i = 0; !st && i < n; i++) {
+                char *prefix = cat3(list[i] + skip + (list[i][skip] == '/'), "/", "");
+                st = prefix ? session(v, list[i], prefix, err) : fail(err, ATF_E_NOMEM, path, NULL);
+                free(prefix);
+            }
+            atf_session_list_free(list, n);
         } else {
             st = fail(err, ATF_E_NOT_FOUND, path, "%s", e.message[0] ? e.message : "not an ATF file, thread or session");
         }

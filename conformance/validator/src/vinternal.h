@@ -119,7 +119,10 @@ atf_severity v_clause_severity(vclause c);
 const char *v_clause_id(vclause c);
 /* The identity of a header shared by index and detail files: magic and size
  * (c_magic), endian (c_endian), version (c_version). @p kind names the header
- * in messages ("index", "detail"). @return 0 if the file cannot be interpreted. */
+ * in messages ("index", "detail"). @return V_HEADER_OK, V_HEADER_BAD (the
+ * file cannot be interpreted) or V_HEADER_TRUNCATED (shorter than the header
+ * but the start of a valid one: crash-truncated with 0 events, REC-001). */
+enum { V_HEADER_BAD = 0, V_HEADER_OK = 1, V_HEADER_TRUNCATED = 2 };
 int v_header_identity(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, const char *magic,
                       uint64_t header_size, const char *kind, vclause c_magic, vclause c_endian,
                       vclause c_version);

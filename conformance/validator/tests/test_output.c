@@ -288,7 +288,7 @@ static void test_text(void **state)
     snprintf(line, sizeof line, "error IDX-EVT-001 index.atf: offset %" PRIu64 ": field event_kind: event 1: ",
              idx_ev(1) + 24);
     assert_non_null(strstr(s, line));
-    assert_non_null(strstr(s, "warning REC-001 detail.atf: offset 624: field footer: no footer (crash-truncated): 4 "
+    assert_non_null(strstr(s, "warning REC-001 detail.atf: offset 624: field footer: crash-truncated (no footer): 4 "
                               "complete events recovered, 7 trailing bytes ignored\n"));
     snprintf(line, sizeof line, "<thread>: NONCONFORMANT (%" PRIu64 " error(s), %" PRIu64 " warning(s))\n", e, w);
     assert_non_null(strstr(s, line));
