@@ -46,6 +46,7 @@ from atfpy import (ARCH_ARM64, ARCH_X86_64, CLOCK_BOOTTIME, CLOCK_MACH_CONTINUOU
                    OS_MACOS, OS_WINDOWS, U32_MAX, U64_MAX, Arm64Payload, DetailEvent,
                    DetailFooter, DetailHeader, IndexEvent, IndexFooter, IndexHeader,
                    compute_checksum)
+import atfpy  # noqa: E402
 from atfpy.dump import detail_file_lines, session_lines, thread_lines  # noqa: E402
 from atfpy.session import SessionView, ThreadView  # noqa: E402
 import atfpy_tool  # noqa: E402
@@ -467,7 +468,10 @@ class Case:
         out = {}
         base = "" if self.target == "." else self.target + "/"
         for path, s in self._file_specs():
-            if s.raw is None and not s.footer:
+            # SPEC 7a.12: a raw file cut inside its header that starts like one is a crash with 0 events.
+            cut_header = (s.raw is not None and len(s.raw) < 64 and atfpy.header_prefix_ok(
+                s.raw, atfpy.INDEX_MAGIC if isinstance(s, IndexSpec) else atfpy.DETAIL_MAGIC))
+            if cut_header or (s.raw is None and not s.footer):
                 rel = os.path.basename(path) if path == self.target else (
                     path[len(base):] if path.startswith(base) else path)
                 out[rel] = len(s.events)
@@ -569,10 +573,11 @@ def valid_cases():
           "2^63, 2^64-2, 2^64-1 (equal timestamps allowed), function_ids 0 and 2^64-1, "
           "thread_id 2^32-1" + (", call_depth 2^32-1" if L == LAYOUT_1 else ""),
           lambda r, L=L: extreme_index(L))
-        C("y_idx_placeholder_header_with_footer_" + s, "complete footer but the header was "
+        C("i_idx_placeholder_header_with_footer_" + s, "complete footer but the header was "
           "never rewritten (still the placeholder): the footer is found at the end of the file "
-          "(SPEC section 6) and is authoritative",
-          lambda r, L=L: lone_index(r, L, 9, header="placeholder"))
+          "(SPEC section 6) and is authoritative; IDX-HDR-015 warns",
+          lambda r, L=L: lone_index(r, L, 9, header="placeholder"), warnings=["IDX-HDR-015"],
+          why="Errata E-18: a SHOULD; every event is read")
         C("y_det_basic_" + s, "detail file alone, arm64, function call/return events with ARM64 "
           "payloads (stack snapshots of 0, 8, 16, 32 bytes)",
           lambda r, L=L: lone_detail(r, L, 10))
@@ -814,9 +819,14 @@ def invalid_file_cases():
           mutate(idx(9), lambda c, r: c.hdr.update(event_count=10)),
           errors=["IDX-HDR-012", "IDX-HDR-013"])
         C("n_idx_hdr_013_footer_offset_" + s, "finalized index header footer_offset 32 bytes "
-          "short (pointing at the last event): no footer where the header says; the events "
-          "before footer_offset are recovered",
+          "short (pointing at the last event): no footer where the header says, but the footer "
+          "at the end of the file lines up with the events and is used (SPEC 6): all 9 events "
+          "are read",
           mutate(idx(9), lambda c, r: c.hdr.update(footer_offset=64 + 8 * 32)),
+          errors=["IDX-HDR-013"])
+        C("n_rec_004_footer_offset_no_footer_" + s, "finalized index header footer_offset 32 "
+          "bytes short and no footer anywhere: damage; the events before footer_offset are "
+          "recovered", mutate(idx(9, footer=False), lambda c, r: c.hdr.update(footer_offset=64 + 8 * 32)),
           errors=["IDX-HDR-013", "REC-004"], recovered={"index.atf": 8})
         C("n_idx_hdr_014_time_end_" + s, "finalized index header time_end_ns one more than "
           "the footer's (and the last event's)",
@@ -848,7 +858,7 @@ def invalid_file_cases():
         C("n_idx_ftr_001_placeholder_" + s, "placeholder header; the footer at the end claims 12 "
           "events where 9 fit (its bytes_written says 9 * 32, so it is found)",
           mutate(idx(9, header="placeholder"), lambda c, r: c.ftr.update(event_count=12)),
-          errors=["IDX-FTR-001", "IDX-FTR-002"])
+          errors=["IDX-FTR-001", "IDX-FTR-002"], warnings=["IDX-HDR-015"])
         C("n_idx_ftr_002_bytes_written_" + s, "footer bytes_written 32 more than event_count * 32",
           mutate(idx(9), lambda c, r: c.ftr.update(bytes_written=10 * 32)),
           errors=["IDX-FTR-002"])
@@ -858,7 +868,7 @@ def invalid_file_cases():
         C("n_idx_ftr_003_placeholder_" + s, "placeholder header, footer time_end_ns not the last "
           "event's", mutate(idx(9, header="placeholder"),
                             lambda c, r: c.ftr.update(time_end_ns=c.events[-1].timestamp_ns + 9)),
-          errors=["IDX-FTR-003"])
+          errors=["IDX-FTR-003"], warnings=["IDX-HDR-015"])
         C("n_idx_ftr_005_68_byte_footer_" + s, "the footer of BH-002's C struct: 68 bytes "
           "(reserved[28]); errata E-7: the 4 extra bytes follow the footer",
           idx(9, after=bytes(4)), errors=["IDX-FTR-005"])
@@ -956,10 +966,11 @@ def invalid_file_cases():
                         tail=le(8, 4) + bytes(range(1, 25))),
           errors=["REC-005"], warnings=["REC-001"])
 
-    C("n_idx_hdr_001_empty_file", "index.atf of 0 bytes",
-      lambda r: IndexSpec(LAYOUT_2, [], tid=1, raw=b""), errors=["IDX-HDR-001"])
-    C("n_idx_hdr_001_short_file", "index.atf of 40 bytes: the start of a valid header",
-      lambda r: IndexSpec(LAYOUT_2, [], tid=1, raw=lone_index(r, LAYOUT_2, 3).render()[:40]),
+    C("n_idx_hdr_001_short_file", "index.atf of 40 bytes that is not the start of a valid "
+      "header (version 9)",
+      lambda r: IndexSpec(LAYOUT_2, [], tid=1,
+                          raw=lone_index(r, LAYOUT_2, 3).render()[:5] + b"\x09" +
+                          lone_index(r, LAYOUT_2, 3).render()[6:40]),
       errors=["IDX-HDR-001"])
     C("n_idx_hdr_002_endian_0_l1", "index header endian byte 0",
       lambda r: lone_index(r, LAYOUT_1, 5, patches=[("hdr", 4, b"\x00")]), errors=["IDX-HDR-002"])
@@ -982,8 +993,11 @@ def invalid_file_cases():
     C("n_idx_ftr_003_empty_l1", "empty index file whose footer and header times are not 0",
       lambda r: IndexSpec(LAYOUT_1, [], tid=9, flags=0, hdr={"time_start_ns": 5, "time_end_ns": 5},
                           ftr={"time_start_ns": 5, "time_end_ns": 5}), errors=["IDX-FTR-003"])
-    C("n_det_hdr_001_short_file", "detail.atf of 30 bytes",
-      lambda r: DetailSpec(LAYOUT_1, [], tid=1, raw=lone_detail(r, LAYOUT_1, 3).render()[:30]),
+    C("n_det_hdr_001_short_file", "detail.atf of 30 bytes that is not the start of a valid "
+      "header (endian 0)",
+      lambda r: DetailSpec(LAYOUT_1, [], tid=1,
+                           raw=lone_detail(r, LAYOUT_1, 3).render()[:4] + b"\x00" +
+                           lone_detail(r, LAYOUT_1, 3).render()[5:30]),
       errors=["DET-HDR-001"])
     C("n_det_hdr_006_events_offset_low_l1", "detail header events_offset 40",
       lambda r: lone_detail(r, LAYOUT_1, 6, hdr={"events_offset": 40}), errors=["DET-HDR-006"])
@@ -1197,7 +1211,7 @@ def invalid_session_cases():
 
     ses002("not_json", "manifest.json is cut off in the middle (not JSON)",
            lambda m, s, r: raw_manifest(m)[:-25])
-    ses002("empty_file", "manifest.json of 0 bytes", lambda m, s, r: b"")
+    ses002("blank_file", "manifest.json holding only white space", lambda m, s, r: b" \n")
     ses002("root_array", "manifest.json is a JSON array", lambda m, s, r: b"[{\"id\": 0}]\n")
     ses002("not_utf8", "manifest.json with a byte that is not UTF-8 inside a string",
            lambda m, s, r: raw_manifest(m).replace(b'"2.0"', b'"2.\xff"'))
@@ -1259,10 +1273,11 @@ def invalid_session_cases():
       errors=["SES-MAN-007"])
     C("n_ses_man_007_time_end_early_l2", "manifest time_end_ns one before the last event",
       man(lambda m, s, r: m.update(time_end_ns=m["time_end_ns"] - 1)), errors=["SES-MAN-007"])
-    C("n_ses_man_011_no_thread", "manifest with an empty threads array and no thread directory",
+    C("i_ses_man_011_no_thread", "manifest with an empty threads array and no thread directory "
+      "(a recording stopped or killed before any thread recorded)",
       lambda r: SessionSpec([], {"format_version": "2.0", "clock_type": 3, "time_start_ns": 0,
                                  "time_end_ns": 0, "threads": []}),
-      errors=["SES-MAN-011"])
+      warnings=["SES-MAN-011"], why="Errata E-21: a SHOULD; nothing is lost")
     C("n_session_thread_backwards_l1", "session of 3 threads, one index file with a timestamp "
       "going backwards", lambda r: session_with(r, LAYOUT_1, 2, lambda t, r: backwards_index(
           t.index, r)), errors=["IDX-EVT-003"])
@@ -1379,6 +1394,91 @@ def recoverable_cases():
     C("r_session_one_thread_crashed_l1", "session of 3 finalized threads and one "
       "crash-truncated (cut at record boundaries, no partial record)",
       lambda r: one_crashed_session(r), warnings=["REC-001"])
+    ada_cases()
+    C("r_session_empty_manifest_l2", "manifest.json of 0 bytes (a writer killed between creating "
+      "and writing it): as if absent, the thread directories are discovered (SPEC 7a.14); one "
+      "thread cut mid-record",
+      lambda r: empty_manifest_session(r), warnings=["SES-MAN-001", "REC-001", "REC-002"])
+
+
+
+def ada_index(spec):
+    """The ADA tracer's C writer's placeholder (errata E-16): footer_offset =
+    events_offset = 64, count, times and flags 0."""
+    spec.header = "placeholder"
+    spec.flags = 0
+    spec.hdr["footer_offset"] = spec.eoff
+    return spec
+
+
+def ada_cases():
+    """The states a crash of the ADA tracer's C writer leaves (ATF-NOTES,
+    issue 10): its placeholder header, 4 KiB stdio buffering (empty files,
+    files cut inside the header), finalize order footer / flush / header."""
+    for L in (LAYOUT_1, LAYOUT_2):
+        s = lsuf(L)
+        C("r_idx_ada_crash_" + s, "the ADA writer's placeholder header (footer_offset 64), 9 "
+          "events and 13 bytes of a 10th, no footer: crash-truncated, 9 events recovered",
+          lambda r, L=L: ada_index(crash_index(lone_index(r, L, 12), 9, 13)),
+          warnings=["REC-001", "REC-002"])
+        C("r_idx_ada_torn_footer_" + s, "the ADA writer killed while writing its footer: "
+          "placeholder header (footer_offset 64), 9 events, 40 bytes of the footer",
+          lambda r, L=L: ada_index(torn_index(r, L, 40)), warnings=["REC-001", "REC-003"])
+        C("i_idx_ada_header_not_rewritten_" + s, "the ADA writer killed after writing its "
+          "footer, before rewriting the header: every event is there, the header is still the "
+          "placeholder (footer_offset 64)",
+          lambda r, L=L: ada_index(lone_index(r, L, 12, flags=0)), warnings=["IDX-HDR-015"],
+          why="Errata E-18: a SHOULD; every event is read")
+        C("r_thread_ada_crash_" + s, "a thread the ADA writer left when killed: both lanes "
+          "with their placeholder headers (has_detail_file clear: not LINK-005), both cut "
+          "mid-record", mutate(th(L, 16), lambda t, r: (ada_index(crash_index(t.index, 11, 9)),
+                                                         crash_detail(t.detail, 4, 30))),
+          warnings=["REC-001", "REC-002", "LINK-001"])
+        C("i_thread_ada_detail_not_rewritten_" + s, "the ADA writer killed between the detail "
+          "lane's footer and its header rewrite (the index lane finalized first)",
+          mutate(th(L, 10), lambda t, r: setattr(t.detail, "header", "placeholder")),
+          warnings=["DET-HDR-009"], why="Errata E-18: a SHOULD; every event is read")
+    C("y_idx_ada_empty_l1", "an empty index file finalized by the ADA writer: its final header "
+      "(footer_offset 64, count 0, times 0, flags 0) equals its placeholder; the footer is there",
+      lambda r: IndexSpec(LAYOUT_1, [], tid=4, flags=0))
+    C("r_idx_crash_empty_file", "index.atf of 0 bytes: a writer killed before its first "
+      "flush (4 KiB stdio buffer): crash-truncated, 0 events",
+      lambda r: IndexSpec(LAYOUT_2, [], tid=1, raw=b""), warnings=["REC-001"])
+    C("r_idx_crash_inside_header_l2", "index.atf of 40 bytes, the start of a valid header: "
+      "crash-truncated, 0 events",
+      lambda r: IndexSpec(LAYOUT_2, [], tid=1, raw=lone_index(r, LAYOUT_2, 3).render()[:40]),
+      warnings=["REC-001"])
+    C("r_det_crash_inside_header_l1", "detail.atf of 30 bytes, the start of a valid header",
+      lambda r: DetailSpec(LAYOUT_1, [], tid=1, raw=lone_detail(r, LAYOUT_1, 3).render()[:30]),
+      warnings=["REC-001"])
+    C("r_thread_ada_empty_index_l1", "a thread whose index.atf is 0 bytes (never flushed) "
+      "and whose detail.atf holds 3 complete events: the detail events are read, their links "
+      "into the empty index are the recoverable kind",
+      mutate(th(LAYOUT_1, 10), lambda t, r: (setattr(t.index, "raw", b""), setattr(t.index, "events", []),
+                                             crash_detail(t.detail, 3))),
+      warnings=["REC-001", "LINK-003"])
+    C("r_session_ada_crash_l1", "a session the ADA writer left when the process was killed: "
+      "no manifest.json (written only at stop), thread 1 cut mid-record, thread 2 killed "
+      "before its first flush (empty index.atf), thread 3 inside its header",
+      lambda r: ada_crash_session(r), warnings=["REC-001", "REC-002", "SES-MAN-001", "LINK-001"])
+
+
+def empty_manifest_session(r):
+    t1, t2 = thread(r, LAYOUT_2, 8, id=1, detail=False), thread(r, LAYOUT_2, 8, id=2, detail=False)
+    crash_index(t2.index, 5, 9)
+    return SessionSpec([t1, t2], b"")
+
+
+def ada_crash_session(r):
+    t1, t2, t3 = (thread(r, LAYOUT_1, 14, id=1), thread(r, LAYOUT_1, 6, id=2, detail=False),
+                  thread(r, LAYOUT_1, 6, id=3, detail=False))
+    ada_index(crash_index(t1.index, 10, 7))
+    crash_detail(t1.detail, 3, 11)
+    t3.index.raw = t3.index.render()[:21]
+    for t in (t2, t3):
+        t.index.events = []
+    t2.index.raw = b""
+    return SessionSpec([t1, t2, t3], None)
 
 
 def torn_index(r, L, k):
@@ -1776,7 +1876,7 @@ READINGS = [
      "n_det_ftr_002_bytes_length_l2"),
     ("REC-004 and REC-001", "A finalized header without a footer is REC-004 (error), not also "
      "REC-001; its events are still recovered (up to footer_offset when that lies inside the "
-     "file) and listed under \"recovered\".", "n_idx_hdr_013_footer_offset_l1"),
+     "file) and listed under \"recovered\".", "n_rec_004_footer_offset_no_footer_l1"),
     ("After a structural error", "After IDX-FTR-001 no event of that index file is read (no "
      "IDX-FTR-003, CRC or link check). After DET-EVT-001/-002 the events before the bad one "
      "get their per-event checks, but DET-FTR-001/-003, DET-HDR-008 and the links are not "
