@@ -4,7 +4,10 @@
  * events_dropped, modules, symbols, timing_anchors) plus what only a
  * recorder knows: per-thread and total backpressure waits, every kind of
  * loss, and a "recorder" object (state, clock, I/O method, configuration,
- * memory bound, detail windows). The common keys and the atomic
+ * memory bound, detail windows). Written while recording (state
+ * "recording"), the manifest leaves the session time range unset and its
+ * per-thread counts are informational; the final one (state "complete")
+ * carries the range and the final counts. The common keys and the atomic
  * replacement (temp file + rename, so a crash leaves the previous complete
  * manifest) are the codec's (codec/src/manifest_json.h). */
 #include <stdlib.h>
@@ -71,7 +74,11 @@ static json_t *build(atf_recorder *r, atf_jb *b)
                 t1 = s->t_last;
         }
     }
-    if (t0 > t1)
+    /* While recording, the time range stays unset (0, SPEC section 5): a
+     * range written now would be contradicted by the events that follow it
+     * if the process dies before the final manifest (SES-MAN-007, an error;
+     * SPEC errata E-19). Only the final manifest ("complete") carries it. */
+    if (t0 > t1 || !r->complete)
         t0 = t1 = 0;
     uint64_t rejected_threads = atomic_load_explicit(&r->events_rejected, RLX);
     uint64_t total = dropped + lost_stop + lost_io + rejected + rejected_threads;
