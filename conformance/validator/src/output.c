@@ -61,6 +61,13 @@ static void put_location(FILE *out, const atf_validate_finding *f)
     fprintf(out, ": %s", f->message);
 }
 
+/* ".../manifest.json" below a directory of sessions. */
+static int is_session_manifest(const char *label)
+{
+    size_t n = strlen(label), k = strlen("/manifest.json");
+    return n > k && strcmp(label + n - k, "/manifest.json") == 0;
+}
+
 atf_status atf_validation_write_text(FILE *out, const atf_validation *v)
 {
     if (!out || !v)
@@ -71,6 +78,14 @@ atf_status atf_validation_write_text(FILE *out, const atf_validation *v)
         put_location(out, f);
         fputc('\n', out);
     }
+    /* A directory of sessions: each session is named (by its manifest.json's directory). */
+    size_t sessions = 0;
+    for (size_t i = 0; i < v->file_count; i++)
+        sessions += is_session_manifest(v->files[i].label);
+    for (size_t i = 0; sessions > 1 && i < v->file_count; i++)
+        if (is_session_manifest(v->files[i].label))
+            fprintf(out, "session %.*s\n", (int)(strlen(v->files[i].label) - strlen("/manifest.json")),
+                    v->files[i].label);
     fprintf(out, "%s: %s (%" PRIu64 " error(s), %" PRIu64 " warning(s))\n", v->path,
             atf_validation_conformant(v) ? "conformant" : "NONCONFORMANT", v->errors, v->warnings);
     return ferror(out) ? ATF_E_IO : ATF_OK;
@@ -124,6 +139,13 @@ atf_status atf_validation_write_json(FILE *out, const atf_validation *v)
         fputs(i ? ",{\"file\":" : "{\"file\":", out);
         json_str(out, v->recovered_pub[i].file);
         fprintf(out, ",\"events\":%" PRIu64 "}", v->recovered_pub[i].events);
+    }
+    /* Every file the run checked (for a directory of sessions, every session's manifest.json among them). */
+    fputs("],\"files\":[", out);
+    for (size_t i = 0; i < v->file_count; i++) {
+        if (i)
+            fputc(',', out);
+        json_str(out, v->files[i].label);
     }
     fputs("],\"findings\":[", out);
     for (size_t i = 0; i < v->finding_count; i++) {

@@ -49,7 +49,7 @@ def validate_all_formats(ck, atf, path, want_rc, name, strict=False):
         return None
     ck.ok(rep.get("schema") == "atf-validate/1" and rep.get("path") == path and rep.get("strict") == strict,
           "%s: json header" % name, json.dumps(rep)[:300])
-    ck.ok(list(rep) == ["schema", "path", "strict", "verdict", "counts", "recovered", "findings",
+    ck.ok(list(rep) == ["schema", "path", "strict", "verdict", "counts", "recovered", "files", "findings",
                         "clauses_checked"], "%s: json key order" % name, str(list(rep)))
     verdict = "conformant" if want_rc == 0 else "nonconformant"
     ck.ok(rep["verdict"] == verdict, "%s: json verdict %s" % (name, verdict), rep["verdict"])

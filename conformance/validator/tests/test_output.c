@@ -71,8 +71,8 @@ static void check_json(const atf_validation *v)
         fail_msg("JSON output does not parse: %s at %d: %s", je.text, je.position, s);
     assert_true(json_is_object(root));
     /* Exactly the documented keys, in the documented order. */
-    static const char *const keys[] = { "schema", "path", "strict", "verdict", "counts", "recovered", "findings",
-                                        "clauses_checked" };
+    static const char *const keys[] = { "schema", "path", "strict", "verdict", "counts", "recovered", "files",
+                                        "findings", "clauses_checked" };
     assert_int_equal(json_object_size(root), sizeof keys / sizeof keys[0]);
     const char *prev = s;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
@@ -169,7 +169,7 @@ static void test_json(void **state)
     check_json(v);
     char *s = render(atf_validation_write_json, v, NULL);
     assert_non_null(strstr(s, "\"verdict\":\"conformant\",\"counts\":{\"error\":0,\"warning\":0},\"recovered\":[],"
-                              "\"findings\":[],"));
+                              "\"files\":[\"index.atf\",\"detail.atf\"],\"findings\":[],"));
     free(s);
     atf_validation_free(v);
     fx_free(&f);
