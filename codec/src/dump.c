@@ -12,6 +12,7 @@
 #include <atf/tools.h>
 
 #include "internal.h"
+#include "obuf.h"
 #include "tools_internal.h"
 
 /* ---- Path detection -------------------------------------------------- */
@@ -319,167 +320,186 @@ void tool_source_close(tool_source *src)
     memset(src, 0, sizeof *src);
 }
 
-/* ---- JSON printing --------------------------------------------------- */
-
-/* JSON string with every non-ASCII character escaped as \uXXXX (surrogate
- * pairs above U+FFFF), as Python's json.dumps() prints it. Input is UTF-8
- * (jansson only accepts valid UTF-8); a stray byte is printed as U+FFFD. */
-static void put_json_string(FILE *out, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    fputc('"', out);
-    while (*p) {
-        uint32_t c = *p++;
-        if (c >= 0x80) {
-            int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : -1;
-            c = extra == 3 ? c & 0x07 : extra == 2 ? c & 0x0F : c & 0x1F;
-            for (int i = 0; i < extra; i++) {
-                if ((*p & 0xC0) != 0x80) {
-                    extra = -1;
-                    break;
-                }
-                c = (c << 6) | (*p++ & 0x3F);
-            }
-            if (extra < 0 || c > 0x10FFFF)
-                c = 0xFFFD;
-            if (c >= 0x10000) {
-                c -= 0x10000;
-                fprintf(out, "\\u%04x\\u%04x", 0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF));
-            } else {
-                fprintf(out, "\\u%04x", c);
-            }
-            continue;
-        }
-        switch (c) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\r': fputs("\\r", out); break;
-        case '\t': fputs("\\t", out); break;
-        case '\b': fputs("\\b", out); break;
-        case '\f': fputs("\\f", out); break;
-        default:
-            if (c < 0x20 || c == 0x7f) /* json.dumps escapes DEL as well */
-                fprintf(out, "\\u%04x", c);
-            else
-                fputc((int)c, out);
-        }
-    }
-    fputc('"', out);
-}
-
-static void put_hex(FILE *out, const uint8_t *p, size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    char buf[512];
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        buf[k++] = digits[p[i] >> 4];
-        buf[k++] = digits[p[i] & 15];
-        if (k == sizeof buf) {
-            fwrite(buf, 1, k, out);
-            k = 0;
-        }
-    }
-    fwrite(buf, 1, k, out);
-}
+/* ---- Event lines ----------------------------------------------------- */
 
 /* The keys of a detail object after "{" (shared by nested and lone dumps). */
-static void put_detail_fields(FILE *out, const atf_detail_reader *dr, uint64_t dseq, const atf_detail_event *d)
+static void put_detail_fields(obuf *o, const atf_detail_reader *dr, uint64_t dseq, const atf_detail_event *d)
 {
     const atf_detail_header *h = atf_detail_reader_header(dr);
-    fprintf(out, "\"detail_seq\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"total_length\":%" PRIu32
-                 ",\"event_type\":%u,\"flags\":%u,\"index_seq\":%" PRIu64,
-            dseq, atf_detail_reader_offset(dr, dseq), d->total_length, (unsigned)d->event_type,
-            (unsigned)d->flags, d->index_seq);
-    if (h->version == ATF_LAYOUT_1)
-        fprintf(out, ",\"thread_id\":%" PRIu32, d->thread_id);
-    fprintf(out, ",\"timestamp\":%" PRIu64 ",\"payload\":\"", d->timestamp);
-    put_hex(out, d->payload, d->payload_size);
-    fputc('"', out);
+    ob_lit(o, "\"detail_seq\":");
+    ob_u64(o, dseq);
+    ob_lit(o, ",\"offset\":");
+    ob_u64(o, atf_detail_reader_offset(dr, dseq));
+    ob_lit(o, ",\"total_length\":");
+    ob_u64(o, d->total_length);
+    ob_lit(o, ",\"event_type\":");
+    ob_u64(o, d->event_type);
+    ob_lit(o, ",\"flags\":");
+    ob_u64(o, d->flags);
+    ob_lit(o, ",\"index_seq\":");
+    ob_u64(o, d->index_seq);
+    if (h->version == ATF_LAYOUT_1) {
+        ob_lit(o, ",\"thread_id\":");
+        ob_u64(o, d->thread_id);
+    }
+    ob_lit(o, ",\"timestamp\":");
+    ob_u64(o, d->timestamp);
+    ob_lit(o, ",\"payload\":\"");
+    ob_hex(o, d->payload, d->payload_size);
+    ob_char(o, '"');
     atf_arm64_payload a;
     if (h->arch == ATF_ARCH_ARM64 &&
         (d->event_type == ATF_DETAIL_FUNCTION_CALL || d->event_type == ATF_DETAIL_FUNCTION_RETURN) &&
         atf_arm64_payload_decode(&a, d->payload, d->payload_size, NULL) == ATF_OK) {
-        fprintf(out, ",\"arm64\":{\"function_id\":%" PRIu64 ",\"x\":[", a.function_id);
-        for (int i = 0; i < 8; i++)
-            fprintf(out, "%s%" PRIu64, i ? "," : "", a.x[i]);
-        fprintf(out, "],\"lr\":%" PRIu64 ",\"fp\":%" PRIu64 ",\"sp\":%" PRIu64 ",\"stack_size\":%u,\"stack\":\"",
-                a.lr, a.fp, a.sp, (unsigned)a.stack_size);
-        put_hex(out, a.stack, a.stack_size);
-        fputs("\"}", out);
+        ob_lit(o, ",\"arm64\":{\"function_id\":");
+        ob_u64(o, a.function_id);
+        ob_lit(o, ",\"x\":[");
+        for (int i = 0; i < 8; i++) {
+            if (i)
+                ob_char(o, ',');
+            ob_u64(o, a.x[i]);
+        }
+        ob_lit(o, "],\"lr\":");
+        ob_u64(o, a.lr);
+        ob_lit(o, ",\"fp\":");
+        ob_u64(o, a.fp);
+        ob_lit(o, ",\"sp\":");
+        ob_u64(o, a.sp);
+        ob_lit(o, ",\"stack_size\":");
+        ob_u64(o, a.stack_size);
+        ob_lit(o, ",\"stack\":\"");
+        ob_hex(o, a.stack, a.stack_size);
+        ob_lit(o, "\"}");
     }
 }
 
-static void put_index_json(FILE *out, const tool_thread *t, const atf_manifest *m, uint64_t seq,
-                           const atf_index_event *e)
+/* The symbol of function_id; the last answer is kept (calls repeat). */
+typedef struct symbol_cache {
+    const atf_manifest *m;
+    uint64_t function_id;
+    const char *name;
+    int valid;
+} symbol_cache;
+
+static const char *symbol_of(symbol_cache *c, uint64_t function_id)
+{
+    if (!c->valid || c->function_id != function_id) {
+        c->function_id = function_id;
+        c->name = atf_manifest_symbol_name(c->m, function_id);
+        c->valid = 1;
+    }
+    return c->name;
+}
+
+static void put_index_json(obuf *o, const tool_thread *t, symbol_cache *sc, uint64_t seq, const atf_index_event *e)
 {
     atf_layout layout = (atf_layout)atf_index_reader_header(t->index)->version;
-    fprintf(out, "{\"thread\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"timestamp_ns\":%" PRIu64
-                 ",\"function_id\":%" PRIu64 ",\"event_kind\":%" PRIu32 ",\"detail_seq\":",
-            t->id, seq, e->timestamp_ns, e->function_id, e->event_kind);
+    ob_lit(o, "{\"thread\":");
+    ob_u64(o, t->id);
+    ob_lit(o, ",\"seq\":");
+    ob_u64(o, seq);
+    ob_lit(o, ",\"timestamp_ns\":");
+    ob_u64(o, e->timestamp_ns);
+    ob_lit(o, ",\"function_id\":");
+    ob_u64(o, e->function_id);
+    ob_lit(o, ",\"event_kind\":");
+    ob_u64(o, e->event_kind);
+    ob_lit(o, ",\"detail_seq\":");
     if (e->detail_seq == ATF_NO_DETAIL)
-        fputs("null", out);
+        ob_lit(o, "null");
     else
-        fprintf(out, "%" PRIu64, e->detail_seq);
-    if (layout == ATF_LAYOUT_1)
-        fprintf(out, ",\"thread_id\":%" PRIu32 ",\"call_depth\":%" PRIu32, e->thread_id, e->call_depth);
-    const char *sym = atf_manifest_symbol_name(m, e->function_id);
+        ob_u64(o, e->detail_seq);
+    if (layout == ATF_LAYOUT_1) {
+        ob_lit(o, ",\"thread_id\":");
+        ob_u64(o, e->thread_id);
+        ob_lit(o, ",\"call_depth\":");
+        ob_u64(o, e->call_depth);
+    }
+    const char *sym = symbol_of(sc, e->function_id);
     if (sym) {
-        fputs(",\"symbol\":", out);
-        put_json_string(out, sym);
+        ob_lit(o, ",\"symbol\":");
+        ob_json_string(o, sym);
     }
     atf_detail_event d;
-    if (t->detail && atf_detail_reader_follow(t->detail, e, &d) == ATF_OK) {
-        fputs(",\"detail\":{", out);
-        put_detail_fields(out, t->detail, e->detail_seq, &d);
-        fputc('}', out);
+    if (t->detail && e->detail_seq != ATF_NO_DETAIL && atf_detail_reader_follow(t->detail, e, &d) == ATF_OK) {
+        ob_lit(o, ",\"detail\":{");
+        put_detail_fields(o, t->detail, e->detail_seq, &d);
+        ob_char(o, '}');
     }
-    fputs("}\n", out);
+    ob_lit(o, "}\n");
 }
 
-static void put_index_text(FILE *out, const tool_thread *t, const atf_manifest *m, uint64_t seq,
-                           const atf_index_event *e)
+static void put_index_text(obuf *o, const tool_thread *t, symbol_cache *sc, uint64_t seq, const atf_index_event *e)
 {
     atf_layout layout = (atf_layout)atf_index_reader_header(t->index)->version;
-    fprintf(out, "thread %" PRIu64 " #%" PRIu64 " t=%" PRIu64 " %-9s fn=0x%016" PRIx64, t->id, seq,
-            e->timestamp_ns, atf_event_kind_name(e->event_kind), e->function_id);
-    const char *sym = atf_manifest_symbol_name(m, e->function_id);
+    ob_lit(o, "thread ");
+    ob_u64(o, t->id);
+    ob_lit(o, " #");
+    ob_u64(o, seq);
+    ob_lit(o, " t=");
+    ob_u64(o, e->timestamp_ns);
+    ob_char(o, ' ');
+    const char *kind = atf_event_kind_name(e->event_kind);
+    size_t kl = strlen(kind);
+    ob_put(o, kind, kl);
+    for (; kl < 9; kl++)   /* %-9s */
+        ob_char(o, ' ');
+    ob_lit(o, " fn=");
+    ob_hex64(o, e->function_id);
+    const char *sym = symbol_of(sc, e->function_id);
     if (sym) {
         /* Quoted and escaped: a symbol can never break the one-line-per-event form. */
-        fputc(' ', out);
-        put_json_string(out, sym);
+        ob_char(o, ' ');
+        ob_json_string(o, sym);
     }
-    if (layout == ATF_LAYOUT_1)
-        fprintf(out, " tid=%" PRIu32 " depth=%" PRIu32, e->thread_id, e->call_depth);
+    if (layout == ATF_LAYOUT_1) {
+        ob_lit(o, " tid=");
+        ob_u64(o, e->thread_id);
+        ob_lit(o, " depth=");
+        ob_u64(o, e->call_depth);
+    }
     if (e->detail_seq != ATF_NO_DETAIL) {
         atf_detail_event d;
-        fprintf(out, " detail=%" PRIu64, e->detail_seq);
-        if (t->detail && atf_detail_reader_follow(t->detail, e, &d) == ATF_OK)
-            fprintf(out, " [type=%u len=%" PRIu32 " index_seq=%" PRIu64 "]", (unsigned)d.event_type,
-                    d.total_length, d.index_seq);
-        else
-            fputs(" [missing]", out);
+        ob_lit(o, " detail=");
+        ob_u64(o, e->detail_seq);
+        if (t->detail && atf_detail_reader_follow(t->detail, e, &d) == ATF_OK) {
+            ob_lit(o, " [type=");
+            ob_u64(o, d.event_type);
+            ob_lit(o, " len=");
+            ob_u64(o, d.total_length);
+            ob_lit(o, " index_seq=");
+            ob_u64(o, d.index_seq);
+            ob_char(o, ']');
+        } else {
+            ob_lit(o, " [missing]");
+        }
     }
-    fputc('\n', out);
+    ob_char(o, '\n');
 }
 
-static void dump_lone_detail(FILE *out, const tool_thread *t, int json)
+static void dump_lone_detail(obuf *o, const tool_thread *t, int json, const atf_tool_options *opts)
 {
     uint64_t n = atf_detail_reader_count(t->detail);
     for (uint64_t i = 0; i < n; i++) {
         atf_detail_event d;
         if (atf_detail_reader_get(t->detail, i, &d) != ATF_OK)
             break;
+        if (opts && opts->window && (d.timestamp < opts->from_ns || d.timestamp > opts->to_ns))
+            continue;
         if (json) {
-            fprintf(out, "{\"thread\":%" PRIu64 ",", t->id);
-            put_detail_fields(out, t->detail, i, &d);
-            fputs("}\n", out);
+            ob_lit(o, "{\"thread\":");
+            ob_u64(o, t->id);
+            ob_char(o, ',');
+            put_detail_fields(o, t->detail, i, &d);
+            ob_lit(o, "}\n");
         } else {
-            fprintf(out, "thread %" PRIu64 " detail #%" PRIu64 " t=%" PRIu64 " type=%u flags=0x%x len=%" PRIu32
-                         " index_seq=%" PRIu64 "\n",
-                    t->id, i, d.timestamp, (unsigned)d.event_type, (unsigned)d.flags, d.total_length,
-                    d.index_seq);
+            char line[256];
+            int k = snprintf(line, sizeof line,
+                             "thread %" PRIu64 " detail #%" PRIu64 " t=%" PRIu64 " type=%u flags=0x%x len=%" PRIu32
+                             " index_seq=%" PRIu64 "\n",
+                             t->id, i, d.timestamp, (unsigned)d.event_type, (unsigned)d.flags, d.total_length,
+                             d.index_seq);
+            ob_put(o, line, (size_t)k < sizeof line ? (size_t)k : sizeof line - 1);
         }
     }
 }
@@ -491,31 +511,84 @@ static atf_status finish_output(FILE *out, atf_error *err)
     return ATF_OK;
 }
 
+/* Flushes the buffer, frees it, then as finish_output(). */
+static atf_status finish_obuf(obuf *o, FILE *out, atf_error *err)
+{
+    int failed = ob_flush(o) != 0;
+    free(o);
+    if (failed)
+        return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write output: %s", strerror(errno));
+    return finish_output(out, err);
+}
+
+/* Progress every 4 Mi events. */
+#define PROGRESS_STEP (1u << 22)
+
+/* [*first, *last) of t's events inside the window; whole file without one.
+ * A file whose timestamps go backwards is filtered event by event (*exact 0). */
+static void window_range(const tool_thread *t, const atf_tool_options *opts, uint64_t *first, uint64_t *last,
+                         int *exact)
+{
+    const atf_index_info *in = atf_index_reader_info(t->index);
+    *first = 0;
+    *last = atf_index_reader_count(t->index);
+    *exact = 1;
+    if (!opts || !opts->window)
+        return;
+    if (in->scanned && in->scan.backwards_count == 0)
+        atf_index_reader_time_range(t->index, opts->from_ns, opts->to_ns, first, last);
+    else
+        *exact = 0;
+}
+
 atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
 {
     tool_source src;
     atf_status st = tool_source_open(&src, path, opts, err);
     if (st)
         return st;
+    obuf *o = malloc(sizeof *o);
+    if (!o) {
+        tool_source_close(&src);
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    }
+    ob_init(o, out);
     int json = opts && opts->json;
-    for (size_t i = 0; i < src.thread_count; i++) {
+    symbol_cache sc = { src.manifest, 0, NULL, 0 };
+    uint64_t total = 0, done = 0, next_report = PROGRESS_STEP;
+    for (size_t i = 0; i < src.thread_count; i++)
+        if (src.threads[i].index && tool_thread_wanted(opts, src.threads[i].id))
+            total += atf_index_reader_count(src.threads[i].index);
+    for (size_t i = 0; i < src.thread_count && !o->failed; i++) {
         const tool_thread *t = &src.threads[i];
+        if (!tool_thread_wanted(opts, t->id))
+            continue;
         if (!t->index) {
-            dump_lone_detail(out, t, json);
+            dump_lone_detail(o, t, json, opts);
             continue;
         }
-        uint64_t n = atf_index_reader_count(t->index);
-        for (uint64_t seq = 0; seq < n; seq++) {
+        uint64_t first, last;
+        int exact;
+        window_range(t, opts, &first, &last, &exact);
+        for (uint64_t seq = first; seq < last; seq++) {
             atf_index_event e;
             atf_index_reader_get(t->index, seq, &e);
+            if (!exact && (e.timestamp_ns < opts->from_ns || e.timestamp_ns > opts->to_ns))
+                continue;
             if (json)
-                put_index_json(out, t, src.manifest, seq, &e);
+                put_index_json(o, t, &sc, seq, &e);
             else
-                put_index_text(out, t, src.manifest, seq, &e);
+                put_index_text(o, t, &sc, seq, &e);
+            if (++done >= next_report && opts->progress) {
+                opts->progress(opts->progress_user, done, total);
+                next_report = done + PROGRESS_STEP;
+            }
         }
     }
+    if (opts && opts->progress)
+        opts->progress(opts->progress_user, done, total);
     tool_source_close(&src);
-    return finish_output(out, err);
+    return finish_obuf(o, out, err);
 }
 
 atf_status atf_tool_merge(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
@@ -531,21 +604,42 @@ atf_status atf_tool_merge(FILE *out, const char *path, const atf_tool_options *o
         return ATF_E_ARG;
     }
     atf_merge *m;
-    if ((st = atf_merge_create(&m, src.session)) != ATF_OK) {
+    obuf *o = malloc(sizeof *o);
+    if (!o || (st = atf_merge_create(&m, src.session)) != ATF_OK) {
+        free(o);
         tool_source_close(&src);
-        return atf_fail(err, st, ATF_NO_OFFSET, NULL, NULL);
+        return atf_fail(err, o ? st : ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
     }
+    ob_init(o, out);
+    symbol_cache sc = { src.manifest, 0, NULL, 0 };
+    uint64_t total = 0, done = 0, next_report = PROGRESS_STEP;
+    for (size_t i = 0; i < src.thread_count; i++)
+        if (tool_thread_wanted(opts, src.threads[i].id))
+            total += atf_index_reader_count(src.threads[i].index);
+    int window = opts && opts->window, json = opts && opts->json;
     atf_merged_event me;
-    while (atf_merge_next(m, &me)) {
+    while (!o->failed && atf_merge_next(m, &me)) {
         const tool_thread *t = &src.threads[me.thread_index];
-        if (opts && opts->json)
-            put_index_json(out, t, src.manifest, me.seq, &me.event);
+        if (!tool_thread_wanted(opts, t->id))
+            continue;
+        if (window && me.event.timestamp_ns < opts->from_ns)
+            continue;
+        if (window && me.event.timestamp_ns > opts->to_ns)
+            break;   /* the merged stream is in timestamp order */
+        if (json)
+            put_index_json(o, t, &sc, me.seq, &me.event);
         else
-            put_index_text(out, t, src.manifest, me.seq, &me.event);
+            put_index_text(o, t, &sc, me.seq, &me.event);
+        if (++done >= next_report && opts->progress) {
+            opts->progress(opts->progress_user, done, total);
+            next_report = done + PROGRESS_STEP;
+        }
     }
+    if (opts && opts->progress)
+        opts->progress(opts->progress_user, done, total);
     atf_merge_destroy(m);
     tool_source_close(&src);
-    return finish_output(out, err);
+    return finish_obuf(o, out, err);
 }
 
 /* ---- info ------------------------------------------------------------ */

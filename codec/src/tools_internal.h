@@ -28,5 +28,7 @@ typedef struct tool_source {
 atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_options *opts,
                             atf_error *err);
 void tool_source_close(tool_source *src);
+/* 1 if opts selects thread id (no --thread filter selects every thread). */
+int tool_thread_wanted(const atf_tool_options *opts, uint64_t id);
 
 #endif

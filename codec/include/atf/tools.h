@@ -34,12 +34,24 @@ typedef enum atf_path_kind {
 ATF_API atf_path_kind atf_path_detect(const char *path, char *resolved, size_t resolved_cap,
                                       atf_error *err);
 
+/**
+ * Progress of long work: @p done of @p total units (index events) so far.
+ * Called every few million events and once at the end; never from another thread.
+ */
+typedef void (*atf_progress_fn)(void *user, uint64_t done, uint64_t total);
+
 typedef struct atf_tool_options {
     unsigned json;       /**< dump/merge: canonical JSON lines; info: JSON object */
     unsigned no_verify;  /**< do not verify checksums */
-    unsigned reserved[6];
+    unsigned window;     /**< dump/merge/export: only events with from_ns <= timestamp <= to_ns */
+    uint64_t from_ns, to_ns;
+    const uint64_t *threads;  /**< dump/merge/export: only these thread ids (NULL: all) */
+    size_t thread_count;
+    atf_progress_fn progress; /**< NULL: none */
+    void *progress_user;
+    unsigned reserved[4];
 } atf_tool_options;
-#define ATF_TOOL_OPTIONS_INIT { 0u, 0u, { 0u, 0u, 0u, 0u, 0u, 0u } }
+#define ATF_TOOL_OPTIONS_INIT { 0u, 0u, 0u, 0u, UINT64_MAX, NULL, 0u, NULL, NULL, { 0u, 0u, 0u, 0u } }
 
 /** `atf info`: headers, footers and what recovery found. */
 ATF_API atf_status atf_tool_info(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err);
