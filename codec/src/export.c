@@ -339,7 +339,17 @@ static void pb_detail(exporter *x, const atf_index_event *ev, const char *prefix
     pb_close(b, at);
 }
 
-/* Chrome JSON: the same as "args" members; *first tracks the comma. */
+/* Chrome JSON: opens the next member of "args", and "args" itself first. */
+static void args_key(obuf *o, int *first)
+{
+    if (*first)
+        ob_lit(o, ",\"args\":{\"");
+    else
+        ob_lit(o, ",\"");
+    *first = 0;
+}
+
+/* Chrome JSON: the same as "args" members; *first: "args" is not open yet. */
 static void json_detail(exporter *x, const atf_index_event *ev, const char *prefix, int *first)
 {
     atf_detail_event d;
@@ -352,8 +362,7 @@ static void json_detail(exporter *x, const atf_index_event *ev, const char *pref
     if (arm) {
         uint64_t regs[11] = { a.x[0], a.x[1], a.x[2], a.x[3], a.x[4], a.x[5], a.x[6], a.x[7], a.lr, a.fp, a.sp };
         for (int i = 0; i < 11; i++) {
-            ob_put(o, *first ? "\"" : ",\"", *first ? 1 : 2);
-            *first = 0;
+            args_key(o, first);
             ob_put(o, prefix, strlen(prefix));
             ob_put(o, reg_names[i], strlen(reg_names[i]));
             ob_lit(o, "\":\"");
@@ -366,8 +375,7 @@ static void json_detail(exporter *x, const atf_index_event *ev, const char *pref
         ob_u64(o, a.stack_size);
         return;
     }
-    ob_put(o, *first ? "\"" : ",\"", *first ? 1 : 2);
-    *first = 0;
+    args_key(o, first);
     ob_put(o, prefix, strlen(prefix));
     ob_lit(o, "detail_type\":");
     ob_u64(o, d.event_type);
@@ -424,7 +432,7 @@ static int perfetto_slice(exporter *x, const atf_slice *s)
         pb_annot_uint(b, "unwound", 1, 0);
     if (s->flags & ATF_SLICE_CLIPPED)
         pb_annot_uint(b, "clipped", 1, 0);
-    if (s->kind == ATF_SLICE_INSTANT)
+    if (s->flags & ATF_SLICE_EXCEPTION)
         pb_annot_uint(b, "exception", 1, 0);
     pb_detail(x, s->event, s->kind == ATF_SLICE_END ? "ret_" : "");
     pb_close(b, te);
@@ -434,38 +442,54 @@ static int perfetto_slice(exporter *x, const atf_slice *s)
 
 static void json_flag(obuf *o, const char *name, int *first)
 {
-    ob_put(o, *first ? "\"" : ",\"", *first ? 1 : 2);
-    *first = 0;
+    args_key(o, first);
     ob_put(o, name, strlen(name));
     ob_lit(o, "\":true");
 }
 
+/* Chrome JSON: B carries no "args" (speedscope names a frame by its name and
+ * its args, so args on B would make one frame per call); the E event carries
+ * them all, the call's detail and the return's ("ret_"), and viewers that
+ * show arguments (chrome://tracing, Perfetto) merge them into the slice. */
 static int chrome_slice(exporter *x, const atf_slice *s)
 {
     obuf *o = x->out;
     json_head(x, s->kind == ATF_SLICE_BEGIN ? "B" : s->kind == ATF_SLICE_END ? "E" : "i", x->tid, s->timestamp_ns);
-    if (s->kind != ATF_SLICE_END) {
-        char tmpbuf[32];
-        name_entry tmp, *ne = names_get(&x->names, x->manifest, s->function_id, &tmp, tmpbuf, &x->nomem);
-        if (x->nomem)
-            return -1;
-        ob_lit(o, ",\"name\":");
-        ob_json_string(o, ne ? ne->text : tmp.text);
-        if (s->kind == ATF_SLICE_INSTANT)
-            ob_lit(o, ",\"cat\":\"exception\",\"s\":\"t\"");
-        else
-            ob_lit(o, ",\"cat\":\"call\"");
+    char tmpbuf[32];
+    name_entry tmp, *ne = names_get(&x->names, x->manifest, s->function_id, &tmp, tmpbuf, &x->nomem);
+    if (x->nomem)
+        return -1;
+    ob_lit(o, ",\"name\":");
+    ob_json_string(o, ne ? ne->text : tmp.text);
+    if (s->kind == ATF_SLICE_INSTANT) {
+        ob_lit(o, ",\"cat\":\"exception\",\"s\":\"t\",\"args\":{\"exception\":true");
+        int open = 0;
+        json_detail(x, s->event, "", &open);
+        ob_lit(o, "}}");
+        return 0;
+    }
+    ob_lit(o, ",\"cat\":\"call\"");
+    if (s->kind == ATF_SLICE_BEGIN) {
+        ob_char(o, '}');
+        return 0;
     }
     int first = 1;
-    ob_lit(o, ",\"args\":{");
     if (s->flags & ATF_SLICE_UNCLOSED)
         json_flag(o, "unclosed", &first);
     if (s->flags & ATF_SLICE_UNWOUND)
         json_flag(o, "unwound", &first);
     if (s->flags & ATF_SLICE_CLIPPED)
         json_flag(o, "clipped", &first);
-    json_detail(x, s->event, s->kind == ATF_SLICE_END ? "ret_" : "", &first);
-    ob_lit(o, "}}");
+    if (s->flags & ATF_SLICE_EXCEPTION)
+        json_flag(o, "exception", &first);
+    atf_index_event call;
+    if (s->begin_seq != ATF_SLICE_NO_SEQ && atf_index_reader_get(x->thread->index, s->begin_seq, &call) == ATF_OK)
+        json_detail(x, &call, "", &first);
+    json_detail(x, s->event, "ret_", &first);
+    if (first)
+        ob_char(o, '}');
+    else
+        ob_lit(o, "}}");
     return 0;
 }
 

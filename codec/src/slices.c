@@ -6,6 +6,8 @@
 
 typedef struct frame {
     uint64_t function_id;
+    uint64_t begin_ts;
+    uint64_t begin_seq;   /* ATF_SLICE_NO_SEQ: the begin was made up at the window's edge */
 } frame;
 
 struct atf_slice_builder {
@@ -67,7 +69,11 @@ const atf_slice_counts *atf_slice_builder_counts(const atf_slice_builder *b)
 static int emit(atf_slice_builder *b, atf_slice_kind kind, uint32_t flags, uint32_t depth, uint64_t ts,
                 uint64_t function_id, uint64_t seq, const atf_index_event *ev)
 {
-    atf_slice s = { kind, flags, depth, ts, function_id, seq, ev };
+    atf_slice s = { kind, flags, depth, ts, function_id, seq, ev, ts, seq };
+    if (kind == ATF_SLICE_END) {
+        s.begin_timestamp_ns = b->stack[depth].begin_ts;
+        s.begin_seq = b->stack[depth].begin_seq;
+    }
     if (kind == ATF_SLICE_BEGIN)
         b->counts.begins++;
     else if (kind == ATF_SLICE_END)
@@ -92,6 +98,8 @@ static int enter_window(atf_slice_builder *b)
     b->in_window = 1;
     for (uint32_t i = 0; i < b->depth; i++) {
         b->counts.clipped++;
+        b->stack[i].begin_ts = b->from;
+        b->stack[i].begin_seq = ATF_SLICE_NO_SEQ;
         int r = emit(b, ATF_SLICE_BEGIN, ATF_SLICE_CLIPPED, i, b->from, b->stack[i].function_id, ATF_SLICE_NO_SEQ,
                      NULL);
         if (r)
@@ -165,7 +173,7 @@ int atf_slice_builder_push(atf_slice_builder *b, uint64_t seq, const atf_index_e
             b->stack = ns;
             b->cap = ncap;
         }
-        b->stack[b->depth].function_id = ev->function_id;
+        b->stack[b->depth] = (frame){ ev->function_id, ts, seq };
         b->depth++;
         if (b->depth > b->counts.max_depth)
             b->counts.max_depth = b->depth;

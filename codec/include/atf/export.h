@@ -59,6 +59,9 @@ typedef struct atf_slice {
     uint64_t function_id;          /**< of the slice (END: of the slice it ends) */
     uint64_t seq;                  /**< index seq of the event, ::ATF_SLICE_NO_SEQ when made up */
     const atf_index_event *event;  /**< that event (only during the callback), NULL when made up */
+    uint64_t begin_timestamp_ns;   /**< END: when its slice began (BEGIN, INSTANT: timestamp_ns) */
+    uint64_t begin_seq;            /**< END: index seq of the call that opened it, ::ATF_SLICE_NO_SEQ
+                                        when that begin was made up (clipped) */
 } atf_slice;
 
 /** @return 0 to go on, non-zero to stop (atf_slice_builder_push() returns it). */
