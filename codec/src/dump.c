@@ -326,99 +326,146 @@ void tool_source_close(tool_source *src)
 static void put_detail_fields(obuf *o, const atf_detail_reader *dr, uint64_t dseq, const atf_detail_event *d)
 {
     const atf_detail_header *h = atf_detail_reader_header(dr);
-    ob_lit(o, "\"detail_seq\":");
-    ob_u64(o, dseq);
-    ob_lit(o, ",\"offset\":");
-    ob_u64(o, atf_detail_reader_offset(dr, dseq));
-    ob_lit(o, ",\"total_length\":");
-    ob_u64(o, d->total_length);
-    ob_lit(o, ",\"event_type\":");
-    ob_u64(o, d->event_type);
-    ob_lit(o, ",\"flags\":");
-    ob_u64(o, d->flags);
-    ob_lit(o, ",\"index_seq\":");
-    ob_u64(o, d->index_seq);
+    unsigned char *p = ob_room(o, OBUF_SLACK), *p0 = p;
+    p = put_lit(p, "\"detail_seq\":");
+    p = put_u64(p, dseq);
+    p = put_lit(p, ",\"offset\":");
+    p = put_u64(p, atf_detail_reader_offset(dr, dseq));
+    p = put_lit(p, ",\"total_length\":");
+    p = put_u64(p, d->total_length);
+    p = put_lit(p, ",\"event_type\":");
+    p = put_u64(p, d->event_type);
+    p = put_lit(p, ",\"flags\":");
+    p = put_u64(p, d->flags);
+    p = put_lit(p, ",\"index_seq\":");
+    p = put_u64(p, d->index_seq);
     if (h->version == ATF_LAYOUT_1) {
-        ob_lit(o, ",\"thread_id\":");
-        ob_u64(o, d->thread_id);
+        p = put_lit(p, ",\"thread_id\":");
+        p = put_u64(p, d->thread_id);
     }
-    ob_lit(o, ",\"timestamp\":");
-    ob_u64(o, d->timestamp);
-    ob_lit(o, ",\"payload\":\"");
+    p = put_lit(p, ",\"timestamp\":");
+    p = put_u64(p, d->timestamp);
+    p = put_lit(p, ",\"payload\":\"");
+    o->n += (size_t)(p - p0);
     ob_hex(o, d->payload, d->payload_size);
-    ob_char(o, '"');
     atf_arm64_payload a;
     if (h->arch == ATF_ARCH_ARM64 &&
         (d->event_type == ATF_DETAIL_FUNCTION_CALL || d->event_type == ATF_DETAIL_FUNCTION_RETURN) &&
         atf_arm64_payload_decode(&a, d->payload, d->payload_size, NULL) == ATF_OK) {
-        ob_lit(o, ",\"arm64\":{\"function_id\":");
-        ob_u64(o, a.function_id);
-        ob_lit(o, ",\"x\":[");
+        p = p0 = ob_room(o, OBUF_SLACK + 128);   /* 12 numbers of at most 20 digits and the keys */
+        p = put_lit(p, "\",\"arm64\":{\"function_id\":");
+        p = put_u64(p, a.function_id);
+        p = put_lit(p, ",\"x\":[");
         for (int i = 0; i < 8; i++) {
-            if (i)
-                ob_char(o, ',');
-            ob_u64(o, a.x[i]);
+            p = put_u64(p, a.x[i]);
+            *p++ = i < 7 ? ',' : ']';
         }
-        ob_lit(o, "],\"lr\":");
-        ob_u64(o, a.lr);
-        ob_lit(o, ",\"fp\":");
-        ob_u64(o, a.fp);
-        ob_lit(o, ",\"sp\":");
-        ob_u64(o, a.sp);
-        ob_lit(o, ",\"stack_size\":");
-        ob_u64(o, a.stack_size);
-        ob_lit(o, ",\"stack\":\"");
+        p = put_lit(p, ",\"lr\":");
+        p = put_u64(p, a.lr);
+        p = put_lit(p, ",\"fp\":");
+        p = put_u64(p, a.fp);
+        p = put_lit(p, ",\"sp\":");
+        p = put_u64(p, a.sp);
+        p = put_lit(p, ",\"stack_size\":");
+        p = put_u64(p, a.stack_size);
+        p = put_lit(p, ",\"stack\":\"");
+        o->n += (size_t)(p - p0);
         ob_hex(o, a.stack, a.stack_size);
         ob_lit(o, "\"}");
+    } else {
+        ob_char(o, '"');
     }
 }
 
-/* The symbol of function_id; the last answer is kept (calls repeat). */
+/* Symbol names by function_id, looked up once per distinct id that lands in
+ * a slot (direct-mapped: memory is fixed), with their JSON form when short. */
+#define SYMBOL_SLOTS 256
+#define SYMBOL_JSON_MAX 120
+
+typedef struct symbol_slot {
+    uint64_t function_id;
+    const char *name;        /* NULL: no symbol */
+    int valid;
+    unsigned char json_len;  /* 0: too long, escaped at each use */
+    unsigned char json[SYMBOL_JSON_MAX];
+} symbol_slot;
+
 typedef struct symbol_cache {
     const atf_manifest *m;
-    uint64_t function_id;
-    const char *name;
-    int valid;
+    symbol_slot slot[SYMBOL_SLOTS];
 } symbol_cache;
 
-static const char *symbol_of(symbol_cache *c, uint64_t function_id)
+static void symbol_cache_init(symbol_cache *c, const atf_manifest *m)
 {
-    if (!c->valid || c->function_id != function_id) {
-        c->function_id = function_id;
-        c->name = atf_manifest_symbol_name(c->m, function_id);
-        c->valid = 1;
+    memset(c, 0, sizeof *c);
+    c->m = m;
+}
+
+static const symbol_slot *symbol_of(symbol_cache *c, uint64_t function_id)
+{
+    symbol_slot *s = &c->slot[(function_id ^ function_id >> 8 ^ function_id >> 16) % SYMBOL_SLOTS];
+    if (s->valid && s->function_id == function_id)
+        return s;
+    s->valid = 1;
+    s->function_id = function_id;
+    s->name = atf_manifest_symbol_name(c->m, function_id);
+    s->json_len = 0;
+    /* Plain ASCII names without quotes or backslashes are their own JSON. */
+    size_t n = 0;
+    if (s->name) {
+        for (; s->name[n] && n + 2 < SYMBOL_JSON_MAX; n++) {
+            unsigned char ch = (unsigned char)s->name[n];
+            if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\')
+                break;
+        }
+        if (!s->name[n] && n + 2 <= SYMBOL_JSON_MAX) {
+            s->json[0] = '"';
+            memcpy(s->json + 1, s->name, n);
+            s->json[n + 1] = '"';
+            s->json_len = (unsigned char)(n + 2);
+        }
     }
-    return c->name;
+    return s;
+}
+
+static void put_symbol_json(obuf *o, const symbol_slot *s)
+{
+    if (s->json_len)
+        ob_put(o, s->json, s->json_len);
+    else
+        ob_json_string(o, s->name);
 }
 
 static void put_index_json(obuf *o, const tool_thread *t, symbol_cache *sc, uint64_t seq, const atf_index_event *e)
 {
     atf_layout layout = (atf_layout)atf_index_reader_header(t->index)->version;
-    ob_lit(o, "{\"thread\":");
-    ob_u64(o, t->id);
-    ob_lit(o, ",\"seq\":");
-    ob_u64(o, seq);
-    ob_lit(o, ",\"timestamp_ns\":");
-    ob_u64(o, e->timestamp_ns);
-    ob_lit(o, ",\"function_id\":");
-    ob_u64(o, e->function_id);
-    ob_lit(o, ",\"event_kind\":");
-    ob_u64(o, e->event_kind);
-    ob_lit(o, ",\"detail_seq\":");
+    unsigned char *p = ob_room(o, OBUF_SLACK), *p0 = p;
+    p = put_lit(p, "{\"thread\":");
+    p = put_u64(p, t->id);
+    p = put_lit(p, ",\"seq\":");
+    p = put_u64(p, seq);
+    p = put_lit(p, ",\"timestamp_ns\":");
+    p = put_u64(p, e->timestamp_ns);
+    p = put_lit(p, ",\"function_id\":");
+    p = put_u64(p, e->function_id);
+    p = put_lit(p, ",\"event_kind\":");
+    p = put_u64(p, e->event_kind);
+    p = put_lit(p, ",\"detail_seq\":");
     if (e->detail_seq == ATF_NO_DETAIL)
-        ob_lit(o, "null");
+        p = put_lit(p, "null");
     else
-        ob_u64(o, e->detail_seq);
+        p = put_u64(p, e->detail_seq);
     if (layout == ATF_LAYOUT_1) {
-        ob_lit(o, ",\"thread_id\":");
-        ob_u64(o, e->thread_id);
-        ob_lit(o, ",\"call_depth\":");
-        ob_u64(o, e->call_depth);
+        p = put_lit(p, ",\"thread_id\":");
+        p = put_u64(p, e->thread_id);
+        p = put_lit(p, ",\"call_depth\":");
+        p = put_u64(p, e->call_depth);
     }
-    const char *sym = symbol_of(sc, e->function_id);
-    if (sym) {
+    o->n += (size_t)(p - p0);
+    const symbol_slot *sym = symbol_of(sc, e->function_id);
+    if (sym->name) {
         ob_lit(o, ",\"symbol\":");
-        ob_json_string(o, sym);
+        put_symbol_json(o, sym);
     }
     atf_detail_event d;
     if (t->detail && e->detail_seq != ATF_NO_DETAIL && atf_detail_reader_follow(t->detail, e, &d) == ATF_OK) {
@@ -446,11 +493,11 @@ static void put_index_text(obuf *o, const tool_thread *t, symbol_cache *sc, uint
         ob_char(o, ' ');
     ob_lit(o, " fn=");
     ob_hex64(o, e->function_id);
-    const char *sym = symbol_of(sc, e->function_id);
-    if (sym) {
+    const symbol_slot *sym = symbol_of(sc, e->function_id);
+    if (sym->name) {
         /* Quoted and escaped: a symbol can never break the one-line-per-event form. */
         ob_char(o, ' ');
-        ob_json_string(o, sym);
+        put_symbol_json(o, sym);
     }
     if (layout == ATF_LAYOUT_1) {
         ob_lit(o, " tid=");
@@ -511,18 +558,58 @@ static atf_status finish_output(FILE *out, atf_error *err)
     return ATF_OK;
 }
 
-/* Flushes the buffer, frees it, then as finish_output(). */
-static atf_status finish_obuf(obuf *o, FILE *out, atf_error *err)
+/* Progress every 4 Mi events. */
+#define PROGRESS_STEP (1u << 22)
+
+/* What dump and merge write events through. */
+typedef struct dump_out {
+    obuf o;
+    symbol_cache sc;
+    int json;
+    const atf_tool_options *opts;   /* NULL: defaults */
+    uint64_t done, total, next_report;
+} dump_out;
+
+static dump_out *dump_out_create(FILE *out, const tool_source *src, const atf_tool_options *opts)
 {
-    int failed = ob_flush(o) != 0;
-    free(o);
+    dump_out *d = malloc(sizeof *d);
+    if (!d)
+        return NULL;
+    ob_init(&d->o, out);
+    symbol_cache_init(&d->sc, src->manifest);
+    d->json = opts && opts->json;
+    d->opts = opts;
+    d->done = d->total = 0;
+    d->next_report = PROGRESS_STEP;
+    for (size_t i = 0; i < src->thread_count; i++)
+        if (src->threads[i].index && tool_thread_wanted(opts, src->threads[i].id))
+            d->total += atf_index_reader_count(src->threads[i].index);
+    return d;
+}
+
+static void dump_event(dump_out *d, const tool_thread *t, uint64_t seq, const atf_index_event *e)
+{
+    if (d->json)
+        put_index_json(&d->o, t, &d->sc, seq, e);
+    else
+        put_index_text(&d->o, t, &d->sc, seq, e);
+    if (++d->done >= d->next_report && d->opts && d->opts->progress) {
+        d->opts->progress(d->opts->progress_user, d->done, d->total);
+        d->next_report = d->done + PROGRESS_STEP;
+    }
+}
+
+/* Reports the last progress, flushes, frees, then as finish_output(). */
+static atf_status dump_out_finish(dump_out *d, FILE *out, atf_error *err)
+{
+    if (d->opts && d->opts->progress)
+        d->opts->progress(d->opts->progress_user, d->done, d->total);
+    int failed = ob_flush(&d->o) != 0;
+    free(d);
     if (failed)
         return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write output: %s", strerror(errno));
     return finish_output(out, err);
 }
-
-/* Progress every 4 Mi events. */
-#define PROGRESS_STEP (1u << 22)
 
 /* [*first, *last) of t's events inside the window; whole file without one.
  * A file whose timestamps go backwards is filtered event by event (*exact 0). */
@@ -547,24 +634,17 @@ atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_options *op
     atf_status st = tool_source_open(&src, path, opts, err);
     if (st)
         return st;
-    obuf *o = malloc(sizeof *o);
-    if (!o) {
+    dump_out *d = dump_out_create(out, &src, opts);
+    if (!d) {
         tool_source_close(&src);
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
     }
-    ob_init(o, out);
-    int json = opts && opts->json;
-    symbol_cache sc = { src.manifest, 0, NULL, 0 };
-    uint64_t total = 0, done = 0, next_report = PROGRESS_STEP;
-    for (size_t i = 0; i < src.thread_count; i++)
-        if (src.threads[i].index && tool_thread_wanted(opts, src.threads[i].id))
-            total += atf_index_reader_count(src.threads[i].index);
-    for (size_t i = 0; i < src.thread_count && !o->failed; i++) {
+    for (size_t i = 0; i < src.thread_count && !d->o.failed; i++) {
         const tool_thread *t = &src.threads[i];
         if (!tool_thread_wanted(opts, t->id))
             continue;
         if (!t->index) {
-            dump_lone_detail(o, t, json, opts);
+            dump_lone_detail(&d->o, t, d->json, opts);
             continue;
         }
         uint64_t first, last;
@@ -575,20 +655,11 @@ atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_options *op
             atf_index_reader_get(t->index, seq, &e);
             if (!exact && (e.timestamp_ns < opts->from_ns || e.timestamp_ns > opts->to_ns))
                 continue;
-            if (json)
-                put_index_json(o, t, &sc, seq, &e);
-            else
-                put_index_text(o, t, &sc, seq, &e);
-            if (++done >= next_report && opts->progress) {
-                opts->progress(opts->progress_user, done, total);
-                next_report = done + PROGRESS_STEP;
-            }
+            dump_event(d, t, seq, &e);
         }
     }
-    if (opts && opts->progress)
-        opts->progress(opts->progress_user, done, total);
     tool_source_close(&src);
-    return finish_obuf(o, out, err);
+    return dump_out_finish(d, out, err);
 }
 
 atf_status atf_tool_merge(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
@@ -603,22 +674,16 @@ atf_status atf_tool_merge(FILE *out, const char *path, const atf_tool_options *o
         atf_error_set_file(err, path);
         return ATF_E_ARG;
     }
-    atf_merge *m;
-    obuf *o = malloc(sizeof *o);
-    if (!o || (st = atf_merge_create(&m, src.session)) != ATF_OK) {
-        free(o);
+    atf_merge *m = NULL;
+    dump_out *d = dump_out_create(out, &src, opts);
+    if (!d || (st = atf_merge_create(&m, src.session)) != ATF_OK) {
+        free(d);
         tool_source_close(&src);
-        return atf_fail(err, o ? st : ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        return atf_fail(err, d ? st : ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
     }
-    ob_init(o, out);
-    symbol_cache sc = { src.manifest, 0, NULL, 0 };
-    uint64_t total = 0, done = 0, next_report = PROGRESS_STEP;
-    for (size_t i = 0; i < src.thread_count; i++)
-        if (tool_thread_wanted(opts, src.threads[i].id))
-            total += atf_index_reader_count(src.threads[i].index);
-    int window = opts && opts->window, json = opts && opts->json;
+    int window = opts && opts->window;
     atf_merged_event me;
-    while (!o->failed && atf_merge_next(m, &me)) {
+    while (!d->o.failed && atf_merge_next(m, &me)) {
         const tool_thread *t = &src.threads[me.thread_index];
         if (!tool_thread_wanted(opts, t->id))
             continue;
@@ -626,20 +691,11 @@ atf_status atf_tool_merge(FILE *out, const char *path, const atf_tool_options *o
             continue;
         if (window && me.event.timestamp_ns > opts->to_ns)
             break;   /* the merged stream is in timestamp order */
-        if (json)
-            put_index_json(o, t, &sc, me.seq, &me.event);
-        else
-            put_index_text(o, t, &sc, me.seq, &me.event);
-        if (++done >= next_report && opts->progress) {
-            opts->progress(opts->progress_user, done, total);
-            next_report = done + PROGRESS_STEP;
-        }
+        dump_event(d, t, me.seq, &me.event);
     }
-    if (opts && opts->progress)
-        opts->progress(opts->progress_user, done, total);
     atf_merge_destroy(m);
     tool_source_close(&src);
-    return finish_obuf(o, out, err);
+    return dump_out_finish(d, out, err);
 }
 
 /* ---- info ------------------------------------------------------------ */

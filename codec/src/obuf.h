@@ -50,28 +50,68 @@ static inline void ob_char(obuf *b, char c)
     b->n++;
 }
 
-/* Decimal digits of v at p (no terminator). @return the count. */
+extern const char ob_digit_pairs[201];   /* "00" "01" ... "99" */
+extern const char ob_hex_pairs[513];     /* "00" "01" ... "ff" */
+
+/* Exactly 8 digits of v < 10^8 at p: four independent pair lookups. */
+static inline void ob_fmt8(unsigned char *p, uint32_t v)
+{
+    uint32_t hi = v / 10000, lo = v % 10000;
+    memcpy(p, ob_digit_pairs + 2 * (hi / 100), 2);
+    memcpy(p + 2, ob_digit_pairs + 2 * (hi % 100), 2);
+    memcpy(p + 4, ob_digit_pairs + 2 * (lo / 100), 2);
+    memcpy(p + 6, ob_digit_pairs + 2 * (lo % 100), 2);
+}
+
+/* Digits of v < 10^8, no leading zeros. @return the count. */
+static inline size_t ob_fmt_small(unsigned char *p, uint32_t v)
+{
+    size_t n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5
+             : v < 1000000 ? 6 : v < 10000000 ? 7 : 8;
+    unsigned char *q = p + n;
+    while (v >= 100) {
+        q -= 2;
+        memcpy(q, ob_digit_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10)
+        memcpy(q - 2, ob_digit_pairs + 2 * v, 2);
+    else
+        q[-1] = (unsigned char)('0' + v);
+    return n;
+}
+
+/* Decimal digits of v at p (no terminator, at most 20). @return the count.
+ * Long values are cut into 8-digit pieces whose digits do not wait on each
+ * other (a plain divide-by-100 loop is one long dependency chain). */
 static inline size_t ob_fmt_u64(unsigned char *p, uint64_t v)
 {
-    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                   "8081828384858687888990919293949596979899";
-    unsigned char tmp[20];
-    size_t k = 20;
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        tmp[--k] = (unsigned char)pairs[2 * r + 1];
-        tmp[--k] = (unsigned char)pairs[2 * r];
+    if (v < 100000000u)
+        return ob_fmt_small(p, (uint32_t)v);
+    if (v < 10000000000000000ull) {
+        size_t n = ob_fmt_small(p, (uint32_t)(v / 100000000u));
+        ob_fmt8(p + n, (uint32_t)(v % 100000000u));
+        return n + 8;
     }
-    if (v >= 10) {
-        tmp[--k] = (unsigned char)pairs[2 * v + 1];
-        tmp[--k] = (unsigned char)pairs[2 * v];
-    } else {
-        tmp[--k] = (unsigned char)('0' + v);
-    }
-    memcpy(p, tmp + k, 20 - k);
-    return 20 - k;
+    uint64_t rest = v % 10000000000000000ull;
+    size_t n = ob_fmt_small(p, (uint32_t)(v / 10000000000000000ull));
+    ob_fmt8(p + n, (uint32_t)(rest / 100000000u));
+    ob_fmt8(p + n + 8, (uint32_t)(rest % 100000000u));
+    return n + 16;
+}
+
+/* Cursor writers: the caller got the room from ob_room() and adds what the
+ * cursor moved to b->n. */
+static inline unsigned char *put_lit_(unsigned char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n);
+    return p + n;
+}
+#define put_lit(p, s) put_lit_((p), (s), sizeof(s) - 1)
+
+static inline unsigned char *put_u64(unsigned char *p, uint64_t v)
+{
+    return p + ob_fmt_u64(p, v);
 }
 
 static inline void ob_u64(obuf *b, uint64_t v)
@@ -82,12 +122,11 @@ static inline void ob_u64(obuf *b, uint64_t v)
 /* v as 0x%016llx. */
 static inline void ob_hex64(obuf *b, uint64_t v)
 {
-    static const char digits[] = "0123456789abcdef";
     unsigned char *p = ob_room(b, 18);
     p[0] = '0';
     p[1] = 'x';
-    for (int i = 0; i < 16; i++)
-        p[2 + i] = (unsigned char)digits[(v >> (60 - 4 * i)) & 15];
+    for (int i = 0; i < 8; i++)
+        memcpy(p + 2 + 2 * i, ob_hex_pairs + 2 * ((v >> (56 - 8 * i)) & 0xff), 2);
     b->n += 18;
 }
 
