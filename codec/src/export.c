@@ -210,7 +210,9 @@ enum {
 typedef struct exporter {
     atf_export_format format;
     obuf *out;
-    pb pk;
+    pb pk;                    /* the packet being built */
+    pb scratch;               /* the scratch buffer while pk is in the output buffer */
+    int in_place;
     name_table names;
     const atf_manifest *manifest;
     const tool_thread *thread;
@@ -223,16 +225,45 @@ typedef struct exporter {
 
 enum { PROCESS_UUID = 1, ANCHOR_UUID = 2, THREAD_UUID0 = 16, DESCRIPTOR_SEQ = 1, THREAD_SEQ0 = 2 };
 
-static void put_packet(exporter *x)
+/* A packet is built straight into the output buffer behind its field tag
+ * and a 4-byte length, patched by packet_end(); one larger than the buffer
+ * is built in a scratch buffer and copied. */
+static int packet_begin(exporter *x, size_t need)
 {
-    unsigned char *p = ob_room(x->out, 5);
-    p[0] = TRACE_PACKET << 3 | 2;
-    size_t len = x->pk.n, k = 1;
-    while (len >= 0x80) {
-        p[k++] = (unsigned char)(len | 0x80);
-        len >>= 7;
+    if (need + 5 <= OBUF_SIZE) {
+        unsigned char *p = ob_room(x->out, need + 5);
+        x->scratch = x->pk;
+        x->pk = (pb){ p + 5, 0, need };
+        x->in_place = 1;
+        return 0;
     }
-    p[k++] = (unsigned char)len;
+    x->in_place = 0;
+    x->pk.n = 0;
+    return pb_reserve(&x->pk, need);
+}
+
+static void packet_end(exporter *x)
+{
+    uint32_t len = (uint32_t)x->pk.n;
+    if (x->in_place) {
+        unsigned char *p = x->pk.p - 5;
+        p[0] = TRACE_PACKET << 3 | 2;
+        p[1] = (uint8_t)(len | 0x80);
+        p[2] = (uint8_t)(len >> 7 | 0x80);
+        p[3] = (uint8_t)(len >> 14 | 0x80);
+        p[4] = (uint8_t)(len >> 21 & 0x7f);
+        x->out->n += 5 + len;
+        x->pk = x->scratch;
+        x->in_place = 0;
+        return;
+    }
+    unsigned char *p = ob_room(x->out, 6);
+    size_t k = 0;
+    p[k++] = TRACE_PACKET << 3 | 2;
+    uint32_t v = len;
+    for (; v >= 0x80; v >>= 7)
+        p[k++] = (unsigned char)(v | 0x80);
+    p[k++] = (unsigned char)v;
     x->out->n += k;
     ob_put(x->out, x->pk.p, x->pk.n);
     x->pk.n = 0;
@@ -276,7 +307,15 @@ static void json_head(exporter *x, const char *ph, uint64_t tid, uint64_t ts)
 
 /* ---- Arguments: the linked detail event ------------------------------ */
 
-static const char *const reg_names[] = { "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "lr", "fp", "sp" };
+/* Argument names: [0] of a call's detail, [1] of a return's ("ret_"). */
+static const char *const reg_names[2][11] = {
+    { "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "lr", "fp", "sp" },
+    { "ret_x0", "ret_x1", "ret_x2", "ret_x3", "ret_x4", "ret_x5", "ret_x6", "ret_x7", "ret_lr", "ret_fp", "ret_sp" },
+};
+static const char *const stack_size_name[2] = { "stack_size", "ret_stack_size" };
+static const char *const type_name[2] = { "detail_type", "ret_detail_type" };
+static const char *const length_name[2] = { "detail_length", "ret_detail_length" };
+static const char *const bytes_name[2] = { "detail_first_bytes", "ret_detail_first_bytes" };
 
 /* The detail event linked from ev, decoded; 0 when none. */
 static int linked_detail(const tool_thread *t, const atf_index_event *ev, atf_detail_event *d,
@@ -295,15 +334,18 @@ static int linked_detail(const tool_thread *t, const atf_index_event *ev, atf_de
 
 static void pb_annot_uint(pb *b, const char *name, uint64_t v, int pointer)
 {
-    size_t at = pb_open(b, TE_DEBUG);
-    pb_bytes(b, DA_NAME, name, strlen(name));
+    /* Names are short: the message length is one byte, known in advance. */
+    size_t n = strlen(name);
+    b->p[b->n++] = TE_DEBUG << 3 | 2;
+    size_t at = b->n++;
+    pb_bytes(b, DA_NAME, name, n);
     pb_uint(b, pointer ? DA_POINTER : DA_UINT, v);
-    pb_close(b, at);
+    b->p[at] = (uint8_t)(b->n - at - 1);
 }
 
-/* Perfetto: the detail as debug annotations (prefix "" for a call, "ret_"
- * for a return, so that both stay visible on one slice). */
-static void pb_detail(exporter *x, const atf_index_event *ev, const char *prefix)
+/* Perfetto: the detail as debug annotations (ret = 1: of a return, named
+ * "ret_...", so that the call's and the return's stay apart on one slice). */
+static void pb_detail(exporter *x, const atf_index_event *ev, int ret)
 {
     atf_detail_event d;
     atf_arm64_payload a;
@@ -312,29 +354,21 @@ static void pb_detail(exporter *x, const atf_index_event *ev, const char *prefix
         return;
     x->stats->details++;
     pb *b = &x->pk;
-    char name[32];
     if (arm) {
         uint64_t regs[11] = { a.x[0], a.x[1], a.x[2], a.x[3], a.x[4], a.x[5], a.x[6], a.x[7], a.lr, a.fp, a.sp };
-        for (int i = 0; i < 11; i++) {
-            snprintf(name, sizeof name, "%s%s", prefix, reg_names[i]);
-            pb_annot_uint(b, name, regs[i], 1);
-        }
-        snprintf(name, sizeof name, "%sstack_size", prefix);
-        pb_annot_uint(b, name, a.stack_size, 0);
+        for (int i = 0; i < 11; i++)
+            pb_annot_uint(b, reg_names[ret][i], regs[i], 1);
+        pb_annot_uint(b, stack_size_name[ret], a.stack_size, 0);
         return;
     }
-    snprintf(name, sizeof name, "%sdetail_type", prefix);
-    pb_annot_uint(b, name, d.event_type, 0);
-    snprintf(name, sizeof name, "%sdetail_length", prefix);
-    pb_annot_uint(b, name, d.payload_size, 0);
-    char hex[2 * PREVIEW_BYTES + 1];
+    pb_annot_uint(b, type_name[ret], d.event_type, 0);
+    pb_annot_uint(b, length_name[ret], d.payload_size, 0);
+    unsigned char hex[2 * PREVIEW_BYTES];
     size_t k = d.payload_size < PREVIEW_BYTES ? d.payload_size : PREVIEW_BYTES;
     for (size_t i = 0; i < k; i++)
-        snprintf(hex + 2 * i, 3, "%02x", d.payload[i]);
-    hex[2 * k] = '\0';
+        memcpy(hex + 2 * i, ob_hex_pairs + 2 * d.payload[i], 2);
     size_t at = pb_open(b, TE_DEBUG);
-    snprintf(name, sizeof name, "%sdetail_first_bytes", prefix);
-    pb_bytes(b, DA_NAME, name, strlen(name));
+    pb_bytes(b, DA_NAME, bytes_name[ret], strlen(bytes_name[ret]));
     pb_bytes(b, DA_STRING, hex, 2 * k);
     pb_close(b, at);
 }
@@ -350,7 +384,7 @@ static void args_key(obuf *o, int *first)
 }
 
 /* Chrome JSON: the same as "args" members; *first: "args" is not open yet. */
-static void json_detail(exporter *x, const atf_index_event *ev, const char *prefix, int *first)
+static void json_detail(exporter *x, const atf_index_event *ev, int ret, int *first)
 {
     atf_detail_event d;
     atf_arm64_payload a;
@@ -363,29 +397,28 @@ static void json_detail(exporter *x, const atf_index_event *ev, const char *pref
         uint64_t regs[11] = { a.x[0], a.x[1], a.x[2], a.x[3], a.x[4], a.x[5], a.x[6], a.x[7], a.lr, a.fp, a.sp };
         for (int i = 0; i < 11; i++) {
             args_key(o, first);
-            ob_put(o, prefix, strlen(prefix));
-            ob_put(o, reg_names[i], strlen(reg_names[i]));
+            ob_put(o, reg_names[ret][i], strlen(reg_names[ret][i]));
             ob_lit(o, "\":\"");
             ob_hex64(o, regs[i]);
             ob_char(o, '"');
         }
         ob_lit(o, ",\"");
-        ob_put(o, prefix, strlen(prefix));
-        ob_lit(o, "stack_size\":");
+        ob_put(o, stack_size_name[ret], strlen(stack_size_name[ret]));
+        ob_lit(o, "\":");
         ob_u64(o, a.stack_size);
         return;
     }
     args_key(o, first);
-    ob_put(o, prefix, strlen(prefix));
-    ob_lit(o, "detail_type\":");
+    ob_put(o, type_name[ret], strlen(type_name[ret]));
+    ob_lit(o, "\":");
     ob_u64(o, d.event_type);
     ob_lit(o, ",\"");
-    ob_put(o, prefix, strlen(prefix));
-    ob_lit(o, "detail_length\":");
+    ob_put(o, length_name[ret], strlen(length_name[ret]));
+    ob_lit(o, "\":");
     ob_u64(o, d.payload_size);
     ob_lit(o, ",\"");
-    ob_put(o, prefix, strlen(prefix));
-    ob_lit(o, "detail_first_bytes\":\"");
+    ob_put(o, bytes_name[ret], strlen(bytes_name[ret]));
+    ob_lit(o, "\":\"");
     ob_hex(o, d.payload, d.payload_size < PREVIEW_BYTES ? d.payload_size : PREVIEW_BYTES);
     ob_char(o, '"');
 }
@@ -402,7 +435,7 @@ static int perfetto_slice(exporter *x, const atf_slice *s)
             return -1;
     }
     size_t name_len = ne ? ne->len : s->kind != ATF_SLICE_END ? tmp.len : 0;
-    if (pb_reserve(&x->pk, 2048 + 2 * name_len) != 0)
+    if (packet_begin(x, 2048 + 2 * name_len) != 0)
         return -1;
     pb *b = &x->pk;
     pb_uint(b, PKT_TIMESTAMP, s->timestamp_ns);
@@ -434,9 +467,9 @@ static int perfetto_slice(exporter *x, const atf_slice *s)
         pb_annot_uint(b, "clipped", 1, 0);
     if (s->flags & ATF_SLICE_EXCEPTION)
         pb_annot_uint(b, "exception", 1, 0);
-    pb_detail(x, s->event, s->kind == ATF_SLICE_END ? "ret_" : "");
+    pb_detail(x, s->event, s->kind == ATF_SLICE_END);
     pb_close(b, te);
-    put_packet(x);
+    packet_end(x);
     return 0;
 }
 
@@ -464,7 +497,7 @@ static int chrome_slice(exporter *x, const atf_slice *s)
     if (s->kind == ATF_SLICE_INSTANT) {
         ob_lit(o, ",\"cat\":\"exception\",\"s\":\"t\",\"args\":{\"exception\":true");
         int open = 0;
-        json_detail(x, s->event, "", &open);
+        json_detail(x, s->event, 0, &open);
         ob_lit(o, "}}");
         return 0;
     }
@@ -484,8 +517,8 @@ static int chrome_slice(exporter *x, const atf_slice *s)
         json_flag(o, "exception", &first);
     atf_index_event call;
     if (s->begin_seq != ATF_SLICE_NO_SEQ && atf_index_reader_get(x->thread->index, s->begin_seq, &call) == ATF_OK)
-        json_detail(x, &call, "", &first);
-    json_detail(x, s->event, "ret_", &first);
+        json_detail(x, &call, 0, &first);
+    json_detail(x, s->event, 1, &first);
     if (first)
         ob_char(o, '}');
     else
@@ -536,7 +569,7 @@ static uint64_t pid_of(const char *dir, int parent)
 static int perfetto_descriptor(exporter *x, uint64_t uuid, uint64_t parent, const char *name, int is_process,
                                uint64_t tid)
 {
-    if (pb_reserve(&x->pk, 256 + 2 * strlen(name)) != 0)
+    if (packet_begin(x, 256 + 2 * strlen(name)) != 0)
         return -1;
     pb *b = &x->pk;
     pb_uint(b, PKT_SEQ_ID, DESCRIPTOR_SEQ);
@@ -559,7 +592,7 @@ static int perfetto_descriptor(exporter *x, uint64_t uuid, uint64_t parent, cons
         pb_bytes(b, TD_NAME, name, strlen(name));
     }
     pb_close(b, td);
-    put_packet(x);
+    packet_end(x);
     return 0;
 }
 
@@ -610,7 +643,7 @@ static int put_anchors(exporter *x, const atf_tool_options *o)
             ob_lit(x->out, "}}");
             continue;
         }
-        if (pb_reserve(&x->pk, 512) != 0)
+        if (packet_begin(x, 512) != 0)
             return -1;
         pb *b = &x->pk;
         pb_uint(b, PKT_TIMESTAMP, a->host_time_ns);
@@ -622,7 +655,7 @@ static int put_anchors(exporter *x, const atf_tool_options *o)
         pb_annot_uint(b, "media_time_value", (uint64_t)a->media_time_value, 0);
         pb_annot_uint(b, "media_time_scale", (uint64_t)(int64_t)a->media_time_scale, 0);
         pb_close(b, te);
-        put_packet(x);
+        packet_end(x);
     }
     return 0;
 }
