@@ -37,7 +37,7 @@ static const char usage_text[] =
     "                                   the session as a timeline (one track per thread,\n"
     "                                   calls as nested slices) for ui.perfetto.dev,\n"
     "                                   chrome://tracing or speedscope; counts on stderr\n"
-    "  validate [--strict] [--format text|json|junit] [--no-verify] PATH\n"
+    "  validate [--strict] [--format text|json|junit] [--no-verify] [--progress|--quiet] PATH\n"
     "                                   check every clause of conformance/SPEC.md;\n"
     "                                   exit 0 conformant (warnings allowed), 1 not\n"
     "                                   (--strict: warnings fail too), 2 cannot check;\n"
@@ -101,57 +101,6 @@ static int parse_u64(const char *s, uint64_t *out)
         return 0;
     *out = v;
     return 1;
-}
-
-/* `atf validate`: clause-by-clause validation (atf/validator.h). */
-static int cmd_validate(int argc, char **argv)
-{
-    atf_validate_options o = ATF_VALIDATE_OPTIONS_INIT;
-    const char *path = NULL, *format = "text";
-    if (argc == 1 && !strcmp(argv[0], "--list-clauses"))
-        return atf_clause_table_write(stdout) == ATF_OK && fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--strict"))
-            o.strict = 1;
-        else if (!strcmp(argv[i], "--no-verify"))
-            o.no_verify = 1;
-        else if (!strcmp(argv[i], "--format") && i + 1 < argc)
-            format = argv[++i];
-        else if (!strncmp(argv[i], "--format=", 9))
-            format = argv[i] + 9;
-        else if (argv[i][0] == '-' && argv[i][1])
-            return usage("validate: unknown option or missing value");
-        else if (path)
-            return usage("validate: one PATH only");
-        else
-            path = argv[i];
-    }
-    if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "junit"))
-        return usage("validate: --format must be text, json or junit");
-    if (!path)
-        return usage("validate: PATH is missing");
-    atf_validation *v;
-    atf_error err;
-    atf_status st = atf_validate_path(&v, path, &o, &err);
-    if (st) {
-        char line[1024];
-        atf_error_format(line, sizeof line, &err);
-        fprintf(stderr, "atf: error: %s\n", line[0] ? line : atf_strerror(st));
-        return EXIT_USAGE; /* the checks could not run */
-    }
-    if (!strcmp(format, "json"))
-        st = atf_validation_write_json(stdout, v);
-    else if (!strcmp(format, "junit"))
-        st = atf_validation_write_junit(stdout, v);
-    else
-        st = atf_validation_write_text(stdout, v);
-    int ok = atf_validation_conformant(v);
-    atf_validation_free(v);
-    if (st || fflush(stdout) != 0) {
-        fprintf(stderr, "atf: error: cannot write the report\n");
-        return EXIT_USAGE;
-    }
-    return ok ? EXIT_OK : EXIT_INVALID;
 }
 
 /* A time: integer nanoseconds, or a decimal with a unit (ns, us, ms, s). */
@@ -252,6 +201,7 @@ static int common_option(common_args *c, int argc, char **argv, int *i)
 /* Progress on stderr: one line rewritten in place. */
 typedef struct progress_line {
     const char *name;
+    int threads;   /* the units are threads (validate), else index events */
     int shown;
 } progress_line;
 
@@ -259,8 +209,11 @@ static void show_progress(void *user, uint64_t done, uint64_t total)
 {
     progress_line *p = user;
     double pct = total ? 100.0 * (double)done / (double)total : 100.0;
-    fprintf(stderr, "\ratf: %s: %5.1f%% (%.1f M of %.1f M events)", p->name, pct, (double)done / 1e6,
-            (double)total / 1e6);
+    if (p->threads)
+        fprintf(stderr, "\ratf: %s: %5.1f%% (%" PRIu64 " of %" PRIu64 " threads)", p->name, pct, done, total);
+    else
+        fprintf(stderr, "\ratf: %s: %5.1f%% (%.1f M of %.1f M events)", p->name, pct, (double)done / 1e6,
+                (double)total / 1e6);
     p->shown = 1;
     fflush(stderr);
 }
@@ -278,6 +231,7 @@ static void common_init(common_args *c, const char *name, progress_line *pl)
     c->o = init;
     c->name = name;
     pl->name = name;
+    pl->threads = 0;
     pl->shown = 0;
 }
 
@@ -287,6 +241,68 @@ static void common_arm(common_args *c, progress_line *pl)
         c->o.progress = show_progress;
         c->o.progress_user = pl;
     }
+}
+
+/* `atf validate`: clause-by-clause validation (atf/validator.h). */
+static int cmd_validate(int argc, char **argv)
+{
+    atf_validate_options o = ATF_VALIDATE_OPTIONS_INIT;
+    const char *path = NULL, *format = "text";
+    int progress = 0;
+    progress_line pl = { "validate", 1, 0 };
+    if (argc == 1 && !strcmp(argv[0], "--list-clauses"))
+        return atf_clause_table_write(stdout) == ATF_OK && fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--progress"))
+            progress = 1;
+        else if (!strcmp(argv[i], "--quiet"))
+            progress = -1;
+        else if (!strcmp(argv[i], "--strict"))
+            o.strict = 1;
+        else if (!strcmp(argv[i], "--no-verify"))
+            o.no_verify = 1;
+        else if (!strcmp(argv[i], "--format") && i + 1 < argc)
+            format = argv[++i];
+        else if (!strncmp(argv[i], "--format=", 9))
+            format = argv[i] + 9;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return usage("validate: unknown option or missing value");
+        else if (path)
+            return usage("validate: one PATH only");
+        else
+            path = argv[i];
+    }
+    if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "junit"))
+        return usage("validate: --format must be text, json or junit");
+    if (!path)
+        return usage("validate: PATH is missing");
+    if (progress > 0 || (progress == 0 && isatty(2))) {
+        o.progress = show_progress;
+        o.progress_user = &pl;
+    }
+    atf_validation *v;
+    atf_error err;
+    atf_status st = atf_validate_path(&v, path, &o, &err);
+    common_finish(&pl);
+    if (st) {
+        char line[1024];
+        atf_error_format(line, sizeof line, &err);
+        fprintf(stderr, "atf: error: %s\n", line[0] ? line : atf_strerror(st));
+        return EXIT_USAGE; /* the checks could not run */
+    }
+    if (!strcmp(format, "json"))
+        st = atf_validation_write_json(stdout, v);
+    else if (!strcmp(format, "junit"))
+        st = atf_validation_write_junit(stdout, v);
+    else
+        st = atf_validation_write_text(stdout, v);
+    int ok = atf_validation_conformant(v);
+    atf_validation_free(v);
+    if (st || fflush(stdout) != 0) {
+        fprintf(stderr, "atf: error: cannot write the report\n");
+        return EXIT_USAGE;
+    }
+    return ok ? EXIT_OK : EXIT_INVALID;
 }
 
 typedef atf_status (*tool_fn)(FILE *, const char *, const atf_tool_options *, atf_error *);

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """`--from/--to`, `--thread`, `--progress` and `--quiet` on dump, merge and
-export, and export's errors, through the `atf` command:
+export (and progress on validate), and export's errors, through the `atf`
+command:
 
   - dump and merge with a window or a thread list print exactly the lines of
     the unfiltered output that match (window inclusive at both ends);
@@ -70,6 +71,11 @@ def main():
         check(plain.stderr == "" and quiet.stderr == "", "%s: no progress unless asked: %r" % (cmd, plain.stderr))
         check("100.0%" in forced.stderr and "events" in forced.stderr, "%s --progress: %r" % (cmd, forced.stderr))
         check(plain.stdout == forced.stdout == quiet.stdout, "%s: progress never changes stdout" % cmd)
+    # validate: progress per thread, only when asked.
+    plain, forced = run([atf, "validate", s]), run([atf, "validate", "--progress", s])
+    check(plain.returncode == 0 and plain.stderr == "", "validate: no progress unless asked: %r" % plain.stderr)
+    check(forced.returncode == 0 and "(4 of 4 threads)" in forced.stderr and plain.stdout == forced.stdout,
+          "validate --progress: %r" % forced.stderr)
     # Export errors and progress.
     out = os.path.join(work, "t.json")
     for args, what in ((["--format", "bogus", s, "-o", out], "unknown format"),
