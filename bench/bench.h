@@ -5,6 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Shared by the subcommands (atf_bench.c): CLOCK_MONOTONIC seconds, the
+ * 1-minute load average (-1 if unknown), a qsort comparator of doubles. */
+double bench_now(void);
+double bench_load_average(void);
+int bench_cmp_double(const void *a, const void *b);
+
 /* atf-bench recorder ...: argv holds the arguments after "recorder". */
 int bench_recorder(int argc, char **argv);
 

@@ -38,13 +38,6 @@
 #include "bench.h"
 #include "internal.h"   /* the codec's: atf_make_dirs */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static double cpu_s(void)
 {
     struct rusage ru;
@@ -53,30 +46,12 @@ static double cpu_s(void)
            (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
-static double load_average(void)
-{
-    double load = -1;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &load) != 1)
-            load = -1;
-        fclose(f);
-    }
-    return load;
-}
-
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st;
     (void)flag;
     (void)ftw;
     return remove(path);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 static uint64_t free_bytes(const char *dir)
@@ -94,7 +69,7 @@ static uint64_t pass(const char *what, const char *session, uint64_t *checksum, 
     if (!strcmp(what, "merge")) {
         atf_session *s;
         atf_read_options ro = ATF_READ_OPTIONS_INIT;
-        double t0 = now_s();
+        double t0 = bench_now();
         if (atf_session_open(&s, session, &ro, &err) != ATF_OK) {
             fprintf(stderr, "atf-bench: %s: %s\n", session, err.message);
             return UINT64_MAX;
@@ -107,14 +82,14 @@ static uint64_t pass(const char *what, const char *session, uint64_t *checksum, 
         atf_merged_event me;
         uint64_t n = 0, sum = 0, last = 0;
         int ordered = 1;
-        double t1 = now_s();
+        double t1 = bench_now();
         while (atf_merge_next(m, &me)) {
             ordered &= me.event.timestamp_ns >= last;
             last = me.event.timestamp_ns;
             sum += me.event.function_id ^ me.seq;
             n++;
         }
-        *stream_s = now_s() - t1;
+        *stream_s = bench_now() - t1;
         *open_s = t1 - t0;
         atf_merge_destroy(m);
         atf_session_close(s);
@@ -243,21 +218,21 @@ int bench_read_side(const char *what, int argc, char **argv)
         return 2;
     double wall[50], cpu[50];
     for (int i = 0; i < repeat; i++) {
-        double t0 = now_s(), c0 = cpu_s();
+        double t0 = bench_now(), c0 = cpu_s();
         if (pass(what, session, &sum, &open_t[i], &stream_t[i]) != n)
             return 2;
-        wall[i] = now_s() - t0;
+        wall[i] = bench_now() - t0;
         cpu[i] = cpu_s() - c0;
     }
-    double load = load_average();
+    double load = bench_load_average();
     /* The write side, same machine, same run. */
     double rec_eps = 0;
     if (bench_recorder_rate(recdir, 1, rec_events, &rec_eps, rec_session, sizeof rec_session) != 0)
         return 2;
-    qsort(wall, (size_t)repeat, sizeof(double), cmp_double);
-    qsort(cpu, (size_t)repeat, sizeof(double), cmp_double);
-    qsort(open_t, (size_t)repeat, sizeof(double), cmp_double);
-    qsort(stream_t, (size_t)repeat, sizeof(double), cmp_double);
+    qsort(wall, (size_t)repeat, sizeof(double), bench_cmp_double);
+    qsort(cpu, (size_t)repeat, sizeof(double), bench_cmp_double);
+    qsort(open_t, (size_t)repeat, sizeof(double), bench_cmp_double);
+    qsort(stream_t, (size_t)repeat, sizeof(double), bench_cmp_double);
     int is_merge = !strcmp(what, "merge");
     double t = wall[repeat / 2], c = cpu[repeat / 2];
     /* merge: the target is the streaming merge; open + merge is printed too. */

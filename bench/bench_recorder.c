@@ -567,13 +567,7 @@ int bench_recorder(int argc, char **argv)
     memset(&f, 0, sizeof f);
     int valid = validate ? validate_session(session, &f) : -1;
     uint64_t dirty = dirty_limit_bytes();
-    double load = -1;
-    FILE *lf = fopen("/proc/loadavg", "r");
-    if (lf) {
-        if (fscanf(lf, "%lf", &load) != 1)
-            load = -1;
-        fclose(lf);
-    }
+    double load = bench_load_average();
 
     if (json) {
         /* One object; one field per line of the text report and more. */

@@ -317,16 +317,35 @@ static const char *const type_name[2] = { "detail_type", "ret_detail_type" };
 static const char *const length_name[2] = { "detail_length", "ret_detail_length" };
 static const char *const bytes_name[2] = { "detail_first_bytes", "ret_detail_first_bytes" };
 
-/* The detail event linked from ev, decoded; 0 when none. */
-static int linked_detail(const tool_thread *t, const atf_index_event *ev, atf_detail_event *d,
-                         atf_arm64_payload *a, int *is_arm64)
+/* The detail event linked from ev, decoded: the ARM64 registers (x0..x7,
+ * lr, fp, sp) when it is an ARM64 function payload. */
+typedef struct detail_args {
+    atf_detail_event d;
+    int arm;
+    uint64_t regs[11];
+    uint16_t stack_size;
+} detail_args;
+
+/* @return 1 and fills da when ev links to a detail event (counted), else 0. */
+static int load_detail(exporter *x, const atf_index_event *ev, detail_args *da)
 {
+    const tool_thread *t = x->thread;
     if (!ev || ev->detail_seq == ATF_NO_DETAIL || !t->detail ||
-        atf_detail_reader_follow(t->detail, ev, d) != ATF_OK)
+        atf_detail_reader_follow(t->detail, ev, &da->d) != ATF_OK)
         return 0;
-    *is_arm64 = atf_detail_reader_header(t->detail)->arch == ATF_ARCH_ARM64 &&
-                (d->event_type == ATF_DETAIL_FUNCTION_CALL || d->event_type == ATF_DETAIL_FUNCTION_RETURN) &&
-                atf_arm64_payload_decode(a, d->payload, d->payload_size, NULL) == ATF_OK;
+    atf_arm64_payload a;
+    da->arm = atf_detail_reader_header(t->detail)->arch == ATF_ARCH_ARM64 &&
+              (da->d.event_type == ATF_DETAIL_FUNCTION_CALL || da->d.event_type == ATF_DETAIL_FUNCTION_RETURN) &&
+              atf_arm64_payload_decode(&a, da->d.payload, da->d.payload_size, NULL) == ATF_OK;
+    if (da->arm) {
+        for (int i = 0; i < 8; i++)
+            da->regs[i] = a.x[i];
+        da->regs[8] = a.lr;
+        da->regs[9] = a.fp;
+        da->regs[10] = a.sp;
+        da->stack_size = a.stack_size;
+    }
+    x->stats->details++;
     return 1;
 }
 
@@ -347,26 +366,22 @@ static void pb_annot_uint(pb *b, const char *name, uint64_t v, int pointer)
  * "ret_...", so that the call's and the return's stay apart on one slice). */
 static void pb_detail(exporter *x, const atf_index_event *ev, int ret)
 {
-    atf_detail_event d;
-    atf_arm64_payload a;
-    int arm = 0;
-    if (!linked_detail(x->thread, ev, &d, &a, &arm))
+    detail_args da;
+    if (!load_detail(x, ev, &da))
         return;
-    x->stats->details++;
     pb *b = &x->pk;
-    if (arm) {
-        uint64_t regs[11] = { a.x[0], a.x[1], a.x[2], a.x[3], a.x[4], a.x[5], a.x[6], a.x[7], a.lr, a.fp, a.sp };
+    if (da.arm) {
         for (int i = 0; i < 11; i++)
-            pb_annot_uint(b, reg_names[ret][i], regs[i], 1);
-        pb_annot_uint(b, stack_size_name[ret], a.stack_size, 0);
+            pb_annot_uint(b, reg_names[ret][i], da.regs[i], 1);
+        pb_annot_uint(b, stack_size_name[ret], da.stack_size, 0);
         return;
     }
-    pb_annot_uint(b, type_name[ret], d.event_type, 0);
-    pb_annot_uint(b, length_name[ret], d.payload_size, 0);
+    pb_annot_uint(b, type_name[ret], da.d.event_type, 0);
+    pb_annot_uint(b, length_name[ret], da.d.payload_size, 0);
     unsigned char hex[2 * PREVIEW_BYTES];
-    size_t k = d.payload_size < PREVIEW_BYTES ? d.payload_size : PREVIEW_BYTES;
+    size_t k = da.d.payload_size < PREVIEW_BYTES ? da.d.payload_size : PREVIEW_BYTES;
     for (size_t i = 0; i < k; i++)
-        memcpy(hex + 2 * i, ob_hex_pairs + 2 * d.payload[i], 2);
+        memcpy(hex + 2 * i, ob_hex_pairs + 2 * da.d.payload[i], 2);
     size_t at = pb_open(b, TE_DEBUG);
     pb_bytes(b, DA_NAME, bytes_name[ret], strlen(bytes_name[ret]));
     pb_bytes(b, DA_STRING, hex, 2 * k);
@@ -386,40 +401,36 @@ static void args_key(obuf *o, int *first)
 /* Chrome JSON: the same as "args" members; *first: "args" is not open yet. */
 static void json_detail(exporter *x, const atf_index_event *ev, int ret, int *first)
 {
-    atf_detail_event d;
-    atf_arm64_payload a;
-    int arm = 0;
-    if (!linked_detail(x->thread, ev, &d, &a, &arm))
+    detail_args da;
+    if (!load_detail(x, ev, &da))
         return;
-    x->stats->details++;
     obuf *o = x->out;
-    if (arm) {
-        uint64_t regs[11] = { a.x[0], a.x[1], a.x[2], a.x[3], a.x[4], a.x[5], a.x[6], a.x[7], a.lr, a.fp, a.sp };
+    if (da.arm) {
         for (int i = 0; i < 11; i++) {
             args_key(o, first);
             ob_put(o, reg_names[ret][i], strlen(reg_names[ret][i]));
             ob_lit(o, "\":\"");
-            ob_hex64(o, regs[i]);
+            ob_hex64(o, da.regs[i]);
             ob_char(o, '"');
         }
         ob_lit(o, ",\"");
         ob_put(o, stack_size_name[ret], strlen(stack_size_name[ret]));
         ob_lit(o, "\":");
-        ob_u64(o, a.stack_size);
+        ob_u64(o, da.stack_size);
         return;
     }
     args_key(o, first);
     ob_put(o, type_name[ret], strlen(type_name[ret]));
     ob_lit(o, "\":");
-    ob_u64(o, d.event_type);
+    ob_u64(o, da.d.event_type);
     ob_lit(o, ",\"");
     ob_put(o, length_name[ret], strlen(length_name[ret]));
     ob_lit(o, "\":");
-    ob_u64(o, d.payload_size);
+    ob_u64(o, da.d.payload_size);
     ob_lit(o, ",\"");
     ob_put(o, bytes_name[ret], strlen(bytes_name[ret]));
     ob_lit(o, "\":\"");
-    ob_hex(o, d.payload, d.payload_size < PREVIEW_BYTES ? d.payload_size : PREVIEW_BYTES);
+    ob_hex(o, da.d.payload, da.d.payload_size < PREVIEW_BYTES ? da.d.payload_size : PREVIEW_BYTES);
     ob_char(o, '"');
 }
 

@@ -15,21 +15,9 @@ Usage: check_filters.py ATF WORKDIR
 import json
 import os
 import shutil
-import subprocess
 import sys
 
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-
-
-def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True, check=False)
-
+from checks import check, finish, run
 
 def lines(r):
     return [json.loads(x) for x in r.stdout.splitlines()]
@@ -95,11 +83,7 @@ def main():
     tids = {e["tid"] for e in evs if e["ph"] in "BEi" and e.get("cat") != "anchor"}
     inside = all(lo <= round(e["ts"] * 1000) <= hi for e in evs if e["ph"] in "BEi" and e.get("cat") != "anchor")
     check(r.returncode == 0 and tids == {2} and inside, "export --thread 2 --from/--to: tids %s, inside %s" % (tids, inside))
-    if FAILS:
-        print("%d check(s) failed" % len(FAILS))
-        return 1
-    print("filters, progress and export errors behave")
-    return 0
+    return finish("filters, progress and export errors behave")
 
 
 if __name__ == "__main__":

@@ -16,26 +16,12 @@ schema, and this script compares what it decoded with the session itself
 
 Usage: check_perfetto.py ATF WORKDIR   (exit 0 when every check passed)
 """
-import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-    return cond
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=kw.pop("text", True), check=False, **kw)
-
+from checks import check, dump_threads, finish, run
 
 # ---- protoc --decode_raw text to a tree ----------------------------------
 
@@ -139,17 +125,6 @@ def text_of(v):
 
 # ---- the session side ----------------------------------------------------
 
-def session_threads(atf, path, extra=()):
-    """thread id -> list of index events (dicts) from the canonical dump."""
-    r = run([atf, "dump", "--json", *extra, path])
-    check(r.returncode == 0, "atf dump --json %s: exit %d %s" % (path, r.returncode, r.stderr))
-    threads = {}
-    for line in r.stdout.splitlines():
-        e = json.loads(line)
-        threads.setdefault(e["thread"], []).append(e)
-    return threads
-
-
 def name_of(e):
     return e.get("symbol") or "0x%016x" % e["function_id"]
 
@@ -219,7 +194,7 @@ def check_export(atf, session, out, label, pid, extra=(), expect_unclosed=None):
             annots[an] = get(a, 7, get(a, 3, get(a, 2, get(a, 6))))
         per_track.setdefault(uuid, []).append((get(te, 9), get(p, 8), name, annots))
 
-    expected = session_threads(atf, session, [a for a in extra if a != "--no-verify"][:0])
+    expected = dump_threads(atf, session)
     wanted = expected
     if "--thread" in extra:
         keep = {int(x) for x in extra[extra.index("--thread") + 1].split(",")}
@@ -301,7 +276,7 @@ def main():
         check(r.returncode == 0, "demo: %s" % r.stderr)
         out = os.path.join(work, "l%d.pftrace" % layout)
         check_export(atf, s, out, "layout %d" % layout, 4242)
-        events = session_threads(atf, s)
+        events = dump_threads(atf, s)
         t0 = events[0]
         lo, hi = t0[len(t0) // 3]["timestamp_ns"], t0[2 * len(t0) // 3]["timestamp_ns"]
         check_export(atf, s, out, "layout %d window" % layout, 4242, ["--from", str(lo), "--to", str(hi)])
@@ -317,11 +292,7 @@ def main():
     truncate_thread(os.path.join(c, "thread_2"), 0.3)
     check_export(atf, c, os.path.join(work, "crash.pftrace"), "crash-truncated", 77,
                  expect_unclosed=lambda n: n > 0)
-    if FAILS:
-        print("%d check(s) failed" % len(FAILS))
-        return 1
-    print("all Perfetto exports decoded by protoc and matched the sessions")
-    return 0
+    return finish("all Perfetto exports decoded by protoc and matched the sessions")
 
 
 if __name__ == "__main__":

@@ -19,32 +19,11 @@ Usage: check_speedscope.py ATF NPM_DIR WORKDIR
 import json
 import os
 import shutil
-import subprocess
 import sys
 
+from checks import FAILS, check, dump_threads, finish, run
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-FAILS = []
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what)
-    return cond
-
-
-def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True, check=False)
-
-
-def dump(atf, path):
-    r = run([atf, "dump", "--json", path])
-    check(r.returncode == 0, "atf dump: %s" % r.stderr)
-    threads = {}
-    for line in r.stdout.splitlines():
-        e = json.loads(line)
-        threads.setdefault(e["thread"], []).append(e)
-    return threads
 
 
 def check_session(atf, npm, session, pid, work, label):
@@ -55,7 +34,7 @@ def check_session(atf, npm, session, pid, work, label):
     with open(out) as f:
         trace = json.load(f)
     events = trace["traceEvents"]
-    threads = dump(atf, session)
+    threads = dump_threads(atf, session)
     # B/E balance per thread, ts in microseconds that keep the nanoseconds.
     for tid, evs in threads.items():
         depth, ok = 0, True
@@ -111,11 +90,7 @@ def main():
         with open(p, "r+b") as f:
             f.truncate(os.path.getsize(p) // 2 + 5)
     check_session(atf, npm, c, 99, work, "crash")
-    if FAILS:
-        print("%d check(s) failed" % len(FAILS))
-        return 1
-    print("speedscope loaded every export with the sessions' function names as frames")
-    return 0
+    return finish("speedscope loaded every export with the sessions' function names as frames")
 
 
 if __name__ == "__main__":
