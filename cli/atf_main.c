@@ -396,6 +396,10 @@ static int cmd_export(int argc, char **argv)
     if (st)
         return fail(st, &err);
     const atf_slice_counts *k = &s.slices;
+    if (s.recovered_files || s.trailing_bytes)
+        fprintf(stderr, "atf: export: %" PRIu64 " file(s) without a footer (crash-truncated): their complete events "
+                        "were read; %" PRIu64 " trailing byte(s) that are no complete event were skipped\n",
+                s.recovered_files, s.trailing_bytes);
     fprintf(stderr,
             "atf: export: %" PRIu64 " thread(s), %" PRIu64 " events read, %" PRIu64 " slices, %" PRIu64
             " exception instants, %" PRIu64 " detail events as arguments, %" PRIu64 " anchors; %" PRIu64

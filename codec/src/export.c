@@ -710,6 +710,14 @@ static atf_status export_threads(exporter *x, tool_source *src, const atf_tool_o
         x->seq_id = THREAD_SEQ0 + i;
         x->seq_started = 0;
         x->stats->threads++;
+        const atf_index_info *ii = atf_index_reader_info(t->index);
+        x->stats->recovered_files += ii->recovered != 0;
+        x->stats->trailing_bytes += ii->trailing_bytes;
+        if (t->detail) {
+            const atf_detail_info *di = atf_detail_reader_info(t->detail);
+            x->stats->recovered_files += di->recovered != 0;
+            x->stats->trailing_bytes += di->trailing_bytes;
+        }
         char name[96];
         snprintf(name, sizeof name, "thread_%llu (os tid %lu)", (unsigned long long)t->id,
                  (unsigned long)atf_index_reader_header(t->index)->thread_id);

@@ -124,6 +124,8 @@ typedef struct atf_export_stats {
     uint64_t details;          /**< detail events put into arguments */
     uint64_t anchors;          /**< timing anchors written as markers */
     uint64_t bytes;            /**< bytes written */
+    uint64_t recovered_files;  /**< index/detail files read without a footer (crash-truncated) */
+    uint64_t trailing_bytes;   /**< bytes of the exported threads' files that are no event (partial records) */
     atf_slice_counts slices;
 } atf_export_stats;
 

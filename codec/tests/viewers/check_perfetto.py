@@ -292,6 +292,9 @@ def main():
     truncate_thread(os.path.join(c, "thread_2"), 0.3)
     check_export(atf, c, os.path.join(work, "crash.pftrace"), "crash-truncated", 77,
                  expect_unclosed=lambda n: n > 0)
+    r = run([atf, "export", "--format", "perfetto", c, "-o", os.path.join(work, "crash.pftrace")])
+    check("4 file(s) without a footer (crash-truncated)" in r.stderr,
+          "crash-truncated: the recovery is reported: %r" % r.stderr)
     return finish("all Perfetto exports decoded by protoc and matched the sessions")
 
 
