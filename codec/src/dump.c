@@ -634,6 +634,10 @@ atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_options *op
     atf_status st = tool_source_open(&src, path, opts, err);
     if (st)
         return st;
+    if ((st = tool_check_threads(&src, opts, err)) != ATF_OK) {
+        tool_source_close(&src);
+        return st;
+    }
     dump_out *d = dump_out_create(out, &src, opts);
     if (!d) {
         tool_source_close(&src);
@@ -673,6 +677,10 @@ atf_status atf_tool_merge(FILE *out, const char *path, const atf_tool_options *o
         atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "merge needs a session directory");
         atf_error_set_file(err, path);
         return ATF_E_ARG;
+    }
+    if ((st = tool_check_threads(&src, opts, err)) != ATF_OK) {
+        tool_source_close(&src);
+        return st;
     }
     atf_merge *m = NULL;
     dump_out *d = dump_out_create(out, &src, opts);

@@ -681,6 +681,24 @@ int tool_thread_wanted(const atf_tool_options *o, uint64_t id)
     return 0;
 }
 
+atf_status tool_check_threads(const tool_source *src, const atf_tool_options *o, atf_error *err)
+{
+    if (!o || !o->threads)
+        return ATF_OK;
+    for (size_t k = 0; k < o->thread_count; k++) {
+        size_t i = 0;
+        while (i < src->thread_count && src->threads[i].id != o->threads[k])
+            i++;
+        if (i == src->thread_count) {
+            atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "no thread %llu here (--thread)",
+                     (unsigned long long)o->threads[k]);
+            atf_error_set_file(err, src->path);
+            return ATF_E_ARG;
+        }
+    }
+    return ATF_OK;
+}
+
 atf_export_format atf_export_format_parse(const char *name)
 {
     if (name && !strcmp(name, "perfetto"))
@@ -772,6 +790,10 @@ atf_status atf_export(FILE *out, atf_export_format format, const char *path, con
     atf_status st = tool_source_open(&src, path, &o, err);
     if (st)
         return st;
+    if ((st = tool_check_threads(&src, &o, err)) != ATF_OK) {
+        tool_source_close(&src);
+        return st;
+    }
     exporter *x = calloc(1, sizeof *x);
     obuf *ob = malloc(sizeof *ob);
     atf_slice_builder *sb = NULL;

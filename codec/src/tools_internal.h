@@ -30,5 +30,8 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
 void tool_source_close(tool_source *src);
 /* 1 if opts selects thread id (no --thread filter selects every thread). */
 int tool_thread_wanted(const atf_tool_options *opts, uint64_t id);
+/* ATF_E_ARG (naming it) when opts asks for a thread src does not hold:
+ * a mistyped --thread must not look like an empty session. */
+atf_status tool_check_threads(const tool_source *src, const atf_tool_options *opts, atf_error *err);
 
 #endif

@@ -50,6 +50,9 @@ def main():
         check(r.returncode == 0 and lines(r) == want, "%s --from 1.0000001s" % cmd)
         r = run([atf, cmd, "--from", "5", "--to", "4", s])
         check(r.returncode == 2, "%s --from after --to: exit %d" % (cmd, r.returncode))
+        r = run([atf, cmd, "--thread", "9", s])
+        check(r.returncode == 2 and "no thread 9" in r.stderr and r.stdout == "",
+              "%s --thread 9 (not in the session): exit %d %r" % (cmd, r.returncode, r.stderr))
         r = run([atf, cmd, "--thread", "x", s])
         check(r.returncode == 2, "%s --thread x: exit %d" % (cmd, r.returncode))
         # Progress: only when asked (stderr is a pipe here).
