@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define OBUF_SIZE (256u * 1024u)
-#define OBUF_SLACK 256u   /* every ob_* call below but ob_put writes at most this much */
+#define OBUF_SLACK 512u   /* room a cursor writer asks for: every fixed-size part of a line fits (at most ~330 bytes) */
 
 typedef struct obuf {
     FILE *f;
