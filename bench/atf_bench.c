@@ -8,6 +8,11 @@
  *   atf-bench recorder --threads N --events-per-thread M --out DIR [--detail] [--json] ...
  *       The recorder's throughput versus the raw write bandwidth of the same
  *       I/O method on the same disk (bench_recorder.c).
+ *
+ *   atf-bench merge|dump|export [--session DIR] [--repeat N] [--json] ...
+ *       The merge, the canonical dump and the Perfetto export of an 8-thread
+ *       session versus the recorder's sustained rate measured in the same run
+ *       (bench_read.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +32,7 @@
 
 #include "bench.h"
 
-static double now_s(void)
+double bench_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -99,7 +104,7 @@ static int write_index(const char *path, uint64_t events)
 /* Seconds taken by `cat path > /dev/null`. */
 static double time_cat(const char *path)
 {
-    double t0 = now_s();
+    double t0 = bench_now();
     pid_t pid = fork();
     if (pid == 0) {
         int fd = open("/dev/null", O_WRONLY);
@@ -111,13 +116,13 @@ static double time_cat(const char *path)
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return -1;
-    return now_s() - t0;
+    return bench_now() - t0;
 }
 
 /* Seconds to open with full validation, then decode every event. */
 static double time_read(const char *path, uint64_t *events_out, uint64_t *sum_out)
 {
-    double t0 = now_s();
+    double t0 = bench_now();
     atf_read_options ro = ATF_READ_OPTIONS_INIT;
     atf_index_reader *r;
     atf_error err;
@@ -134,10 +139,25 @@ static double time_read(const char *path, uint64_t *events_out, uint64_t *sum_ou
     *events_out = atf_index_reader_count(r);
     *sum_out = in->scan.last_ts;
     atf_index_reader_close(r);
-    return now_s() - t0;
+    return bench_now() - t0;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* Read and verify as fast as cat reads: the target of the read-side issue. */
+#define READ_TARGET 0.9
+
+double bench_load_average(void)
+{
+    double load = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &load) != 1)
+            load = -1;
+        fclose(f);
+    }
+    return load;
+}
+
+int bench_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -210,24 +230,26 @@ static int bench_read(int argc, char **argv)
         if (cat_t[i] < 0 || read_t[i] < 0)
             return 2;
     }
-    qsort(cat_t, (size_t)repeat, sizeof(double), cmp_double);
-    qsort(read_t, (size_t)repeat, sizeof(double), cmp_double);
+    qsort(cat_t, (size_t)repeat, sizeof(double), bench_cmp_double);
+    qsort(read_t, (size_t)repeat, sizeof(double), bench_cmp_double);
     double cat_med = cat_t[repeat / 2], read_med = read_t[repeat / 2];
     double bytes = (double)(128 + n * 32);
     double ratio = cat_med / read_med;
     if (json)
         printf("{\"benchmark\":\"read\",\"bytes\":%.0f,\"events\":%" PRIu64 ",\"crc32c\":\"%s\","
                "\"cat_seconds\":%.6f,\"read_seconds\":%.6f,\"cat_gb_per_s\":%.3f,\"read_gb_per_s\":%.3f,"
-               "\"ratio\":%.3f,\"target\":0.7,\"met\":%s}\n",
+               "\"ratio\":%.3f,\"target\":%.2f,\"met\":%s,\"load_average\":%.2f}\n",
                bytes, n, atf_crc32c_impl(), cat_med, read_med, bytes / cat_med / 1e9, bytes / read_med / 1e9,
-               ratio, ratio >= 0.7 ? "true" : "false");
+               ratio, READ_TARGET, ratio >= READ_TARGET ? "true" : "false", bench_load_average());
     else {
         printf("file:            %s (%.1f MiB, %" PRIu64 " events, page-cached)\n", file, bytes / 1048576.0, n);
         printf("crc32c:          %s\n", atf_crc32c_impl());
         printf("cat > /dev/null: %.3f s  (%.2f GB/s, median of %d)\n", cat_med, bytes / cat_med / 1e9, repeat);
         printf("atf read+verify: %.3f s  (%.2f GB/s, %.1f M events/s, median of %d)\n", read_med,
                bytes / read_med / 1e9, (double)n / read_med / 1e6, repeat);
-        printf("ratio (atf speed / cat speed): %.2f  (target >= 0.70: %s)\n", ratio, ratio >= 0.7 ? "met" : "NOT met");
+        printf("ratio (atf speed / cat speed): %.2f  (target >= %.2f: %s)\n", ratio, READ_TARGET,
+               ratio >= READ_TARGET ? "met" : "NOT met");
+        printf("load average:    %.2f on %ld CPUs\n", bench_load_average(), sysconf(_SC_NPROCESSORS_ONLN));
     }
     if (!keep && file == tmp)
         unlink(file);
@@ -240,7 +262,11 @@ int main(int argc, char **argv)
         return bench_read(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "recorder"))
         return bench_recorder(argc - 2, argv + 2);
+    if (argc >= 2 && (!strcmp(argv[1], "merge") || !strcmp(argv[1], "dump") || !strcmp(argv[1], "export")))
+        return bench_read_side(argv[1], argc - 2, argv + 2);
     fprintf(stderr, "usage: atf-bench read [options]       (index reading vs cat)\n"
-                    "       atf-bench recorder [options]   (recorder throughput vs raw writes)\n");
+                    "       atf-bench recorder [options]   (recorder throughput vs raw writes)\n"
+                    "       atf-bench merge|dump|export [options]\n"
+                    "                                      (the read side vs the recorder's rate, same run)\n");
     return 2;
 }

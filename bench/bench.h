@@ -2,7 +2,27 @@
 #ifndef ATF_BENCH_H
 #define ATF_BENCH_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+/* Shared by the subcommands (atf_bench.c): CLOCK_MONOTONIC seconds, the
+ * 1-minute load average (-1 if unknown), a qsort comparator of doubles. */
+double bench_now(void);
+double bench_load_average(void);
+int bench_cmp_double(const void *a, const void *b);
+
 /* atf-bench recorder ...: argv holds the arguments after "recorder". */
 int bench_recorder(int argc, char **argv);
+
+/* The recorder's sustained rate, end to end (recorded and on disk), on the
+ * workload of `atf-bench recorder --threads T --events-per-thread N --out OUT`
+ * (without detail): the baseline the read benchmarks compare against in the
+ * same run. session (NULL or session_cap bytes) receives the session written.
+ * @return 0, or 2 with the reason on stderr (lost events make it 2 too). */
+int bench_recorder_rate(const char *out, unsigned threads, uint64_t per_thread, double *events_per_sec,
+                        char *session, size_t session_cap);
+
+/* atf-bench merge|dump|export ...: bench_read.c. */
+int bench_read_side(const char *what, int argc, char **argv);
 
 #endif /* ATF_BENCH_H */

@@ -294,6 +294,119 @@ static int validate_session(const char *session, findings *f)
     return ok;
 }
 
+/* One recorder run on the synthetic workload: start, producer-cost bursts
+ * from the main thread, `threads` producers of `per_thread` events, stop.
+ * Shared by `atf-bench recorder` and the read benchmarks, which measure the
+ * recorder's sustained rate in the same run (bench_recorder_rate()). */
+typedef struct rec_run {
+    /* in */
+    unsigned threads;
+    uint64_t per_thread;
+    int detail;
+    atf_recorder_options o;
+    /* out */
+    char session[4096];
+    atf_recorder_stats s;
+    bench_thread *bt;
+    double ns_burst, clk, t_prod, t_all, cpu_writer0, cpu_io0;
+    uint64_t next;   /* burst events recorded from the main thread */
+} rec_run;
+
+/* @return 0, or 2 with the reason on stderr. */
+static int rec_run_exec(rec_run *rr)
+{
+    unsigned threads = rr->threads;
+    uint64_t per_thread = rr->per_thread;
+    int detail = rr->detail;
+    atf_recorder_options o = rr->o;
+    atf_recorder *r = NULL;
+    atf_error err;
+    atf_status st = atf_recorder_start(&r, &o, &err);
+    if (st) {
+        fprintf(stderr, "atf-bench: cannot start the recorder: %s: %s\n", atf_strerror(st), err.message);
+        return 2;
+    }
+    if (detail)
+        atf_recorder_detail_enable(r, NULL);
+    snprintf(rr->session, sizeof rr->session, "%s", atf_recorder_session_dir(r));
+
+    /* Producer cost, from the main thread (thread_0): bursts of half a ring. */
+    uint64_t ring = o.ring_events ? o.ring_events : 131072u;
+    uint64_t burst = ring / 4;
+    if (detail && burst > (1u << 20) / 2 / 144)
+        burst = (1u << 20) / 2 / 144;   /* half the default detail ring of 144-byte records */
+    rr->next = 0;
+    atf_recorder_stats s0;
+    atf_recorder_get_stats(r, &s0);
+    rr->ns_burst = burst_ns(r, detail, burst, 15, &rr->next, s0.clock_source, &rr->clk);
+
+    bench_thread *bt = rr->bt = calloc(threads, sizeof *bt);
+    pthread_t *th = calloc(threads, sizeof *th);
+    if (!bt || !th) {
+        free(th);
+        atf_recorder_stop(r, NULL);
+        atf_recorder_destroy(r);
+        fprintf(stderr, "atf-bench: out of memory\n");
+        return 2;
+    }
+    pthread_barrier_t barrier;
+    pthread_barrier_init(&barrier, NULL, threads + 1);
+    for (unsigned i = 0; i < threads; i++) {
+        bt[i] = (bench_thread){ r, i + 2, per_thread, 0, detail, 0, 0, 0, &barrier };
+        pthread_create(&th[i], NULL, producer, &bt[i]);
+    }
+    pthread_barrier_wait(&barrier);
+    double t0 = now_s();
+    for (unsigned i = 0; i < threads; i++)
+        pthread_join(th[i], NULL);
+    rr->t_prod = now_s() - t0;
+    /* The writer and I/O threads' CPU, just before stop() ends them (the
+     * final drain is not included; it is small next to the run). */
+    rr->cpu_writer0 = thread_cpu("atf-rec-writer");
+    rr->cpu_io0 = thread_cpu("atf-rec-io");
+    st = atf_recorder_stop(r, &err);
+    rr->t_all = now_s() - t0;
+    atf_recorder_get_stats(r, &rr->s);
+    atf_recorder_destroy(r);
+    pthread_barrier_destroy(&barrier);
+    free(th);
+    if (st) {
+        fprintf(stderr, "atf-bench: stop: %s: %s %s\n", atf_strerror(st), err.file, err.message);
+        return 2;
+    }
+    return 0;
+}
+
+int bench_recorder_rate(const char *out, unsigned threads, uint64_t per_thread, double *events_per_sec,
+                        char *session, size_t session_cap)
+{
+    if (atf_make_dirs(out) != 0) {
+        fprintf(stderr, "atf-bench: cannot create %s: %s\n", out, strerror(errno));
+        return 2;
+    }
+    rec_run rr;
+    memset(&rr, 0, sizeof rr);
+    atf_recorder_options o = ATF_RECORDER_OPTIONS_INIT;
+    o.root = out;
+    o.max_threads = threads + 1;
+    rr.threads = threads;
+    rr.per_thread = per_thread;
+    rr.o = o;
+    int rc = rec_run_exec(&rr);
+    free(rr.bt);
+    if (rc)
+        return rc;
+    if (rr.s.events_dropped) {
+        fprintf(stderr, "atf-bench: the recorder lost %" PRIu64 " events: its rate is not comparable\n",
+                rr.s.events_dropped);
+        return 2;
+    }
+    *events_per_sec = (double)threads * (double)per_thread / rr.t_all;
+    if (session)
+        snprintf(session, session_cap, "%s", rr.session);
+    return 0;
+}
+
 static int usage(void)
 {
     fprintf(stderr,
@@ -405,55 +518,23 @@ int bench_recorder(int argc, char **argv)
             raw_bytes = want;
     }
 
-    atf_recorder *r = NULL;
-    atf_error err;
-    atf_status st = atf_recorder_start(&r, &o, &err);
-    if (st) {
-        fprintf(stderr, "atf-bench: cannot start the recorder: %s: %s\n", atf_strerror(st), err.message);
-        return 2;
+    rec_run rr;
+    memset(&rr, 0, sizeof rr);
+    rr.threads = threads;
+    rr.per_thread = per_thread;
+    rr.detail = detail;
+    rr.o = o;
+    int rc = rec_run_exec(&rr);
+    if (rc) {
+        free(rr.bt);
+        return rc;
     }
-    if (detail)
-        atf_recorder_detail_enable(r, NULL);
-    char session[4096];
-    snprintf(session, sizeof session, "%s", atf_recorder_session_dir(r));
-
-    /* Producer cost, from the main thread (thread_0): bursts of half a ring. */
-    uint64_t ring = o.ring_events ? o.ring_events : 131072u;
-    uint64_t burst = ring / 4;
-    if (detail && burst > (1u << 20) / 2 / 144)
-        burst = (1u << 20) / 2 / 144;   /* half the default detail ring of 144-byte records */
-    uint64_t next = 0;
-    atf_recorder_stats s0;
-    atf_recorder_get_stats(r, &s0);
-    double clk;
-    double ns_burst = burst_ns(r, detail, burst, 15, &next, s0.clock_source, &clk);
-
-    bench_thread *bt = calloc(threads, sizeof *bt);
-    pthread_t *th = calloc(threads, sizeof *th);
-    pthread_barrier_t barrier;
-    pthread_barrier_init(&barrier, NULL, threads + 1);
-    for (unsigned i = 0; i < threads; i++) {
-        bt[i] = (bench_thread){ r, i + 2, per_thread, 0, detail, 0, 0, 0, &barrier };
-        pthread_create(&th[i], NULL, producer, &bt[i]);
-    }
-    pthread_barrier_wait(&barrier);
-    double t0 = now_s();
-    for (unsigned i = 0; i < threads; i++)
-        pthread_join(th[i], NULL);
-    double t_prod = now_s() - t0;
-    /* The writer and I/O threads' CPU, just before stop() ends them (the
-     * final drain is not included; it is small next to the run). */
-    double cpu_writer0 = thread_cpu("atf-rec-writer"), cpu_io0 = thread_cpu("atf-rec-io");
-    st = atf_recorder_stop(r, &err);
-    double t_all = now_s() - t0;
-    atf_recorder_stats s;
-    atf_recorder_get_stats(r, &s);
-    atf_recorder_destroy(r);
-    pthread_barrier_destroy(&barrier);
-    if (st) {
-        fprintf(stderr, "atf-bench: stop: %s: %s %s\n", atf_strerror(st), err.file, err.message);
-        return 2;
-    }
+    bench_thread *bt = rr.bt;
+    atf_recorder_stats s = rr.s;
+    double t_all = rr.t_all, t_prod = rr.t_prod, ns_burst = rr.ns_burst, clk = rr.clk;
+    double cpu_writer0 = rr.cpu_writer0, cpu_io0 = rr.cpu_io0;
+    uint64_t next = rr.next;
+    const char *session = rr.session;
 
     uint64_t total = (uint64_t)threads * per_thread;
     uint64_t refused = 0;
@@ -486,13 +567,7 @@ int bench_recorder(int argc, char **argv)
     memset(&f, 0, sizeof f);
     int valid = validate ? validate_session(session, &f) : -1;
     uint64_t dirty = dirty_limit_bytes();
-    double load = -1;
-    FILE *lf = fopen("/proc/loadavg", "r");
-    if (lf) {
-        if (fscanf(lf, "%lf", &load) != 1)
-            load = -1;
-        fclose(lf);
-    }
+    double load = bench_load_average();
 
     if (json) {
         /* One object; one field per line of the text report and more. */
@@ -555,7 +630,6 @@ int bench_recorder(int argc, char **argv)
                    f.errors, f.warnings, f.errors ? ": " : "", f.errors ? f.first : "");
     }
     free(bt);
-    free(th);
     if (refused && o.overflow != ATF_RECORDER_DROP)
         fprintf(stderr, "atf-bench: %" PRIu64 " events refused\n", refused);
     if (check_min >= 0) {

@@ -7,20 +7,29 @@ export ATF_ROOT
 # Debian/Ubuntu packages every build and test needs.
 # (clang's sanitizer and libFuzzer runtime, libclang-rt-N-dev, is added by
 # atf_install for the clang version installed.)
+# protobuf-compiler and chromium are the consumers the export tests load
+# traces into (protoc --decode_raw, speedscope in headless Chromium; npm and
+# node come with chromium, see atf_install).
 ATF_BASE_PACKAGES=(build-essential cmake pkg-config libcmocka-dev libjansson-dev clang
-                   python3 python3-hypothesis python3-pytest)
+                   python3 python3-hypothesis python3-pytest protobuf-compiler chromium)
 
 log() { printf '\n==> %s\n' "$*"; }
 
 # atf_install PKG...: installs the packages that are missing (apt-get, as
 # root or through sudo). Safe to run again: it installs nothing when all are there.
 # With clang among them, also the runtime of that clang (libclang-rt-N-dev).
+# With chromium among them, also node and npm unless some npm is on PATH
+# (a NodeSource nodejs carries its own; Debian's comes as nodejs + npm): the
+# export tests install speedscope and playwright-core with npm.
 atf_install() {
     atf_install_list "$@"
     local p
     for p in "$@"; do
         if [ "$p" = clang ] && command -v clang >/dev/null; then
             atf_install_list "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+        fi
+        if [ "$p" = chromium ] && ! command -v npm >/dev/null; then
+            atf_install_list nodejs npm
         fi
     done
 }

@@ -1,13 +1,17 @@
 /* `atf`: command-line front end. It parses arguments and calls the library
  * (atf/tools.h); all the work lives there.
  * Exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error. */
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include <atf/crc32c.h>
+#include <atf/export.h>
 #include <atf/tools.h>
 #include <atf/validator.h>
 #ifdef ATF_HAVE_CONFORM
@@ -25,10 +29,15 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  info [--no-verify] PATH          headers, footers, recovery and checksum state\n"
-    "  dump [--json] [--no-verify] PATH every index event with its linked detail event;\n"
+    "  dump [--json] [--no-verify] [FILTERS] PATH\n"
+    "                                   every index event with its linked detail event;\n"
     "                                   --json prints the canonical dump (JSON Lines)\n"
-    "  merge [--json] SESSION           all threads merged by (timestamp, thread, seq)\n"
-    "  validate [--strict] [--format text|json|junit] [--no-verify] PATH\n"
+    "  merge [--json] [FILTERS] SESSION all threads merged by (timestamp, thread, seq)\n"
+    "  export --format perfetto|chrome-json [FILTERS] -o FILE PATH\n"
+    "                                   the session as a timeline (one track per thread,\n"
+    "                                   calls as nested slices) for ui.perfetto.dev,\n"
+    "                                   chrome://tracing or speedscope; counts on stderr\n"
+    "  validate [--strict] [--format text|json|junit] [--no-verify] [--progress|--quiet] PATH\n"
     "                                   check every clause of conformance/SPEC.md;\n"
     "                                   exit 0 conformant (warnings allowed), 1 not\n"
     "                                   (--strict: warnings fail too), 2 cannot check;\n"
@@ -48,6 +57,10 @@ static const char usage_text[] =
     "  demo [--layout 1|2] [--threads N] [--events N] [--detail-every N] DIR\n"
     "                                   write a synthetic session into DIR\n"
     "  version                          library version and CRC32-C code in use\n"
+    "\n"
+    "FILTERS: --from T --to T (time window, T in ns or with a unit: 1.5s, 20ms, 3us,\n"
+    "         100ns), --thread K[,K...] (repeatable). Long work shows progress on\n"
+    "         stderr when it is a terminal: --progress forces it, --quiet silences it.\n"
     "\n"
     "exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error\n";
 
@@ -90,15 +103,162 @@ static int parse_u64(const char *s, uint64_t *out)
     return 1;
 }
 
+/* A time: integer nanoseconds, or a decimal with a unit (ns, us, ms, s). */
+static int parse_time(const char *s, uint64_t *out)
+{
+    char *end;
+    if (!s || !*s || *s == '-')
+        return 0;
+    unsigned long long whole = strtoull(s, &end, 10);
+    if (end == s)
+        return 0;
+    const char *frac = NULL;
+    if (*end == '.') {
+        frac = end + 1;
+        for (end = (char *)frac; *end >= '0' && *end <= '9'; end++)
+            ;
+    }
+    uint64_t scale = !strcmp(end, "") || !strcmp(end, "ns") ? 1
+                   : !strcmp(end, "us")                     ? 1000
+                   : !strcmp(end, "ms")                     ? 1000000
+                   : !strcmp(end, "s")                      ? 1000000000
+                                                            : 0;
+    if (scale == 0 || (frac && scale == 1) || whole > UINT64_MAX / scale)
+        return 0;
+    uint64_t v = (uint64_t)whole * scale, part = 0, div = 1;
+    for (const char *p = frac; p && *p >= '0' && *p <= '9' && div < scale; p++) {
+        part = part * 10 + (uint64_t)(*p - '0');
+        div *= 10;
+    }
+    if (frac && div > 1) {
+        uint64_t add = part * (scale / div);
+        if (v > UINT64_MAX - add)
+            return 0;
+        v += add;
+    }
+    *out = v;
+    return 1;
+}
+
+/* What dump, merge and export share: filters and progress. */
+typedef struct common_args {
+    atf_tool_options o;
+    uint64_t threads[256];
+    int progress;               /* -1 quiet, 0 auto (a terminal), 1 forced */
+    const char *name;
+} common_args;
+
+/* Consumes argv[*i] (and its value) if it is a filter or progress option.
+ * @return 1 consumed, 0 not one of them, -1 bad value (message printed). */
+static int common_option(common_args *c, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    uint64_t t;
+    if (!strcmp(a, "--progress")) {
+        c->progress = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--quiet")) {
+        c->progress = -1;
+        return 1;
+    }
+    if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
+        if (!parse_time(v, &t)) {
+            fprintf(stderr, "atf: %s: %s needs a time (ns, or 1.5s, 20ms, 3us)\n", c->name, a);
+            return -1;
+        }
+        c->o.window = 1;
+        if (a[2] == 'f')
+            c->o.from_ns = t;
+        else
+            c->o.to_ns = t;
+        (*i)++;
+        return 1;
+    }
+    if (!strcmp(a, "--thread")) {
+        char *p = v ? (char *)v : (char *)"";
+        do {
+            char *end;
+            if (*p < '0' || *p > '9' || c->o.thread_count >= sizeof c->threads / sizeof c->threads[0]) {
+                fprintf(stderr, "atf: %s: --thread takes thread ids (K of thread_K), comma-separated, at most 256\n",
+                        c->name);
+                return -1;
+            }
+            c->threads[c->o.thread_count++] = strtoull(p, &end, 10);
+            p = *end == ',' ? end + 1 : end;
+            if (*end && *end != ',') {
+                fprintf(stderr, "atf: %s: --thread: bad id list '%s'\n", c->name, v);
+                return -1;
+            }
+        } while (*p);
+        c->o.threads = c->threads;
+        (*i)++;
+        return 1;
+    }
+    return 0;
+}
+
+/* Progress on stderr: one line rewritten in place. */
+typedef struct progress_line {
+    const char *name;
+    int threads;   /* the units are threads (validate), else index events */
+    int shown;
+} progress_line;
+
+static void show_progress(void *user, uint64_t done, uint64_t total)
+{
+    progress_line *p = user;
+    double pct = total ? 100.0 * (double)done / (double)total : 100.0;
+    if (p->threads)
+        fprintf(stderr, "\ratf: %s: %5.1f%% (%" PRIu64 " of %" PRIu64 " threads)", p->name, pct, done, total);
+    else
+        fprintf(stderr, "\ratf: %s: %5.1f%% (%.1f M of %.1f M events)", p->name, pct, (double)done / 1e6,
+                (double)total / 1e6);
+    p->shown = 1;
+    fflush(stderr);
+}
+
+static void common_finish(progress_line *pl)
+{
+    if (pl->shown)
+        fputc('\n', stderr);
+}
+
+static void common_init(common_args *c, const char *name, progress_line *pl)
+{
+    atf_tool_options init = ATF_TOOL_OPTIONS_INIT;
+    memset(c, 0, sizeof *c);
+    c->o = init;
+    c->o.diag = stderr;   /* one line per file not read whole: nothing is lost silently */
+    c->name = name;
+    pl->name = name;
+    pl->threads = 0;
+    pl->shown = 0;
+}
+
+static void common_arm(common_args *c, progress_line *pl)
+{
+    if (c->progress > 0 || (c->progress == 0 && isatty(2))) {
+        c->o.progress = show_progress;
+        c->o.progress_user = pl;
+    }
+}
+
 /* `atf validate`: clause-by-clause validation (atf/validator.h). */
 static int cmd_validate(int argc, char **argv)
 {
     atf_validate_options o = ATF_VALIDATE_OPTIONS_INIT;
     const char *path = NULL, *format = "text";
+    int progress = 0;
+    progress_line pl = { "validate", 1, 0 };
     if (argc == 1 && !strcmp(argv[0], "--list-clauses"))
         return atf_clause_table_write(stdout) == ATF_OK && fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--strict"))
+        if (!strcmp(argv[i], "--progress"))
+            progress = 1;
+        else if (!strcmp(argv[i], "--quiet"))
+            progress = -1;
+        else if (!strcmp(argv[i], "--strict"))
             o.strict = 1;
         else if (!strcmp(argv[i], "--no-verify"))
             o.no_verify = 1;
@@ -117,9 +277,14 @@ static int cmd_validate(int argc, char **argv)
         return usage("validate: --format must be text, json or junit");
     if (!path)
         return usage("validate: PATH is missing");
+    if (progress > 0 || (progress == 0 && isatty(2))) {
+        o.progress = show_progress;
+        o.progress_user = &pl;
+    }
     atf_validation *v;
     atf_error err;
     atf_status st = atf_validate_path(&v, path, &o, &err);
+    common_finish(&pl);
     if (st) {
         char line[1024];
         atf_error_format(line, sizeof line, &err);
@@ -145,14 +310,20 @@ typedef atf_status (*tool_fn)(FILE *, const char *, const atf_tool_options *, at
 
 static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, char **argv)
 {
-    atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
-    o.diag = stderr;   /* one line per file not read whole: nothing is lost silently */
+    common_args c;
+    progress_line pl;
+    common_init(&c, name, &pl);
     const char *path = NULL;
     for (int i = 0; i < argc; i++) {
+        int k = allow_json ? common_option(&c, argc, argv, &i) : 0;
+        if (k < 0)
+            return usage(NULL);
+        if (k > 0)
+            continue;
         if (allow_json && !strcmp(argv[i], "--json"))
-            o.json = 1;
+            c.o.json = 1;
         else if (!strcmp(argv[i], "--no-verify"))
-            o.no_verify = 1;
+            c.o.no_verify = 1;
         else if (argv[i][0] == '-') {
             fprintf(stderr, "atf: %s: unknown option %s\n", name, argv[i]);
             return usage(NULL);
@@ -163,9 +334,87 @@ static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, ch
     }
     if (!path)
         return usage("PATH is missing");
+    if (c.o.window && c.o.from_ns > c.o.to_ns)
+        return usage("--from is after --to");
+    common_arm(&c, &pl);
     atf_error err;
-    atf_status st = fn(stdout, path, &o, &err);
+    atf_status st = fn(stdout, path, &c.o, &err);
+    common_finish(&pl);
     return st ? fail(st, &err) : EXIT_OK;
+}
+
+/* `atf export`: the work is atf_export() (atf/export.h). */
+static int cmd_export(int argc, char **argv)
+{
+    common_args c;
+    progress_line pl;
+    common_init(&c, "export", &pl);
+    const char *path = NULL, *outp = NULL, *format = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int k = common_option(&c, argc, argv, &i);
+        if (k < 0)
+            return usage(NULL);
+        if (k > 0)
+            continue;
+        if ((!strcmp(a, "--format") || !strcmp(a, "-f")) && v)
+            format = argv[++i];
+        else if (!strncmp(a, "--format=", 9))
+            format = a + 9;
+        else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && v)
+            outp = argv[++i];
+        else if (!strcmp(a, "--no-verify"))
+            c.o.no_verify = 1;
+        else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "atf: export: unknown option or missing value: %s\n", a);
+            return usage(NULL);
+        } else if (path)
+            return usage("export: one PATH only");
+        else
+            path = a;
+    }
+    atf_export_format f = atf_export_format_parse(format);
+    if (!f)
+        return usage("export: --format must be perfetto or chrome-json");
+    if (!path || !outp)
+        return usage("export: PATH and -o FILE are needed");
+    if (c.o.window && c.o.from_ns > c.o.to_ns)
+        return usage("export: --from is after --to");
+    common_arm(&c, &pl);
+    FILE *out = !strcmp(outp, "-") ? stdout : fopen(outp, "wb");
+    if (!out) {
+        fprintf(stderr, "atf: error: %s: cannot create: %s\n", outp, strerror(errno));
+        return EXIT_USAGE;
+    }
+    atf_error err;
+    atf_export_stats s;
+    atf_status st = atf_export(out, f, path, &c.o, &s, &err);
+    common_finish(&pl);
+    if (out != stdout && fclose(out) != 0 && !st) {
+        fprintf(stderr, "atf: error: %s: cannot write: %s\n", outp, strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (st)
+        return fail(st, &err);
+    const atf_slice_counts *k = &s.slices;
+    if (s.recovered_files || s.trailing_bytes)
+        fprintf(stderr, "atf: export: %" PRIu64 " file(s) without a footer (crash-truncated): their complete events "
+                        "were read; %" PRIu64 " trailing byte(s) that are no complete event were skipped\n",
+                s.recovered_files, s.trailing_bytes);
+    fprintf(stderr,
+            "atf: export: %" PRIu64 " thread(s), %" PRIu64 " events read, %" PRIu64 " slices, %" PRIu64
+            " exception instants, %" PRIu64 " detail events as arguments, %" PRIu64 " anchors; %" PRIu64
+            " bytes to %s\n",
+            s.threads, s.events, k->begins, k->instants, s.details, s.anchors, s.bytes, outp);
+    fprintf(stderr,
+            "atf: export: unclean input: %" PRIu64 " calls never returned (closed at their thread's last "
+            "timestamp, marked \"unclosed\"), %" PRIu64 " returns without a call (dropped), %" PRIu64
+            " frames closed by an outer return (marked \"unwound\"), %" PRIu64 " depth skips, %" PRIu64
+            " backwards timestamps (raised), %" PRIu64 " events of unknown kind (dropped), %" PRIu64
+            " calls deeper than %u (dropped), %" PRIu64 " slices clipped by the window\n",
+            k->unclosed, k->unmatched_returns, k->unwound, k->depth_skips, k->backwards, k->unknown_kinds,
+            k->too_deep, ATF_SLICE_MAX_DEPTH, k->clipped);
+    return EXIT_OK;
 }
 
 static int cmd_demo(int argc, char **argv)
@@ -355,6 +604,8 @@ int main(int argc, char **argv)
         return cmd_simple("dump", atf_tool_dump, 1, n, rest);
     if (!strcmp(cmd, "merge"))
         return cmd_simple("merge", atf_tool_merge, 1, n, rest);
+    if (!strcmp(cmd, "export"))
+        return cmd_export(n, rest);
     if (!strcmp(cmd, "validate"))
         return cmd_validate(n, rest);
     if (!strcmp(cmd, "conform"))

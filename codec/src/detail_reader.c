@@ -107,8 +107,7 @@ static atf_status scan(atf_detail_reader *r, uint64_t region_end, atf_error *err
 
     while (pos < region_end) {
         atf_detail_event ev;
-        atf_error e;
-        atf_error_clear(&e);
+        atf_error e;   /* atf_fail() fills every field read below; no clearing per event */
         atf_status st = atf_detail_event_decode(&ev, d + pos, (size_t)(region_end - pos), layout, &e);
         if (st) {
             if (!strict)

@@ -12,6 +12,7 @@
 #include <atf/tools.h>
 
 #include "internal.h"
+#include "obuf.h"
 #include "tools_internal.h"
 
 /* ---- Path detection -------------------------------------------------- */
@@ -156,9 +157,11 @@ atf_path_kind atf_path_detect(const char *path, char *resolved, size_t cap, atf_
     char **list = NULL;
     size_t n = 0;
     atf_status ls = atf_session_list(path, &list, &n, err);
+    if (ls == ATF_OK && n == 1)   /* one session under it: that session */
+        snprintf(resolved, cap, "%s", list[0]);
     atf_session_list_free(list, n);
     if (ls == ATF_OK && n > 0)
-        return ATF_PATH_ROOT;
+        return n == 1 ? ATF_PATH_SESSION : ATF_PATH_ROOT;
     if (ls != ATF_E_NOT_FOUND)
         return ATF_PATH_UNKNOWN;
     atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
@@ -541,167 +544,233 @@ atf_status tool_source_report(const tool_source *src, FILE *diag)
     return worst;
 }
 
-/* ---- JSON printing --------------------------------------------------- */
-
-/* JSON string with every non-ASCII character escaped as \uXXXX (surrogate
- * pairs above U+FFFF), as Python's json.dumps() prints it. Input is UTF-8
- * (jansson only accepts valid UTF-8); a stray byte is printed as U+FFFD. */
-static void put_json_string(FILE *out, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    fputc('"', out);
-    while (*p) {
-        uint32_t c = *p++;
-        if (c >= 0x80) {
-            int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : -1;
-            c = extra == 3 ? c & 0x07 : extra == 2 ? c & 0x0F : c & 0x1F;
-            for (int i = 0; i < extra; i++) {
-                if ((*p & 0xC0) != 0x80) {
-                    extra = -1;
-                    break;
-                }
-                c = (c << 6) | (*p++ & 0x3F);
-            }
-            if (extra < 0 || c > 0x10FFFF)
-                c = 0xFFFD;
-            if (c >= 0x10000) {
-                c -= 0x10000;
-                fprintf(out, "\\u%04x\\u%04x", 0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF));
-            } else {
-                fprintf(out, "\\u%04x", c);
-            }
-            continue;
-        }
-        switch (c) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\r': fputs("\\r", out); break;
-        case '\t': fputs("\\t", out); break;
-        case '\b': fputs("\\b", out); break;
-        case '\f': fputs("\\f", out); break;
-        default:
-            if (c < 0x20 || c == 0x7f) /* json.dumps escapes DEL as well */
-                fprintf(out, "\\u%04x", c);
-            else
-                fputc((int)c, out);
-        }
-    }
-    fputc('"', out);
-}
-
-static void put_hex(FILE *out, const uint8_t *p, size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    char buf[512];
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        buf[k++] = digits[p[i] >> 4];
-        buf[k++] = digits[p[i] & 15];
-        if (k == sizeof buf) {
-            fwrite(buf, 1, k, out);
-            k = 0;
-        }
-    }
-    fwrite(buf, 1, k, out);
-}
+/* ---- Event lines ----------------------------------------------------- */
 
 /* The keys of a detail object after "{" (shared by nested and lone dumps). */
-static void put_detail_fields(FILE *out, const atf_detail_reader *dr, uint64_t dseq, const atf_detail_event *d)
+static void put_detail_fields(obuf *o, const atf_detail_reader *dr, uint64_t dseq, const atf_detail_event *d)
 {
     const atf_detail_header *h = atf_detail_reader_header(dr);
-    fprintf(out, "\"detail_seq\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"total_length\":%" PRIu32
-                 ",\"event_type\":%u,\"flags\":%u,\"index_seq\":%" PRIu64,
-            dseq, atf_detail_reader_offset(dr, dseq), d->total_length, (unsigned)d->event_type,
-            (unsigned)d->flags, d->index_seq);
-    if (h->version == ATF_LAYOUT_1)
-        fprintf(out, ",\"thread_id\":%" PRIu32, d->thread_id);
-    fprintf(out, ",\"timestamp\":%" PRIu64 ",\"payload\":\"", d->timestamp);
-    put_hex(out, d->payload, d->payload_size);
-    fputc('"', out);
+    unsigned char *p = ob_room(o, OBUF_SLACK), *p0 = p;
+    p = put_lit(p, "\"detail_seq\":");
+    p = put_u64(p, dseq);
+    p = put_lit(p, ",\"offset\":");
+    p = put_u64(p, atf_detail_reader_offset(dr, dseq));
+    p = put_lit(p, ",\"total_length\":");
+    p = put_u64(p, d->total_length);
+    p = put_lit(p, ",\"event_type\":");
+    p = put_u64(p, d->event_type);
+    p = put_lit(p, ",\"flags\":");
+    p = put_u64(p, d->flags);
+    p = put_lit(p, ",\"index_seq\":");
+    p = put_u64(p, d->index_seq);
+    if (h->version == ATF_LAYOUT_1) {
+        p = put_lit(p, ",\"thread_id\":");
+        p = put_u64(p, d->thread_id);
+    }
+    p = put_lit(p, ",\"timestamp\":");
+    p = put_u64(p, d->timestamp);
+    p = put_lit(p, ",\"payload\":\"");
+    o->n += (size_t)(p - p0);
+    ob_hex(o, d->payload, d->payload_size);
     atf_arm64_payload a;
     if (h->arch == ATF_ARCH_ARM64 &&
         (d->event_type == ATF_DETAIL_FUNCTION_CALL || d->event_type == ATF_DETAIL_FUNCTION_RETURN) &&
         atf_arm64_payload_decode(&a, d->payload, d->payload_size, NULL) == ATF_OK) {
-        fprintf(out, ",\"arm64\":{\"function_id\":%" PRIu64 ",\"x\":[", a.function_id);
-        for (int i = 0; i < 8; i++)
-            fprintf(out, "%s%" PRIu64, i ? "," : "", a.x[i]);
-        fprintf(out, "],\"lr\":%" PRIu64 ",\"fp\":%" PRIu64 ",\"sp\":%" PRIu64 ",\"stack_size\":%u,\"stack\":\"",
-                a.lr, a.fp, a.sp, (unsigned)a.stack_size);
-        put_hex(out, a.stack, a.stack_size);
-        fputs("\"}", out);
+        p = p0 = ob_room(o, OBUF_SLACK + 128);   /* 12 numbers of at most 20 digits and the keys */
+        p = put_lit(p, "\",\"arm64\":{\"function_id\":");
+        p = put_u64(p, a.function_id);
+        p = put_lit(p, ",\"x\":[");
+        for (int i = 0; i < 8; i++) {
+            p = put_u64(p, a.x[i]);
+            *p++ = i < 7 ? ',' : ']';
+        }
+        p = put_lit(p, ",\"lr\":");
+        p = put_u64(p, a.lr);
+        p = put_lit(p, ",\"fp\":");
+        p = put_u64(p, a.fp);
+        p = put_lit(p, ",\"sp\":");
+        p = put_u64(p, a.sp);
+        p = put_lit(p, ",\"stack_size\":");
+        p = put_u64(p, a.stack_size);
+        p = put_lit(p, ",\"stack\":\"");
+        o->n += (size_t)(p - p0);
+        ob_hex(o, a.stack, a.stack_size);
+        ob_lit(o, "\"}");
+    } else {
+        ob_char(o, '"');
     }
 }
 
-static void put_index_json(FILE *out, const tool_thread *t, const atf_manifest *m, uint64_t seq,
-                           const atf_index_event *e)
+/* Symbol names by function_id, looked up once per distinct id that lands in
+ * a slot (direct-mapped: memory is fixed), with their JSON form when short. */
+#define SYMBOL_SLOTS 256
+#define SYMBOL_JSON_MAX 120
+
+typedef struct symbol_slot {
+    uint64_t function_id;
+    const char *name;        /* NULL: no symbol */
+    int valid;
+    unsigned char json_len;  /* 0: too long, escaped at each use */
+    unsigned char json[SYMBOL_JSON_MAX];
+} symbol_slot;
+
+typedef struct symbol_cache {
+    const atf_manifest *m;
+    symbol_slot slot[SYMBOL_SLOTS];
+} symbol_cache;
+
+static void symbol_cache_init(symbol_cache *c, const atf_manifest *m)
+{
+    memset(c, 0, sizeof *c);
+    c->m = m;
+}
+
+static const symbol_slot *symbol_of(symbol_cache *c, uint64_t function_id)
+{
+    symbol_slot *s = &c->slot[(function_id ^ function_id >> 8 ^ function_id >> 16) % SYMBOL_SLOTS];
+    if (s->valid && s->function_id == function_id)
+        return s;
+    s->valid = 1;
+    s->function_id = function_id;
+    s->name = atf_manifest_symbol_name(c->m, function_id);
+    s->json_len = 0;
+    /* Plain ASCII names without quotes or backslashes are their own JSON. */
+    size_t n = 0;
+    if (s->name) {
+        for (; s->name[n] && n + 2 < SYMBOL_JSON_MAX; n++) {
+            unsigned char ch = (unsigned char)s->name[n];
+            if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\')
+                break;
+        }
+        if (!s->name[n] && n + 2 <= SYMBOL_JSON_MAX) {
+            s->json[0] = '"';
+            memcpy(s->json + 1, s->name, n);
+            s->json[n + 1] = '"';
+            s->json_len = (unsigned char)(n + 2);
+        }
+    }
+    return s;
+}
+
+static void put_symbol_json(obuf *o, const symbol_slot *s)
+{
+    if (s->json_len)
+        ob_put(o, s->json, s->json_len);
+    else
+        ob_json_string(o, s->name);
+}
+
+static void put_index_json(obuf *o, const tool_thread *t, symbol_cache *sc, uint64_t seq, const atf_index_event *e)
 {
     atf_layout layout = (atf_layout)atf_index_reader_header(t->index)->version;
-    fprintf(out, "{\"thread\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"timestamp_ns\":%" PRIu64
-                 ",\"function_id\":%" PRIu64 ",\"event_kind\":%" PRIu32 ",\"detail_seq\":",
-            t->id, seq, e->timestamp_ns, e->function_id, e->event_kind);
+    unsigned char *p = ob_room(o, OBUF_SLACK), *p0 = p;
+    p = put_lit(p, "{\"thread\":");
+    p = put_u64(p, t->id);
+    p = put_lit(p, ",\"seq\":");
+    p = put_u64(p, seq);
+    p = put_lit(p, ",\"timestamp_ns\":");
+    p = put_u64(p, e->timestamp_ns);
+    p = put_lit(p, ",\"function_id\":");
+    p = put_u64(p, e->function_id);
+    p = put_lit(p, ",\"event_kind\":");
+    p = put_u64(p, e->event_kind);
+    p = put_lit(p, ",\"detail_seq\":");
     if (e->detail_seq == ATF_NO_DETAIL)
-        fputs("null", out);
+        p = put_lit(p, "null");
     else
-        fprintf(out, "%" PRIu64, e->detail_seq);
-    if (layout == ATF_LAYOUT_1)
-        fprintf(out, ",\"thread_id\":%" PRIu32 ",\"call_depth\":%" PRIu32, e->thread_id, e->call_depth);
-    const char *sym = atf_manifest_symbol_name(m, e->function_id);
-    if (sym) {
-        fputs(",\"symbol\":", out);
-        put_json_string(out, sym);
+        p = put_u64(p, e->detail_seq);
+    if (layout == ATF_LAYOUT_1) {
+        p = put_lit(p, ",\"thread_id\":");
+        p = put_u64(p, e->thread_id);
+        p = put_lit(p, ",\"call_depth\":");
+        p = put_u64(p, e->call_depth);
+    }
+    o->n += (size_t)(p - p0);
+    const symbol_slot *sym = symbol_of(sc, e->function_id);
+    if (sym->name) {
+        ob_lit(o, ",\"symbol\":");
+        put_symbol_json(o, sym);
     }
     atf_detail_event d;
-    if (t->detail && atf_detail_reader_follow(t->detail, e, &d) == ATF_OK) {
-        fputs(",\"detail\":{", out);
-        put_detail_fields(out, t->detail, e->detail_seq, &d);
-        fputc('}', out);
+    if (t->detail && e->detail_seq != ATF_NO_DETAIL && atf_detail_reader_follow(t->detail, e, &d) == ATF_OK) {
+        ob_lit(o, ",\"detail\":{");
+        put_detail_fields(o, t->detail, e->detail_seq, &d);
+        ob_char(o, '}');
     }
-    fputs("}\n", out);
+    ob_lit(o, "}\n");
 }
 
-static void put_index_text(FILE *out, const tool_thread *t, const atf_manifest *m, uint64_t seq,
-                           const atf_index_event *e)
+static void put_index_text(obuf *o, const tool_thread *t, symbol_cache *sc, uint64_t seq, const atf_index_event *e)
 {
     atf_layout layout = (atf_layout)atf_index_reader_header(t->index)->version;
-    fprintf(out, "thread %" PRIu64 " #%" PRIu64 " t=%" PRIu64 " %-9s fn=0x%016" PRIx64, t->id, seq,
-            e->timestamp_ns, atf_event_kind_name(e->event_kind), e->function_id);
-    const char *sym = atf_manifest_symbol_name(m, e->function_id);
-    if (sym) {
+    ob_lit(o, "thread ");
+    ob_u64(o, t->id);
+    ob_lit(o, " #");
+    ob_u64(o, seq);
+    ob_lit(o, " t=");
+    ob_u64(o, e->timestamp_ns);
+    ob_char(o, ' ');
+    const char *kind = atf_event_kind_name(e->event_kind);
+    size_t kl = strlen(kind);
+    ob_put(o, kind, kl);
+    for (; kl < 9; kl++)   /* %-9s */
+        ob_char(o, ' ');
+    ob_lit(o, " fn=");
+    ob_hex64(o, e->function_id);
+    const symbol_slot *sym = symbol_of(sc, e->function_id);
+    if (sym->name) {
         /* Quoted and escaped: a symbol can never break the one-line-per-event form. */
-        fputc(' ', out);
-        put_json_string(out, sym);
+        ob_char(o, ' ');
+        put_symbol_json(o, sym);
     }
-    if (layout == ATF_LAYOUT_1)
-        fprintf(out, " tid=%" PRIu32 " depth=%" PRIu32, e->thread_id, e->call_depth);
+    if (layout == ATF_LAYOUT_1) {
+        ob_lit(o, " tid=");
+        ob_u64(o, e->thread_id);
+        ob_lit(o, " depth=");
+        ob_u64(o, e->call_depth);
+    }
     if (e->detail_seq != ATF_NO_DETAIL) {
         atf_detail_event d;
-        fprintf(out, " detail=%" PRIu64, e->detail_seq);
-        if (t->detail && atf_detail_reader_follow(t->detail, e, &d) == ATF_OK)
-            fprintf(out, " [type=%u len=%" PRIu32 " index_seq=%" PRIu64 "]", (unsigned)d.event_type,
-                    d.total_length, d.index_seq);
-        else
-            fputs(" [missing]", out);
+        ob_lit(o, " detail=");
+        ob_u64(o, e->detail_seq);
+        if (t->detail && atf_detail_reader_follow(t->detail, e, &d) == ATF_OK) {
+            ob_lit(o, " [type=");
+            ob_u64(o, d.event_type);
+            ob_lit(o, " len=");
+            ob_u64(o, d.total_length);
+            ob_lit(o, " index_seq=");
+            ob_u64(o, d.index_seq);
+            ob_char(o, ']');
+        } else {
+            ob_lit(o, " [missing]");
+        }
     }
-    fputc('\n', out);
+    ob_char(o, '\n');
 }
 
-static void dump_lone_detail(FILE *out, const tool_thread *t, int json)
+static void dump_lone_detail(obuf *o, const tool_thread *t, int json, const atf_tool_options *opts)
 {
     uint64_t n = atf_detail_reader_count(t->detail);
     for (uint64_t i = 0; i < n; i++) {
         atf_detail_event d;
         if (atf_detail_reader_get(t->detail, i, &d) != ATF_OK)
             break;
+        if (opts && opts->window && (d.timestamp < opts->from_ns || d.timestamp > opts->to_ns))
+            continue;
         if (json) {
-            fprintf(out, "{\"thread\":%" PRIu64 ",", t->id);
-            put_detail_fields(out, t->detail, i, &d);
-            fputs("}\n", out);
+            ob_lit(o, "{\"thread\":");
+            ob_u64(o, t->id);
+            ob_char(o, ',');
+            put_detail_fields(o, t->detail, i, &d);
+            ob_lit(o, "}\n");
         } else {
-            fprintf(out, "thread %" PRIu64 " detail #%" PRIu64 " t=%" PRIu64 " type=%u flags=0x%x len=%" PRIu32
-                         " index_seq=%" PRIu64 "\n",
-                    t->id, i, d.timestamp, (unsigned)d.event_type, (unsigned)d.flags, d.total_length,
-                    d.index_seq);
+            char line[256];
+            int k = snprintf(line, sizeof line,
+                             "thread %" PRIu64 " detail #%" PRIu64 " t=%" PRIu64 " type=%u flags=0x%x len=%" PRIu32
+                             " index_seq=%" PRIu64 "\n",
+                             t->id, i, d.timestamp, (unsigned)d.event_type, (unsigned)d.flags, d.total_length,
+                             d.index_seq);
+            ob_put(o, line, (size_t)k < sizeof line ? (size_t)k : sizeof line - 1);
         }
     }
 }
@@ -711,6 +780,96 @@ static atf_status finish_output(FILE *out, atf_error *err)
     if (fflush(out) != 0 || ferror(out))
         return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write output: %s", strerror(errno));
     return ATF_OK;
+}
+
+/* Progress every 4 Mi events. */
+#define PROGRESS_STEP (1u << 22)
+
+/* What dump and merge write events through. */
+typedef struct dump_out {
+    obuf o;
+    symbol_cache sc;
+    int json;
+    const atf_tool_options *opts;   /* NULL: defaults */
+    uint64_t done, total, next_report;
+} dump_out;
+
+static dump_out *dump_out_create(FILE *out, const tool_source *src, const atf_tool_options *opts)
+{
+    dump_out *d = malloc(sizeof *d);
+    if (!d)
+        return NULL;
+    ob_init(&d->o, out);
+    symbol_cache_init(&d->sc, src->manifest);
+    d->json = opts && opts->json;
+    d->opts = opts;
+    d->done = d->total = 0;
+    d->next_report = PROGRESS_STEP;
+    for (size_t i = 0; i < src->thread_count; i++)
+        if (src->threads[i].index && tool_thread_wanted(opts, src->threads[i].id))
+            d->total += atf_index_reader_count(src->threads[i].index);
+    return d;
+}
+
+static void dump_event(dump_out *d, const tool_thread *t, uint64_t seq, const atf_index_event *e)
+{
+    if (d->json)
+        put_index_json(&d->o, t, &d->sc, seq, e);
+    else
+        put_index_text(&d->o, t, &d->sc, seq, e);
+    if (++d->done >= d->next_report && d->opts && d->opts->progress) {
+        d->opts->progress(d->opts->progress_user, d->done, d->total);
+        d->next_report = d->done + PROGRESS_STEP;
+    }
+}
+
+/* Reports the last progress, flushes, frees, then as finish_output(). */
+static atf_status dump_out_finish(dump_out *d, FILE *out, atf_error *err)
+{
+    if (d->opts && d->opts->progress)
+        d->opts->progress(d->opts->progress_user, d->done, d->total);
+    int failed = ob_flush(&d->o) != 0;
+    free(d);
+    if (failed)
+        return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write output: %s", strerror(errno));
+    return finish_output(out, err);
+}
+
+/* [*first, *last) of t's events inside the window; whole file without one.
+ * A file whose timestamps go backwards is filtered event by event (*exact 0). */
+static void window_range(const tool_thread *t, const atf_tool_options *opts, uint64_t *first, uint64_t *last,
+                         int *exact)
+{
+    const atf_index_info *in = atf_index_reader_info(t->index);
+    *first = 0;
+    *last = atf_index_reader_count(t->index);
+    *exact = 1;
+    if (!opts || !opts->window)
+        return;
+    if (in->scanned && in->scan.backwards_count == 0)
+        atf_index_reader_time_range(t->index, opts->from_ns, opts->to_ns, first, last);
+    else
+        *exact = 0;
+}
+
+/* The line that introduces a session of a directory of sessions. */
+static void put_session_marker(FILE *out, const char *path, int json)
+{
+    if (!json) {
+        fprintf(out, "== session %s ==\n", path);
+        return;
+    }
+    obuf *o = malloc(sizeof *o);
+    if (!o) {
+        fputs("{\"session\":null}\n", out);
+        return;
+    }
+    ob_init(o, out);
+    ob_put(o, "{\"session\":", 11);
+    ob_json_string(o, path);
+    ob_put(o, "}\n", 2);
+    ob_flush(o);
+    free(o);
 }
 
 /* The work of one tool on one opened source (a file, a thread, a session). */
@@ -737,15 +896,8 @@ static atf_status run_tool(FILE *out, const char *path, const atf_tool_options *
     for (size_t i = 0; i < n; i++) {
         const char *p = list ? list[i] : path;
         tool_source src;
-        if (list) {
-            if (opts->json) {
-                fputs("{\"session\":", out);
-                put_json_string(out, p);
-                fputs("}\n", out);
-            } else {
-                fprintf(out, "== session %s ==\n", p);
-            }
-        }
+        if (list)
+            put_session_marker(out, p, opts->json);
         if ((st = tool_source_open(&src, p, opts, list ? &e : err)) != ATF_OK) {
             if (!list || st == ATF_E_NOMEM) {
                 if (list && err)
@@ -781,29 +933,36 @@ static atf_status run_tool(FILE *out, const char *path, const atf_tool_options *
     return worst;
 }
 
-static atf_status dump_source(FILE *out, const tool_source *src_, const atf_tool_options *opts, atf_error *err)
+static atf_status dump_source(FILE *out, const tool_source *sp, const atf_tool_options *opts, atf_error *err)
 {
-    const tool_source src = *src_;
-    (void)err;
-    int json = opts && opts->json;
-    for (size_t i = 0; i < src.thread_count; i++) {
+    const tool_source src = *sp;
+    atf_status st;
+    if ((st = tool_check_threads(&src, opts, err)) != ATF_OK)
+        return st;
+    dump_out *d = dump_out_create(out, &src, opts);
+    if (!d)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    for (size_t i = 0; i < src.thread_count && !d->o.failed; i++) {
         const tool_thread *t = &src.threads[i];
+        if (!tool_thread_wanted(opts, t->id))
+            continue;
         if (!t->index) {
-            if (t->detail)
-                dump_lone_detail(out, t, json);
+            if (t->detail)   /* the detail lane alone (index.atf missing or unreadable) */
+                dump_lone_detail(&d->o, t, d->json, opts);
             continue;
         }
-        uint64_t n = atf_index_reader_count(t->index);
-        for (uint64_t seq = 0; seq < n; seq++) {
+        uint64_t first, last;
+        int exact;
+        window_range(t, opts, &first, &last, &exact);
+        for (uint64_t seq = first; seq < last; seq++) {
             atf_index_event e;
             atf_index_reader_get(t->index, seq, &e);
-            if (json)
-                put_index_json(out, t, src.manifest, seq, &e);
-            else
-                put_index_text(out, t, src.manifest, seq, &e);
+            if (!exact && (e.timestamp_ns < opts->from_ns || e.timestamp_ns > opts->to_ns))
+                continue;
+            dump_event(d, t, seq, &e);
         }
     }
-    return ATF_OK;
+    return dump_out_finish(d, out, err);
 }
 
 atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
@@ -811,28 +970,37 @@ atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_options *op
     return run_tool(out, path, opts, dump_source, err);
 }
 
-static atf_status merge_source(FILE *out, const tool_source *src_, const atf_tool_options *opts, atf_error *err)
+static atf_status merge_source(FILE *out, const tool_source *sp, const atf_tool_options *opts, atf_error *err)
 {
-    const tool_source src = *src_;
+    const tool_source src = *sp;
     atf_status st;
     if (src.kind != ATF_PATH_SESSION) {
         atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "merge needs a session directory");
         atf_error_set_file(err, src.path);
         return ATF_E_ARG;
     }
-    atf_merge *m;
-    if ((st = atf_merge_create(&m, src.session)) != ATF_OK)
-        return atf_fail(err, st, ATF_NO_OFFSET, NULL, NULL);
+    if ((st = tool_check_threads(&src, opts, err)) != ATF_OK)
+        return st;
+    atf_merge *m = NULL;
+    dump_out *d = dump_out_create(out, &src, opts);
+    if (!d || (st = atf_merge_create(&m, src.session)) != ATF_OK) {
+        free(d);
+        return atf_fail(err, d ? st : ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    }
+    int window = opts && opts->window;
     atf_merged_event me;
-    while (atf_merge_next(m, &me)) {
+    while (!d->o.failed && atf_merge_next(m, &me)) {
         const tool_thread *t = &src.threads[me.thread_index];
-        if (opts && opts->json)
-            put_index_json(out, t, src.manifest, me.seq, &me.event);
-        else
-            put_index_text(out, t, src.manifest, me.seq, &me.event);
+        if (!tool_thread_wanted(opts, t->id))
+            continue;
+        if (window && me.event.timestamp_ns < opts->from_ns)
+            continue;
+        if (window && me.event.timestamp_ns > opts->to_ns)
+            break;   /* the merged stream is in timestamp order */
+        dump_event(d, t, me.seq, &me.event);
     }
     atf_merge_destroy(m);
-    return ATF_OK;
+    return dump_out_finish(d, out, err);
 }
 
 atf_status atf_tool_merge(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)

@@ -1,45 +1,42 @@
 /* Streaming k-way merge of a session's threads by (timestamp, thread id, seq):
- * a binary min-heap holding one cursor per thread. */
+ * a tournament (loser) tree over one cursor per thread. Each step replays one
+ * leaf-to-root path: log2(k) comparisons of cached 16-byte keys, chosen
+ * without branches (which thread comes next is unpredictable: a branch per
+ * comparison mispredicts half the time); events are decoded from the mapped
+ * file only when they are handed out. */
 #include <stdlib.h>
 
 #include <atf/session.h>
 
+#include "bytes.h"
+
 typedef struct cursor {
-    const atf_session_thread *t;
-    size_t thread_index;
+    const uint8_t *p, *end;   /* the next event; the end of the events */
+    uint64_t id;              /* session thread id */
     uint64_t seq;
-    atf_index_event ev;
+    size_t thread_index;
+    atf_layout layout;
+    int done;
 } cursor;
 
+/* Order of a cursor's next event: (timestamp, done, thread index). The
+ * session's threads are sorted by id, so the thread index orders as the id
+ * does; a finished cursor has timestamp UINT64_MAX and loses every tie. */
+typedef struct key {
+    uint64_t ts;
+    uint64_t rank;   /* done << 32 | thread_index */
+} key;
+
 struct atf_merge {
-    cursor *heap;
-    size_t n;
+    cursor *c;
+    key *keys;
+    size_t k;
+    size_t *tree;   /* tree[0]: the winner; tree[1..k-1]: the loser kept at each inner node */
 };
 
-static int before(const cursor *a, const cursor *b)
+static inline int before(const key *a, const key *b)
 {
-    if (a->ev.timestamp_ns != b->ev.timestamp_ns)
-        return a->ev.timestamp_ns < b->ev.timestamp_ns;
-    if (a->t->id != b->t->id)
-        return a->t->id < b->t->id;
-    return a->seq < b->seq;
-}
-
-static void sift_down(atf_merge *m, size_t i)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, best = i;
-        if (l < m->n && before(&m->heap[l], &m->heap[best]))
-            best = l;
-        if (r < m->n && before(&m->heap[r], &m->heap[best]))
-            best = r;
-        if (best == i)
-            return;
-        cursor tmp = m->heap[i];
-        m->heap[i] = m->heap[best];
-        m->heap[best] = tmp;
-        i = best;
-    }
+    return (a->ts < b->ts) | ((a->ts == b->ts) & (a->rank < b->rank));
 }
 
 atf_status atf_merge_create(atf_merge **out, const atf_session *s)
@@ -49,34 +46,97 @@ atf_status atf_merge_create(atf_merge **out, const atf_session *s)
     *out = NULL;
     atf_merge *m = calloc(1, sizeof *m);
     size_t k = atf_session_thread_count(s);
-    if (!m || !(m->heap = calloc(k ? k : 1, sizeof *m->heap))) {
+    size_t *win = NULL;
+    if (!m || !(m->c = calloc(k ? k : 1, sizeof *m->c)) || !(m->tree = calloc(k ? k : 1, sizeof *m->tree)) ||
+        !(m->keys = calloc(k ? k : 1, sizeof *m->keys)) || !(win = calloc(2 * (k ? k : 1), sizeof *win))) {
+        if (m) {
+            free(m->c);
+            free(m->tree);
+            free(m->keys);
+        }
         free(m);
         return ATF_E_NOMEM;
     }
+    m->k = k;
     for (size_t i = 0; i < k; i++) {
-        cursor c = { atf_session_thread_at(s, i), i, 0, { 0 } };
-        if (atf_index_reader_get(c.t->index, 0, &c.ev) == ATF_OK)
-            m->heap[m->n++] = c;
+        const atf_session_thread *t = atf_session_thread_at(s, i);
+        cursor *c = &m->c[i];
+        c->id = t->id;
+        c->thread_index = i;
+        c->done = 1;
+        if (!t->index)
+            continue;
+        size_t size;
+        const uint8_t *bytes = atf_index_reader_bytes(t->index, &size);
+        uint64_t n = atf_index_reader_count(t->index);
+        c->layout = atf_index_reader_info(t->index)->layout;
+        c->p = bytes + atf_index_reader_header(t->index)->events_offset;
+        c->end = c->p + n * ATF_INDEX_EVENT_SIZE;
+        c->done = n == 0;
     }
-    for (size_t i = m->n / 2; i-- > 0;)
-        sift_down(m, i);
+    for (size_t i = 0; i < k; i++) {
+        m->keys[i].ts = m->c[i].done ? UINT64_MAX : atf_load_le64(m->c[i].p);
+        m->keys[i].rank = (uint64_t)m->c[i].done << 32 | i;
+    }
+    /* Play every match once, bottom up: leaf i is node k + i. */
+    for (size_t i = 0; i < k; i++)
+        win[k + i] = i;
+    for (size_t n = k; n-- > 1;) {
+        size_t l = win[2 * n], r = win[2 * n + 1];
+        int lw = before(&m->keys[l], &m->keys[r]);
+        win[n] = lw ? l : r;
+        m->tree[n] = lw ? r : l;
+    }
+    m->tree[0] = k == 1 ? 0 : win[1];
+    free(win);
     *out = m;
     return ATF_OK;
 }
 
 int atf_merge_next(atf_merge *m, atf_merged_event *out)
 {
-    if (!m || !out || m->n == 0)
+    if (!m || !out || m->k == 0)
         return 0;
-    cursor *top = &m->heap[0];
-    out->thread_index = top->thread_index;
-    out->thread_id = top->t->id;
-    out->seq = top->seq;
-    out->event = top->ev;
-    top->seq++;
-    if (atf_index_reader_get(top->t->index, top->seq, &top->ev) != ATF_OK)
-        m->heap[0] = m->heap[--m->n];
-    sift_down(m, 0);
+    size_t w = m->tree[0];
+    cursor *c = &m->c[w];
+    if (c->done)
+        return 0;
+    out->thread_index = c->thread_index;
+    out->thread_id = c->id;
+    out->seq = c->seq;
+    if (c->layout == ATF_LAYOUT_2) {
+        /* atf_index_event_decode(), inline: this is the hot loop of every merge. */
+        const uint8_t *p = c->p;
+        out->event.timestamp_ns = m->keys[w].ts;
+        out->event.function_id = atf_load_le64(p + 8);
+        out->event.detail_seq = atf_load_le64(p + 16);
+        out->event.event_kind = p[24];
+        out->event.thread_id = 0;
+        out->event.call_depth = 0;
+        out->event.reserved_nonzero = (atf_load_le64(p + 24) >> 8) != 0;
+    } else {
+        atf_index_event_decode(&out->event, c->p, ATF_INDEX_EVENT_SIZE, c->layout);
+    }
+    c->p += ATF_INDEX_EVENT_SIZE;
+    c->seq++;
+    if (c->p < c->end) {
+        m->keys[w].ts = atf_load_le64(c->p);
+    } else {
+        c->done = 1;
+        m->keys[w].ts = UINT64_MAX;
+        m->keys[w].rank |= 1ull << 32;
+    }
+    /* Replay the winner's path: at each node the better of the two goes up. */
+    const key *keys = m->keys;
+    size_t *tree = m->tree;
+    for (size_t n = (w + m->k) / 2; n >= 1; n /= 2) {
+        size_t other = tree[n];
+        size_t b = (size_t)before(&keys[other], &keys[w]);
+        size_t mask = (size_t)0 - b;   /* all ones when other goes up */
+        tree[n] = (w & mask) | (other & ~mask);
+        w = (other & mask) | (w & ~mask);
+    }
+    m->tree[0] = w;
     return 1;
 }
 
@@ -84,6 +144,8 @@ void atf_merge_destroy(atf_merge *m)
 {
     if (!m)
         return;
-    free(m->heap);
+    free(m->c);
+    free(m->tree);
+    free(m->keys);
     free(m);
 }

@@ -35,5 +35,10 @@ void tool_source_close(tool_source *src);
  * truncated, damaged) or not read at all; @return the worst: ATF_E_IO (a
  * file could not be read), ATF_E_DAMAGED, or ATF_OK (crash-truncated at most). */
 atf_status tool_source_report(const tool_source *src, FILE *diag);
+/* 1 if opts selects thread id (no --thread filter selects every thread). */
+int tool_thread_wanted(const atf_tool_options *opts, uint64_t id);
+/* ATF_E_ARG (naming it) when opts asks for a thread src does not hold:
+ * a mistyped --thread must not look like an empty session. */
+atf_status tool_check_threads(const tool_source *src, const atf_tool_options *opts, atf_error *err);
 
 #endif

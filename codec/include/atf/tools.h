@@ -47,20 +47,32 @@ ATF_API atf_path_kind atf_path_detect(const char *path, char *resolved, size_t r
 ATF_API atf_status atf_session_list(const char *path, char ***out, size_t *count, atf_error *err);
 ATF_API void atf_session_list_free(char **list, size_t count);
 
+/**
+ * Progress of long work: @p done of @p total units (index events) so far.
+ * Called every few million events and once at the end; never from another thread.
+ */
+typedef void (*atf_progress_fn)(void *user, uint64_t done, uint64_t total);
+
 typedef struct atf_tool_options {
     unsigned json;       /**< dump/merge: canonical JSON lines; info: JSON object */
     unsigned no_verify;  /**< do not verify checksums */
+    unsigned window;     /**< dump/merge/export: only events with from_ns <= timestamp <= to_ns */
+    uint64_t from_ns, to_ns;
+    const uint64_t *threads;  /**< dump/merge/export: only these thread ids (NULL: all) */
+    size_t thread_count;
+    atf_progress_fn progress; /**< NULL: none */
+    void *progress_user;
     FILE *diag;          /**< where a line goes for every file not read whole (crash-truncated, damaged,
                               unreadable: conformance/SPEC.md 6); NULL: nowhere. The `atf` command passes stderr. */
-    unsigned reserved[6];
+    unsigned reserved[4];
 } atf_tool_options;
-#define ATF_TOOL_OPTIONS_INIT { 0u, 0u, NULL, { 0u, 0u, 0u, 0u, 0u, 0u } }
+#define ATF_TOOL_OPTIONS_INIT { 0u, 0u, 0u, 0u, UINT64_MAX, NULL, 0u, NULL, NULL, NULL, { 0u, 0u, 0u, 0u } }
 
 /*
- * info, dump and merge read every readable thread of a session: a file that
- * cannot be read costs only itself. For each file that was not read whole,
- * one line goes to opts->diag (the file, what was recovered, what was
- * ignored; or why it could not be read). A directory of sessions
+ * info, dump, merge and export read every readable thread of a session: a
+ * file that cannot be read costs only itself. For each file that was not
+ * read whole, one line goes to opts->diag (the file, what was recovered,
+ * what was ignored; or why it could not be read). A directory of sessions
  * (::ATF_PATH_ROOT) is read session by session, each named in the output.
  * @return ::ATF_OK (files may be crash-truncated: every complete event was
  *         read); ::ATF_E_DAMAGED when a file was damaged or could not be

@@ -444,6 +444,8 @@ static atf_status session(atf_validation *v, const char *dir, const char *prefix
         vthread_summary sum;
         int has_index = 0, has_detail = 0;
         st = thread_dir(v, tdir, tprefix, &sum, &has_index, &has_detail, err);
+        if (v->opts.progress)
+            v->opts.progress(v->opts.progress_user, i + 1, count);
         if (!st && !has_index) {
             char *il = cat3(tprefix, "index.atf", "");
             size_t fi = il ? v_file(v, il) : (size_t)-1;

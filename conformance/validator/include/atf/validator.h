@@ -80,9 +80,13 @@ typedef struct atf_validate_options {
                                    in one more finding. 0: 10 */
     unsigned max_findings;    /**< findings listed in all; further ones are summarised in one
                                    last finding. 0: 10000 */
+    /** NULL, or called after each thread of a session (done, total threads) and
+     *  once at the end: progress for long validations. */
+    void (*progress)(void *user, uint64_t done, uint64_t total);
+    void *progress_user;
     unsigned reserved[4];     /**< must be zero */
 } atf_validate_options;
-#define ATF_VALIDATE_OPTIONS_INIT { 0u, 0u, 0u, 0u, { 0u, 0u, 0u, 0u } }
+#define ATF_VALIDATE_OPTIONS_INIT { 0u, 0u, 0u, 0u, NULL, NULL, { 0u, 0u, 0u, 0u } }
 
 /* ---- Report ---------------------------------------------------------- */
 

@@ -1,0 +1,279 @@
+/* atf-bench merge|dump|export: the read side against the write side, on one
+ * machine in one run.
+ *
+ *   atf-bench merge|dump|export [--session DIR] [--threads N] [--events N]
+ *       [--detail-every N] [--dir DIR] [--repeat N] [--recorder-events N]
+ *       [--keep] [--json]
+ *
+ * The session read is an 8-thread demo session (`atf demo --threads 8
+ * --events 2000000`: 16 M index events, 4 M ARM64 detail events) written
+ * into --dir unless --session names one. Its files are read once untimed,
+ * so every timed pass reads from the page cache. Then:
+ *   merge   the streaming k-way merge through the library (atf_session_open
+ *           with checksum verification, atf_merge_next over every event, no
+ *           text): target >= 1.0x the recorder's rate;
+ *   dump    atf_tool_dump(--json) to /dev/null: target >= 10 M events/s and
+ *           >= 0.25x the recorder's rate;
+ *   export  atf_export(perfetto) to /dev/null: the same targets as dump.
+ * The recorder's sustained rate (one producer, end to end: recorded and on
+ * disk; `atf-bench recorder --threads 1`) is measured in the same run, after
+ * the read passes, by bench_recorder_rate(). Figures are medians of --repeat
+ * passes; the load average is printed with them. */
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atf/export.h>
+#include <atf/session.h>
+#include <atf/tools.h>
+
+#include "bench.h"
+#include "internal.h"   /* the codec's: atf_make_dirs */
+
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static uint64_t free_bytes(const char *dir)
+{
+    struct statvfs sv;
+    return statvfs(dir, &sv) == 0 ? (uint64_t)sv.f_bavail * sv.f_frsize : 0;
+}
+
+/* One timed pass. @return events handled, or UINT64_MAX on failure. For
+ * merge, *open_s receives the part spent opening the session (checksums
+ * verified, detail offsets built) and *stream_s the merge itself. */
+static uint64_t pass(const char *what, const char *session, uint64_t *checksum, double *open_s, double *stream_s)
+{
+    atf_error err;
+    if (!strcmp(what, "merge")) {
+        atf_session *s;
+        atf_read_options ro = ATF_READ_OPTIONS_INIT;
+        double t0 = bench_now();
+        if (atf_session_open(&s, session, &ro, &err) != ATF_OK) {
+            fprintf(stderr, "atf-bench: %s: %s\n", session, err.message);
+            return UINT64_MAX;
+        }
+        atf_merge *m;
+        if (atf_merge_create(&m, s) != ATF_OK) {
+            atf_session_close(s);
+            return UINT64_MAX;
+        }
+        atf_merged_event me;
+        uint64_t n = 0, sum = 0, last = 0;
+        int ordered = 1;
+        double t1 = bench_now();
+        while (atf_merge_next(m, &me)) {
+            ordered &= me.event.timestamp_ns >= last;
+            last = me.event.timestamp_ns;
+            sum += me.event.function_id ^ me.seq;
+            n++;
+        }
+        *stream_s = bench_now() - t1;
+        *open_s = t1 - t0;
+        atf_merge_destroy(m);
+        atf_session_close(s);
+        if (!ordered) {
+            fprintf(stderr, "atf-bench: the merged stream is out of order\n");
+            return UINT64_MAX;
+        }
+        *checksum = sum;
+        return n;
+    }
+    FILE *null = fopen("/dev/null", "w");
+    if (!null)
+        return UINT64_MAX;
+    atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
+    atf_status st;
+    uint64_t n = 0;
+    if (!strcmp(what, "dump")) {
+        o.json = 1;
+        st = atf_tool_dump(null, session, &o, &err);
+        /* The count: the dump prints one line per index event. */
+        atf_session *s;
+        atf_read_options ro = ATF_READ_OPTIONS_INIT;
+        ro.verify = 0;
+        if (!st && atf_session_open(&s, session, &ro, NULL) == ATF_OK) {
+            for (size_t i = 0; i < atf_session_thread_count(s); i++)
+                n += atf_index_reader_count(atf_session_thread_at(s, i)->index);
+            atf_session_close(s);
+        }
+    } else {
+        atf_export_stats es;
+        st = atf_export(null, ATF_EXPORT_PERFETTO, session, &o, &es, &err);
+        n = es.events;
+        *checksum = es.bytes;
+    }
+    fclose(null);
+    if (st) {
+        fprintf(stderr, "atf-bench: %s: %s\n", what, err.message);
+        return UINT64_MAX;
+    }
+    return n;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: atf-bench merge|dump|export [--session DIR] [--threads N] [--events N] [--detail-every N]\n"
+                    "                                   [--dir DIR] [--repeat N] [--recorder-events N] [--keep] [--json]\n");
+    return 2;
+}
+
+int bench_read_side(const char *what, int argc, char **argv)
+{
+    const char *session = NULL, *dir = NULL;
+    atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
+    d.threads = 8;
+    d.events = 2000000;
+    d.detail_every = 4;
+    int repeat = 3, keep = 0, json = 0;
+    uint64_t rec_events = 100000000;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--session") && v)
+            session = argv[++i];
+        else if (!strcmp(a, "--dir") && v)
+            dir = argv[++i];
+        else if (!strcmp(a, "--threads") && v)
+            d.threads = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--events") && v)
+            d.events = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--detail-every") && v)
+            d.detail_every = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--repeat") && v)
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(a, "--recorder-events") && v)
+            rec_events = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--keep"))
+            keep = 1;
+        else if (!strcmp(a, "--json"))
+            json = 1;
+        else
+            return usage();
+    }
+    if (repeat < 1 || repeat > 50 || d.threads < 1 || d.threads > 256 || d.events < 1 || rec_events < 1000000)
+        return usage();
+    char work[4096], demo[4200], recdir[4200], rec_session[4096] = "";
+    snprintf(work, sizeof work, "%s/atf-bench-%s-%d", dir ? dir : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             what, (int)getpid());
+    if (atf_make_dirs(work) != 0) {
+        fprintf(stderr, "atf-bench: cannot create %s: %s\n", work, strerror(errno));
+        return 2;
+    }
+    snprintf(recdir, sizeof recdir, "%s/recorder", work);
+    /* Disk: the demo session (~75 bytes per index event with its detail
+     * lane) and the recorder's (32 bytes per event), and 256 MiB to spare. */
+    uint64_t avail = free_bytes(work), spare = 256ull << 20;
+    uint64_t need_demo = session ? 0 : (uint64_t)d.threads * d.events * 80;
+    if (need_demo + rec_events * 32 + spare > avail) {
+        uint64_t room = avail > spare ? avail - spare : 0;
+        double k = (double)room / (double)(need_demo + rec_events * 32);
+        if (k < 0.05) {
+            fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free in %s: not enough for a meaningful run\n",
+                    avail >> 20, work);
+            return 2;
+        }
+        d.events = (uint64_t)((double)d.events * k);
+        rec_events = (uint64_t)((double)rec_events * k);
+        fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free in %s: scaling down to %" PRIu64
+                        " events per thread and %" PRIu64 " recorder events\n",
+                avail >> 20, work, d.events, rec_events);
+    }
+    if (!session) {
+        snprintf(demo, sizeof demo, "%s/pid_1", work);
+        atf_error err;
+        fprintf(stderr, "atf-bench: writing the demo session (%u threads x %" PRIu64 " events, detail every %u) to %s\n",
+                d.threads, d.events, d.detail_every, demo);
+        if (atf_tool_demo(demo, &d, &err) != ATF_OK) {
+            fprintf(stderr, "atf-bench: demo: %s\n", err.message);
+            return 2;
+        }
+        session = demo;
+    }
+
+    /* Untimed pass: the files into the page cache. */
+    double open_t[50] = { 0 }, stream_t[50] = { 0 };
+    uint64_t sum = 0, n = pass(what, session, &sum, &open_t[0], &stream_t[0]);
+    if (n == UINT64_MAX)
+        return 2;
+    double wall[50], cpu[50];
+    for (int i = 0; i < repeat; i++) {
+        double t0 = bench_now(), c0 = cpu_s();
+        if (pass(what, session, &sum, &open_t[i], &stream_t[i]) != n)
+            return 2;
+        wall[i] = bench_now() - t0;
+        cpu[i] = cpu_s() - c0;
+    }
+    double load = bench_load_average();
+    /* The write side, same machine, same run. */
+    double rec_eps = 0;
+    if (bench_recorder_rate(recdir, 1, rec_events, &rec_eps, rec_session, sizeof rec_session) != 0)
+        return 2;
+    qsort(wall, (size_t)repeat, sizeof(double), bench_cmp_double);
+    qsort(cpu, (size_t)repeat, sizeof(double), bench_cmp_double);
+    qsort(open_t, (size_t)repeat, sizeof(double), bench_cmp_double);
+    qsort(stream_t, (size_t)repeat, sizeof(double), bench_cmp_double);
+    int is_merge = !strcmp(what, "merge");
+    double t = wall[repeat / 2], c = cpu[repeat / 2];
+    /* merge: the target is the streaming merge; open + merge is printed too. */
+    double t_target = is_merge ? stream_t[repeat / 2] : t;
+    double eps = (double)n / t_target, ratio = eps / rec_eps;
+    double min_ratio = !strcmp(what, "merge") ? 1.0 : 0.25, min_eps = !strcmp(what, "merge") ? 0 : 10e6;
+    int met = ratio >= min_ratio && eps >= min_eps;
+    const char *desc = !strcmp(what, "merge") ? "streaming k-way merge through the library (every event in order, no text)"
+                       : !strcmp(what, "dump") ? "atf dump --json to /dev/null"
+                                               : "atf export --format perfetto to /dev/null";
+    if (json) {
+        printf("{\"benchmark\":\"%s\",\"session\":\"%s\",\"events\":%" PRIu64 ",\"seconds\":%.4f,\"cpu_seconds\":%.4f,"
+               "\"events_per_sec\":%.0f,\"recorder_events_per_sec\":%.0f,\"ratio\":%.3f,\"target_ratio\":%.2f,"
+               "\"target_events_per_sec\":%.0f,\"met\":%s,\"load_average\":%.2f,\"repeat\":%d",
+               what, session, n, t_target, c, eps, rec_eps, ratio, min_ratio, min_eps, met ? "true" : "false", load,
+               repeat);
+        if (is_merge)
+            printf(",\"open_seconds\":%.4f,\"open_and_merge_seconds\":%.4f,\"open_and_merge_events_per_sec\":%.0f",
+                   open_t[repeat / 2], t, (double)n / t);
+        printf("}\n");
+    } else {
+        printf("session:        %s (%" PRIu64 " index events, page-cached)\n", session, n);
+        printf("%-15s %s\n", what, desc);
+        printf("                %.3f s (median of %d): %.2f M events/s\n", t_target, repeat, eps / 1e6);
+        if (is_merge)
+            printf("open + merge:   %.3f s (open with checksum verification %.3f s; CPU %.3f s): %.2f M events/s\n",
+                   t, open_t[repeat / 2], c, (double)n / t / 1e6);
+        else
+            printf("                CPU %.3f s: %.2f M events/s of CPU time\n", c, (double)n / c / 1e6);
+        printf("recorder:       %.2f M events/s sustained (1 producer, %" PRIu64 " events, end to end), same run\n",
+               rec_eps / 1e6, rec_events);
+        printf("ratio %s/recorder: %.2f (target >= %.2f%s): %s\n", what, ratio, min_ratio,
+               min_eps > 0 ? ", and >= 10 M events/s" : "", met ? "met" : "NOT met");
+        printf("load average:   %.2f on %ld CPUs\n", load, sysconf(_SC_NPROCESSORS_ONLN));
+    }
+    if (!keep) {
+        if (nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+            fprintf(stderr, "atf-bench: could not remove %s: %s\n", work, strerror(errno));
+    } else {
+        fprintf(stderr, "atf-bench: kept %s (recorder session %s)\n", work, rec_session);
+    }
+    (void)sum;
+    return 0;
+}

@@ -1,0 +1,859 @@
+/* `atf export`: a session as a timeline, one track per thread, in Perfetto's
+ * protobuf Trace format or Chrome's JSON trace format (docs/export.md).
+ * Streams thread by thread through one slice builder: memory is bounded by
+ * the call depth and the number of distinct function names. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <atf/export.h>
+
+#include "internal.h"
+#include "obuf.h"
+#include "tools_internal.h"
+
+/* ---- Function names, interned ---------------------------------------- */
+
+/* Names of at most this many distinct functions are kept; beyond, they are
+ * made again for every event (garbage must not cost memory). */
+#define NAMES_MAX (1u << 20)
+
+typedef struct name_entry {
+    uint64_t function_id;
+    uint64_t iid;          /* Perfetto interning id, 0 = free slot */
+    uint64_t emitted_seq;  /* the packet sequence that last got its interned name */
+    char *text;            /* symbol or hex id, not escaped */
+    size_t len;
+} name_entry;
+
+typedef struct name_table {
+    name_entry *slots;
+    size_t cap, count;     /* cap: power of two */
+    uint64_t next_iid;
+} name_table;
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+static void name_of(char *buf, size_t cap, const atf_manifest *m, uint64_t fid, const char **out)
+{
+    const char *sym = atf_manifest_symbol_name(m, fid);
+    if (sym) {
+        *out = sym;
+        return;
+    }
+    static const char digits[] = "0123456789abcdef";
+    if (cap < 19)
+        return;
+    buf[0] = '0';
+    buf[1] = 'x';
+    for (int i = 0; i < 16; i++)
+        buf[2 + i] = digits[(fid >> (60 - 4 * i)) & 15];
+    buf[18] = '\0';
+    *out = buf;
+}
+
+static int names_grow(name_table *t)
+{
+    size_t ncap = t->cap ? t->cap * 2 : 1024;
+    name_entry *ns = calloc(ncap, sizeof *ns);
+    if (!ns)
+        return -1;
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->slots[i].iid)
+            continue;
+        size_t j = mix(t->slots[i].function_id) & (ncap - 1);
+        while (ns[j].iid)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = t->slots[i];
+    }
+    free(t->slots);
+    t->slots = ns;
+    t->cap = ncap;
+    return 0;
+}
+
+/* The entry of fid, added if new. NULL when the table is full (use *tmp,
+ * whose text is only valid until the next call) or out of memory (*nomem). */
+static name_entry *names_get(name_table *t, const atf_manifest *m, uint64_t fid, name_entry *tmp, char *tmpbuf,
+                             int *nomem)
+{
+    if (t->cap) {
+        size_t j = mix(fid) & (t->cap - 1);
+        while (t->slots[j].iid) {
+            if (t->slots[j].function_id == fid)
+                return &t->slots[j];
+            j = (j + 1) & (t->cap - 1);
+        }
+    }
+    const char *text = NULL;
+    name_of(tmpbuf, 32, m, fid, &text);
+    if (t->count >= NAMES_MAX) {
+        *tmp = (name_entry){ fid, 0, 0, (char *)text, strlen(text) };
+        return NULL;
+    }
+    if ((t->count + 1) * 2 > t->cap && names_grow(t) != 0) {
+        *nomem = 1;
+        return NULL;
+    }
+    size_t j = mix(fid) & (t->cap - 1);
+    while (t->slots[j].iid)
+        j = (j + 1) & (t->cap - 1);
+    name_entry *e = &t->slots[j];
+    if (!(e->text = atf_strdup(text))) {
+        *nomem = 1;
+        return NULL;
+    }
+    e->function_id = fid;
+    e->len = strlen(text);
+    e->iid = ++t->next_iid;
+    e->emitted_seq = 0;
+    t->count++;
+    return e;
+}
+
+static void names_free(name_table *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        free(t->slots[i].text);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- Protobuf, by hand ----------------------------------------------- */
+
+/* A packet being built. Nested lengths are 4-byte varints (non-minimal,
+ * which every protobuf parser accepts), patched when the message ends. */
+typedef struct pb {
+    uint8_t *p;
+    size_t n, cap;
+} pb;
+
+static int pb_reserve(pb *b, size_t more)
+{
+    if (b->cap - b->n >= more)
+        return 0;
+    size_t ncap = b->cap ? b->cap : 4096;
+    while (ncap - b->n < more)
+        ncap *= 2;
+    uint8_t *np = realloc(b->p, ncap);
+    if (!np)
+        return -1;
+    b->p = np;
+    b->cap = ncap;
+    return 0;
+}
+
+/* Callers reserve first: each of these writes at most 20 bytes plus data. */
+static void pb_varint(pb *b, uint64_t v)
+{
+    while (v >= 0x80) {
+        b->p[b->n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    b->p[b->n++] = (uint8_t)v;
+}
+
+static void pb_uint(pb *b, unsigned field, uint64_t v)
+{
+    pb_varint(b, (uint64_t)field << 3);
+    pb_varint(b, v);
+}
+
+static void pb_bytes(pb *b, unsigned field, const void *data, size_t len)
+{
+    pb_varint(b, (uint64_t)field << 3 | 2);
+    pb_varint(b, len);
+    memcpy(b->p + b->n, data, len);
+    b->n += len;
+}
+
+static size_t pb_open(pb *b, unsigned field)
+{
+    pb_varint(b, (uint64_t)field << 3 | 2);
+    size_t at = b->n;
+    b->n += 4;
+    return at;
+}
+
+static void pb_close(pb *b, size_t at)
+{
+    uint32_t len = (uint32_t)(b->n - at - 4);
+    b->p[at] = (uint8_t)(len | 0x80);
+    b->p[at + 1] = (uint8_t)(len >> 7 | 0x80);
+    b->p[at + 2] = (uint8_t)(len >> 14 | 0x80);
+    b->p[at + 3] = (uint8_t)(len >> 21 & 0x7f);
+}
+
+/* Field numbers (perfetto/trace/...proto). */
+enum {
+    TRACE_PACKET = 1,
+    PKT_TIMESTAMP = 8, PKT_SEQ_ID = 10, PKT_TRACK_EVENT = 11, PKT_INTERNED = 12, PKT_SEQ_FLAGS = 13,
+    PKT_TRACK_DESCRIPTOR = 60,
+    SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2,
+    TE_DEBUG = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11, TE_NAME = 23,
+    TE_SLICE_BEGIN = 1, TE_SLICE_END = 2, TE_INSTANT = 3,
+    INTERNED_EVENT_NAMES = 2, EVENT_NAME_IID = 1, EVENT_NAME_NAME = 2,
+    TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
+    PD_PID = 1, PD_NAME = 6,
+    THD_PID = 1, THD_TID = 2, THD_NAME = 5,
+    DA_BOOL = 2, DA_UINT = 3, DA_STRING = 6, DA_POINTER = 7, DA_NAME = 10
+};
+
+/* ---- The export ------------------------------------------------------ */
+
+typedef struct exporter {
+    atf_export_format format;
+    obuf *out;
+    pb pk;                    /* the packet being built */
+    pb scratch;               /* the scratch buffer while pk is in the output buffer */
+    int in_place;
+    name_table names;
+    const atf_manifest *manifest;
+    const tool_thread *thread;
+    uint64_t pid, tid, track_uuid, seq_id;
+    int seq_started;          /* Perfetto: the sequence's first packet is written */
+    int first_json;           /* Chrome JSON: no event written yet */
+    int nomem;
+    atf_export_stats *stats;
+} exporter;
+
+enum { PROCESS_UUID = 1, ANCHOR_UUID = 2, THREAD_UUID0 = 16, DESCRIPTOR_SEQ = 1, THREAD_SEQ0 = 2 };
+
+/* A packet is built straight into the output buffer behind its field tag
+ * and a 4-byte length, patched by packet_end(); one larger than the buffer
+ * is built in a scratch buffer and copied. */
+static int packet_begin(exporter *x, size_t need)
+{
+    if (need + 5 <= OBUF_SIZE) {
+        unsigned char *p = ob_room(x->out, need + 5);
+        x->scratch = x->pk;
+        x->pk = (pb){ p + 5, 0, need };
+        x->in_place = 1;
+        return 0;
+    }
+    x->in_place = 0;
+    x->pk.n = 0;
+    return pb_reserve(&x->pk, need);
+}
+
+static void packet_end(exporter *x)
+{
+    uint32_t len = (uint32_t)x->pk.n;
+    if (x->in_place) {
+        unsigned char *p = x->pk.p - 5;
+        p[0] = TRACE_PACKET << 3 | 2;
+        p[1] = (uint8_t)(len | 0x80);
+        p[2] = (uint8_t)(len >> 7 | 0x80);
+        p[3] = (uint8_t)(len >> 14 | 0x80);
+        p[4] = (uint8_t)(len >> 21 & 0x7f);
+        x->out->n += 5 + len;
+        x->pk = x->scratch;
+        x->in_place = 0;
+        return;
+    }
+    unsigned char *p = ob_room(x->out, 6);
+    size_t k = 0;
+    p[k++] = TRACE_PACKET << 3 | 2;
+    uint32_t v = len;
+    for (; v >= 0x80; v >>= 7)
+        p[k++] = (unsigned char)(v | 0x80);
+    p[k++] = (unsigned char)v;
+    x->out->n += k;
+    ob_put(x->out, x->pk.p, x->pk.n);
+    x->pk.n = 0;
+}
+
+/* Chrome JSON: the separator before an event. */
+static void json_next(exporter *x)
+{
+    if (x->first_json)
+        x->first_json = 0;
+    else
+        ob_lit(x->out, ",\n");
+}
+
+/* Chrome JSON: ts in microseconds, the nanoseconds kept as three decimals. */
+static void json_ts(obuf *o, uint64_t ns)
+{
+    ob_u64(o, ns / 1000);
+    unsigned r = (unsigned)(ns % 1000);
+    unsigned char *p = ob_room(o, 4);
+    p[0] = '.';
+    p[1] = (unsigned char)('0' + r / 100);
+    p[2] = (unsigned char)('0' + r / 10 % 10);
+    p[3] = (unsigned char)('0' + r % 10);
+    o->n += 4;
+}
+
+static void json_head(exporter *x, const char *ph, uint64_t tid, uint64_t ts)
+{
+    obuf *o = x->out;
+    json_next(x);
+    ob_lit(o, "{\"ph\":\"");
+    ob_put(o, ph, strlen(ph));
+    ob_lit(o, "\",\"pid\":");
+    ob_u64(o, x->pid);
+    ob_lit(o, ",\"tid\":");
+    ob_u64(o, tid);
+    ob_lit(o, ",\"ts\":");
+    json_ts(o, ts);
+}
+
+/* ---- Arguments: the linked detail event ------------------------------ */
+
+/* Argument names: [0] of a call's detail, [1] of a return's ("ret_"). */
+static const char *const reg_names[2][11] = {
+    { "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "lr", "fp", "sp" },
+    { "ret_x0", "ret_x1", "ret_x2", "ret_x3", "ret_x4", "ret_x5", "ret_x6", "ret_x7", "ret_lr", "ret_fp", "ret_sp" },
+};
+static const char *const stack_size_name[2] = { "stack_size", "ret_stack_size" };
+static const char *const type_name[2] = { "detail_type", "ret_detail_type" };
+static const char *const length_name[2] = { "detail_length", "ret_detail_length" };
+static const char *const bytes_name[2] = { "detail_first_bytes", "ret_detail_first_bytes" };
+
+/* The detail event linked from ev, decoded: the ARM64 registers (x0..x7,
+ * lr, fp, sp) when it is an ARM64 function payload. */
+typedef struct detail_args {
+    atf_detail_event d;
+    int arm;
+    uint64_t regs[11];
+    uint16_t stack_size;
+} detail_args;
+
+/* @return 1 and fills da when ev links to a detail event (counted), else 0. */
+static int load_detail(exporter *x, const atf_index_event *ev, detail_args *da)
+{
+    const tool_thread *t = x->thread;
+    if (!ev || ev->detail_seq == ATF_NO_DETAIL || !t->detail ||
+        atf_detail_reader_follow(t->detail, ev, &da->d) != ATF_OK)
+        return 0;
+    atf_arm64_payload a;
+    da->arm = atf_detail_reader_header(t->detail)->arch == ATF_ARCH_ARM64 &&
+              (da->d.event_type == ATF_DETAIL_FUNCTION_CALL || da->d.event_type == ATF_DETAIL_FUNCTION_RETURN) &&
+              atf_arm64_payload_decode(&a, da->d.payload, da->d.payload_size, NULL) == ATF_OK;
+    if (da->arm) {
+        for (int i = 0; i < 8; i++)
+            da->regs[i] = a.x[i];
+        da->regs[8] = a.lr;
+        da->regs[9] = a.fp;
+        da->regs[10] = a.sp;
+        da->stack_size = a.stack_size;
+    }
+    x->stats->details++;
+    return 1;
+}
+
+#define PREVIEW_BYTES 16u
+
+static void pb_annot_uint(pb *b, const char *name, uint64_t v, int pointer)
+{
+    /* Names are short: the message length is one byte, known in advance. */
+    size_t n = strlen(name);
+    b->p[b->n++] = TE_DEBUG << 3 | 2;
+    size_t at = b->n++;
+    pb_bytes(b, DA_NAME, name, n);
+    pb_uint(b, pointer ? DA_POINTER : DA_UINT, v);
+    b->p[at] = (uint8_t)(b->n - at - 1);
+}
+
+/* Perfetto: the detail as debug annotations (ret = 1: of a return, named
+ * "ret_...", so that the call's and the return's stay apart on one slice). */
+static void pb_detail(exporter *x, const atf_index_event *ev, int ret)
+{
+    detail_args da;
+    if (!load_detail(x, ev, &da))
+        return;
+    pb *b = &x->pk;
+    if (da.arm) {
+        for (int i = 0; i < 11; i++)
+            pb_annot_uint(b, reg_names[ret][i], da.regs[i], 1);
+        pb_annot_uint(b, stack_size_name[ret], da.stack_size, 0);
+        return;
+    }
+    pb_annot_uint(b, type_name[ret], da.d.event_type, 0);
+    pb_annot_uint(b, length_name[ret], da.d.payload_size, 0);
+    unsigned char hex[2 * PREVIEW_BYTES];
+    size_t k = da.d.payload_size < PREVIEW_BYTES ? da.d.payload_size : PREVIEW_BYTES;
+    for (size_t i = 0; i < k; i++)
+        memcpy(hex + 2 * i, ob_hex_pairs + 2 * da.d.payload[i], 2);
+    size_t at = pb_open(b, TE_DEBUG);
+    pb_bytes(b, DA_NAME, bytes_name[ret], strlen(bytes_name[ret]));
+    pb_bytes(b, DA_STRING, hex, 2 * k);
+    pb_close(b, at);
+}
+
+/* Chrome JSON: opens the next member of "args", and "args" itself first. */
+static void args_key(obuf *o, int *first)
+{
+    if (*first)
+        ob_lit(o, ",\"args\":{\"");
+    else
+        ob_lit(o, ",\"");
+    *first = 0;
+}
+
+/* Chrome JSON: the same as "args" members; *first: "args" is not open yet. */
+static void json_detail(exporter *x, const atf_index_event *ev, int ret, int *first)
+{
+    detail_args da;
+    if (!load_detail(x, ev, &da))
+        return;
+    obuf *o = x->out;
+    if (da.arm) {
+        for (int i = 0; i < 11; i++) {
+            args_key(o, first);
+            ob_put(o, reg_names[ret][i], strlen(reg_names[ret][i]));
+            ob_lit(o, "\":\"");
+            ob_hex64(o, da.regs[i]);
+            ob_char(o, '"');
+        }
+        ob_lit(o, ",\"");
+        ob_put(o, stack_size_name[ret], strlen(stack_size_name[ret]));
+        ob_lit(o, "\":");
+        ob_u64(o, da.stack_size);
+        return;
+    }
+    args_key(o, first);
+    ob_put(o, type_name[ret], strlen(type_name[ret]));
+    ob_lit(o, "\":");
+    ob_u64(o, da.d.event_type);
+    ob_lit(o, ",\"");
+    ob_put(o, length_name[ret], strlen(length_name[ret]));
+    ob_lit(o, "\":");
+    ob_u64(o, da.d.payload_size);
+    ob_lit(o, ",\"");
+    ob_put(o, bytes_name[ret], strlen(bytes_name[ret]));
+    ob_lit(o, "\":\"");
+    ob_hex(o, da.d.payload, da.d.payload_size < PREVIEW_BYTES ? da.d.payload_size : PREVIEW_BYTES);
+    ob_char(o, '"');
+}
+
+/* ---- Slices to the output -------------------------------------------- */
+
+static int perfetto_slice(exporter *x, const atf_slice *s)
+{
+    char tmpbuf[32];
+    name_entry tmp, *ne = NULL;
+    if (s->kind != ATF_SLICE_END) {
+        ne = names_get(&x->names, x->manifest, s->function_id, &tmp, tmpbuf, &x->nomem);
+        if (x->nomem)
+            return -1;
+    }
+    size_t name_len = ne ? ne->len : s->kind != ATF_SLICE_END ? tmp.len : 0;
+    if (packet_begin(x, 2048 + 2 * name_len) != 0)
+        return -1;
+    pb *b = &x->pk;
+    pb_uint(b, PKT_TIMESTAMP, s->timestamp_ns);
+    pb_uint(b, PKT_SEQ_ID, x->seq_id);
+    pb_uint(b, PKT_SEQ_FLAGS, x->seq_started ? SEQ_NEEDS_STATE : SEQ_CLEARED);
+    x->seq_started = 1;
+    if (ne && ne->emitted_seq != x->seq_id) {
+        size_t id = pb_open(b, PKT_INTERNED);
+        size_t en = pb_open(b, INTERNED_EVENT_NAMES);
+        pb_uint(b, EVENT_NAME_IID, ne->iid);
+        pb_bytes(b, EVENT_NAME_NAME, ne->text, ne->len);
+        pb_close(b, en);
+        pb_close(b, id);
+        ne->emitted_seq = x->seq_id;
+    }
+    size_t te = pb_open(b, PKT_TRACK_EVENT);
+    pb_uint(b, TE_TYPE, s->kind == ATF_SLICE_BEGIN ? TE_SLICE_BEGIN : s->kind == ATF_SLICE_END ? TE_SLICE_END
+                                                                                             : TE_INSTANT);
+    pb_uint(b, TE_TRACK_UUID, x->track_uuid);
+    if (ne)
+        pb_uint(b, TE_NAME_IID, ne->iid);
+    else if (s->kind != ATF_SLICE_END)
+        pb_bytes(b, TE_NAME, tmp.text, tmp.len);
+    if (s->flags & ATF_SLICE_UNCLOSED)
+        pb_annot_uint(b, "unclosed", 1, 0);
+    if (s->flags & ATF_SLICE_UNWOUND)
+        pb_annot_uint(b, "unwound", 1, 0);
+    if (s->flags & ATF_SLICE_CLIPPED)
+        pb_annot_uint(b, "clipped", 1, 0);
+    if (s->flags & ATF_SLICE_EXCEPTION)
+        pb_annot_uint(b, "exception", 1, 0);
+    pb_detail(x, s->event, s->kind == ATF_SLICE_END);
+    pb_close(b, te);
+    packet_end(x);
+    return 0;
+}
+
+static void json_flag(obuf *o, const char *name, int *first)
+{
+    args_key(o, first);
+    ob_put(o, name, strlen(name));
+    ob_lit(o, "\":true");
+}
+
+/* Chrome JSON: B carries no "args" (speedscope names a frame by its name and
+ * its args, so args on B would make one frame per call); the E event carries
+ * them all, the call's detail and the return's ("ret_"), and viewers that
+ * show arguments (chrome://tracing, Perfetto) merge them into the slice. */
+static int chrome_slice(exporter *x, const atf_slice *s)
+{
+    obuf *o = x->out;
+    json_head(x, s->kind == ATF_SLICE_BEGIN ? "B" : s->kind == ATF_SLICE_END ? "E" : "i", x->tid, s->timestamp_ns);
+    char tmpbuf[32];
+    name_entry tmp, *ne = names_get(&x->names, x->manifest, s->function_id, &tmp, tmpbuf, &x->nomem);
+    if (x->nomem)
+        return -1;
+    ob_lit(o, ",\"name\":");
+    ob_json_string(o, ne ? ne->text : tmp.text);
+    if (s->kind == ATF_SLICE_INSTANT) {
+        ob_lit(o, ",\"cat\":\"exception\",\"s\":\"t\",\"args\":{\"exception\":true");
+        int open = 0;
+        json_detail(x, s->event, 0, &open);
+        ob_lit(o, "}}");
+        return 0;
+    }
+    ob_lit(o, ",\"cat\":\"call\"");
+    if (s->kind == ATF_SLICE_BEGIN) {
+        ob_char(o, '}');
+        return 0;
+    }
+    int first = 1;
+    if (s->flags & ATF_SLICE_UNCLOSED)
+        json_flag(o, "unclosed", &first);
+    if (s->flags & ATF_SLICE_UNWOUND)
+        json_flag(o, "unwound", &first);
+    if (s->flags & ATF_SLICE_CLIPPED)
+        json_flag(o, "clipped", &first);
+    if (s->flags & ATF_SLICE_EXCEPTION)
+        json_flag(o, "exception", &first);
+    atf_index_event call;
+    if (s->begin_seq != ATF_SLICE_NO_SEQ && atf_index_reader_get(x->thread->index, s->begin_seq, &call) == ATF_OK)
+        json_detail(x, &call, 0, &first);
+    json_detail(x, s->event, 1, &first);
+    if (first)
+        ob_char(o, '}');
+    else
+        ob_lit(o, "}}");
+    return 0;
+}
+
+static int on_slice(void *user, const atf_slice *s)
+{
+    exporter *x = user;
+    if (x->out->failed)
+        return -2;
+    return x->format == ATF_EXPORT_PERFETTO ? perfetto_slice(x, s) : chrome_slice(x, s);
+}
+
+/* ---- Tracks ---------------------------------------------------------- */
+
+/* N of a ".../pid_N" directory (a session, or a thread directory's parent), else 0. */
+static uint64_t pid_of(const char *dir, int parent)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    size_t n = strlen(buf);
+    for (int up = 0; up <= parent; up++) {
+        while (n > 1 && buf[n - 1] == '/')
+            buf[--n] = '\0';
+        if (up < parent) {
+            char *slash = strrchr(buf, '/');
+            if (!slash)
+                return 0;
+            *slash = '\0';
+            n = strlen(buf);
+        }
+    }
+    const char *base = strrchr(buf, '/');
+    base = base ? base + 1 : buf;
+    if (strncmp(base, "pid_", 4) != 0 || !base[4])
+        return 0;
+    uint64_t v = 0;
+    for (const char *p = base + 4; *p; p++) {
+        if (*p < '0' || *p > '9' || v > UINT64_MAX / 10 - 9)
+            return 0;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    return v;
+}
+
+static int perfetto_descriptor(exporter *x, uint64_t uuid, uint64_t parent, const char *name, int is_process,
+                               uint64_t tid)
+{
+    if (packet_begin(x, 256 + 2 * strlen(name)) != 0)
+        return -1;
+    pb *b = &x->pk;
+    pb_uint(b, PKT_SEQ_ID, DESCRIPTOR_SEQ);
+    size_t td = pb_open(b, PKT_TRACK_DESCRIPTOR);
+    pb_uint(b, TD_UUID, uuid);
+    if (parent)
+        pb_uint(b, TD_PARENT, parent);
+    if (is_process) {
+        size_t pd = pb_open(b, TD_PROCESS);
+        pb_uint(b, PD_PID, x->pid);
+        pb_bytes(b, PD_NAME, name, strlen(name));
+        pb_close(b, pd);
+    } else if (tid != UINT64_MAX) {
+        size_t th = pb_open(b, TD_THREAD);
+        pb_uint(b, THD_PID, x->pid);
+        pb_uint(b, THD_TID, tid);
+        pb_bytes(b, THD_NAME, name, strlen(name));
+        pb_close(b, th);
+    } else {
+        pb_bytes(b, TD_NAME, name, strlen(name));
+    }
+    pb_close(b, td);
+    packet_end(x);
+    return 0;
+}
+
+static void chrome_metadata(exporter *x, const char *what, uint64_t tid, const char *name)
+{
+    obuf *o = x->out;
+    json_next(x);
+    ob_lit(o, "{\"ph\":\"M\",\"pid\":");
+    ob_u64(o, x->pid);
+    ob_lit(o, ",\"tid\":");
+    ob_u64(o, tid);
+    ob_lit(o, ",\"name\":\"");
+    ob_put(o, what, strlen(what));
+    ob_lit(o, "\",\"args\":{\"name\":");
+    ob_json_string(o, name);
+    ob_lit(o, "}}");
+}
+
+/* Timing anchors as markers: instants on their own track (Perfetto) or
+ * global instants (Chrome JSON), inside the window. */
+static int put_anchors(exporter *x, const atf_tool_options *o)
+{
+    const atf_manifest *m = x->manifest;
+    if (!m || m->anchor_count == 0)
+        return 0;
+    if (x->format == ATF_EXPORT_PERFETTO &&
+        perfetto_descriptor(x, ANCHOR_UUID, PROCESS_UUID, "timing anchors", 0, UINT64_MAX) != 0)
+        return -1;
+    for (size_t i = 0; i < m->anchor_count; i++) {
+        const atf_timing_anchor *a = &m->anchors[i];
+        if (o->window && (a->host_time_ns < o->from_ns || a->host_time_ns > o->to_ns))
+            continue;
+        char name[96];
+        snprintf(name, sizeof name, "anchor media %lld/%ld s", (long long)a->media_time_value,
+                 (long)a->media_time_scale);
+        x->stats->anchors++;
+        if (x->format == ATF_EXPORT_CHROME_JSON) {
+            json_head(x, "i", 0, a->host_time_ns);
+            ob_lit(x->out, ",\"name\":");
+            ob_json_string(x->out, name);
+            ob_lit(x->out, ",\"cat\":\"anchor\",\"s\":\"g\",\"args\":{\"media_time_value\":");
+            char v[32];
+            snprintf(v, sizeof v, "%lld", (long long)a->media_time_value);
+            ob_put(x->out, v, strlen(v));
+            ob_lit(x->out, ",\"media_time_scale\":");
+            snprintf(v, sizeof v, "%ld", (long)a->media_time_scale);
+            ob_put(x->out, v, strlen(v));
+            ob_lit(x->out, "}}");
+            continue;
+        }
+        if (packet_begin(x, 512) != 0)
+            return -1;
+        pb *b = &x->pk;
+        pb_uint(b, PKT_TIMESTAMP, a->host_time_ns);
+        pb_uint(b, PKT_SEQ_ID, DESCRIPTOR_SEQ);
+        size_t te = pb_open(b, PKT_TRACK_EVENT);
+        pb_uint(b, TE_TYPE, TE_INSTANT);
+        pb_uint(b, TE_TRACK_UUID, ANCHOR_UUID);
+        pb_bytes(b, TE_NAME, name, strlen(name));
+        pb_annot_uint(b, "media_time_value", (uint64_t)a->media_time_value, 0);
+        pb_annot_uint(b, "media_time_scale", (uint64_t)(int64_t)a->media_time_scale, 0);
+        pb_close(b, te);
+        packet_end(x);
+    }
+    return 0;
+}
+
+int tool_thread_wanted(const atf_tool_options *o, uint64_t id)
+{
+    if (!o || !o->threads)
+        return 1;
+    for (size_t i = 0; i < o->thread_count; i++)
+        if (o->threads[i] == id)
+            return 1;
+    return 0;
+}
+
+atf_status tool_check_threads(const tool_source *src, const atf_tool_options *o, atf_error *err)
+{
+    if (!o || !o->threads)
+        return ATF_OK;
+    for (size_t k = 0; k < o->thread_count; k++) {
+        size_t i = 0;
+        while (i < src->thread_count && src->threads[i].id != o->threads[k])
+            i++;
+        if (i == src->thread_count) {
+            atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "no thread %llu here (--thread)",
+                     (unsigned long long)o->threads[k]);
+            atf_error_set_file(err, src->path);
+            return ATF_E_ARG;
+        }
+    }
+    return ATF_OK;
+}
+
+atf_export_format atf_export_format_parse(const char *name)
+{
+    if (name && !strcmp(name, "perfetto"))
+        return ATF_EXPORT_PERFETTO;
+    if (name && (!strcmp(name, "chrome-json") || !strcmp(name, "json")))
+        return ATF_EXPORT_CHROME_JSON;
+    return (atf_export_format)0;
+}
+
+/* Progress every 4 Mi events. */
+#define PROGRESS_STEP (1u << 22)
+
+static atf_status export_threads(exporter *x, tool_source *src, const atf_tool_options *o, atf_slice_builder *sb,
+                                 atf_error *err)
+{
+    uint64_t total = 0, done = 0, next_report = PROGRESS_STEP;
+    for (size_t i = 0; i < src->thread_count; i++)
+        if (src->threads[i].index && tool_thread_wanted(o, src->threads[i].id))
+            total += atf_index_reader_count(src->threads[i].index);
+    for (size_t i = 0; i < src->thread_count; i++) {
+        const tool_thread *t = &src->threads[i];
+        if (!t->index || !tool_thread_wanted(o, t->id))
+            continue;
+        x->thread = t;
+        x->tid = t->id;
+        x->track_uuid = THREAD_UUID0 + i;
+        x->seq_id = THREAD_SEQ0 + i;
+        x->seq_started = 0;
+        x->stats->threads++;
+        const atf_index_info *ii = atf_index_reader_info(t->index);
+        x->stats->recovered_files += ii->recovered != 0;
+        x->stats->trailing_bytes += ii->trailing_bytes;
+        if (t->detail) {
+            const atf_detail_info *di = atf_detail_reader_info(t->detail);
+            x->stats->recovered_files += di->recovered != 0;
+            x->stats->trailing_bytes += di->trailing_bytes;
+        }
+        char name[96];
+        snprintf(name, sizeof name, "thread_%llu (os tid %lu)", (unsigned long long)t->id,
+                 (unsigned long)atf_index_reader_header(t->index)->thread_id);
+        if (x->format == ATF_EXPORT_PERFETTO) {
+            if (perfetto_descriptor(x, x->track_uuid, PROCESS_UUID, name, 0, x->tid) != 0)
+                return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        } else {
+            chrome_metadata(x, "thread_name", x->tid, name);
+        }
+        atf_slice_builder_reset(sb);
+        int has_depth = atf_index_reader_info(t->index)->layout == ATF_LAYOUT_1;
+        uint64_t n = atf_index_reader_count(t->index);
+        int r = 0;
+        for (uint64_t seq = 0; seq < n && r == 0; seq++) {
+            atf_index_event ev;
+            atf_index_reader_get(t->index, seq, &ev);
+            r = atf_slice_builder_push(sb, seq, &ev, has_depth);
+            x->stats->events++;
+            if (++done >= next_report && o->progress) {
+                o->progress(o->progress_user, done, total);
+                next_report = done + PROGRESS_STEP;
+            }
+        }
+        if (r == 0 || r == 1)
+            r = atf_slice_builder_finish(sb);
+        if (r == -2 || x->out->failed)
+            return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write output: %s", strerror(errno));
+        if (r != 0)
+            return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    }
+    if (o->progress)
+        o->progress(o->progress_user, done, total);
+    return ATF_OK;
+}
+
+atf_status atf_export(FILE *out, atf_export_format format, const char *path, const atf_tool_options *opts,
+                      atf_export_stats *stats, atf_error *err)
+{
+    atf_export_stats local_stats;
+    if (!stats)
+        stats = &local_stats;
+    memset(stats, 0, sizeof *stats);
+    atf_error_clear(err);
+    if (!out || !path || (format != ATF_EXPORT_PERFETTO && format != ATF_EXPORT_CHROME_JSON))
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "export: bad arguments");
+    atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
+    if (opts)
+        o = *opts;
+    if (o.window && o.from_ns > o.to_ns)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "export: --from is after --to");
+    tool_source src;
+    atf_status st = tool_source_open(&src, path, &o, err);
+    if (st)
+        return st;
+    if ((st = tool_check_threads(&src, &o, err)) != ATF_OK) {
+        tool_source_close(&src);
+        return st;
+    }
+    /* One line per file not read whole; damage or an unreadable file is the result (atf/tools.h). */
+    atf_status worst = tool_source_report(&src, o.diag);
+    exporter *x = calloc(1, sizeof *x);
+    obuf *ob = malloc(sizeof *ob);
+    atf_slice_builder *sb = NULL;
+    if (!x || !ob ||
+        atf_slice_builder_create(&sb, o.window ? o.from_ns : 0, o.window ? o.to_ns : UINT64_MAX, on_slice, x) != ATF_OK) {
+        st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        goto done;
+    }
+    ob_init(ob, out);
+    x->format = format;
+    x->out = ob;
+    x->manifest = src.manifest;
+    x->stats = stats;
+    x->first_json = 1;
+    uint64_t pid = pid_of(src.path, src.kind == ATF_PATH_SESSION ? 0 : src.kind == ATF_PATH_THREAD ? 1 : 2);
+    x->pid = pid ? pid : 1;
+    char pname[64];
+    if (pid)
+        snprintf(pname, sizeof pname, "pid_%llu", (unsigned long long)pid);
+    else
+        snprintf(pname, sizeof pname, "atf session");
+    if (format == ATF_EXPORT_PERFETTO) {
+        if (perfetto_descriptor(x, PROCESS_UUID, 0, pname, 1, 0) != 0) {
+            st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+            goto done;
+        }
+    } else {
+        ob_lit(ob, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+        chrome_metadata(x, "process_name", 0, pname);
+    }
+    if (put_anchors(x, &o) != 0) {
+        st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        goto done;
+    }
+    st = export_threads(x, &src, &o, sb, err);
+    if (format == ATF_EXPORT_CHROME_JSON)
+        ob_lit(ob, "\n]}\n");
+    if (ob_flush(ob) != 0 || fflush(out) != 0 || ferror(out)) {
+        if (!st)
+            st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write output: %s", strerror(errno));
+    }
+    stats->bytes = ob->total;
+    if (!st && worst) {
+        st = atf_fail(err, worst, ATF_NO_OFFSET, NULL,
+                      worst == ATF_E_IO ? "some files could not be read (see above); everything else was exported"
+                                        : "some files are damaged (see above); everything readable was exported");
+        atf_error_set_file(err, path);
+    }
+done:
+    if (sb)
+        stats->slices = *atf_slice_builder_counts(sb);
+    atf_slice_builder_destroy(sb);
+    if (x) {
+        names_free(&x->names);
+        free(x->pk.p);
+    }
+    free(x);
+    free(ob);
+    tool_source_close(&src);
+    return st;
+}

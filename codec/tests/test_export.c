@@ -1,0 +1,178 @@
+/* atf_export() (export.c) through the library: arguments, counts, the
+ * bytes it reports, write failures, and the memory it does not keep. The
+ * formats themselves are checked by their consumers (codec/tests/viewers/). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <atf/export.h>
+
+#include "codec_test_util.h"
+
+typedef struct fixture {
+    char dir[4096];
+    char session[4200];
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    cf_mkdtemp(f->dir, sizeof f->dir, "export");
+    snprintf(f->session, sizeof f->session, "%s/pid_321", f->dir);
+    atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
+    d.threads = 2;
+    d.events = 500;
+    d.detail_every = 3;
+    atf_error err;
+    assert_int_equal(atf_tool_demo(f->session, &d, &err), ATF_OK);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    cf_rm_rf(f->dir);
+    free(f);
+    return 0;
+}
+
+/* Exports into memory; returns the bytes (caller frees). */
+static char *export_mem(const char *path, atf_export_format fmt, const atf_tool_options *o, atf_export_stats *s,
+                        atf_status *st, size_t *size)
+{
+    char *buf = NULL;
+    FILE *mem = open_memstream(&buf, size);
+    assert_non_null(mem);
+    atf_error err;
+    *st = atf_export(mem, fmt, path, o, s, &err);
+    fclose(mem);
+    return buf;
+}
+
+static void test_counts_and_bytes(void **state)
+{
+    fixture *f = *state;
+    for (int k = 0; k < 2; k++) {
+        atf_export_format fmt = k ? ATF_EXPORT_CHROME_JSON : ATF_EXPORT_PERFETTO;
+        atf_export_stats s;
+        atf_status st;
+        size_t size;
+        char *buf = export_mem(f->session, fmt, NULL, &s, &st, &size);
+        assert_int_equal(st, ATF_OK);
+        assert_int_equal(s.threads, 2);
+        assert_int_equal(s.events, 1000);
+        assert_int_equal(s.bytes, size);
+        assert_int_equal(s.anchors, 1);
+        assert_true(s.details > 0);
+        /* Every begin has its end: the demo ends with calls still open. */
+        assert_int_equal(s.slices.begins, s.slices.ends);
+        assert_true(s.slices.unclosed > 0);
+        assert_int_equal(s.slices.unmatched_returns, 0);
+        if (fmt == ATF_EXPORT_CHROME_JSON) {
+            assert_non_null(strstr(buf, "\"name\":\"pid_321\""));
+            assert_non_null(strstr(buf, "\"unclosed\":true"));
+            assert_memory_equal(buf + size - 4, "\n]}\n", 4);
+        } else {
+            assert_int_equal((unsigned char)buf[0], 0x0a);   /* Trace.packet, length-delimited */
+        }
+        free(buf);
+    }
+}
+
+static void test_filters(void **state)
+{
+    fixture *f = *state;
+    atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
+    uint64_t only = 1;
+    o.threads = &only;
+    o.thread_count = 1;
+    atf_export_stats s;
+    atf_status st;
+    size_t size;
+    free(export_mem(f->session, ATF_EXPORT_PERFETTO, &o, &s, &st, &size));
+    assert_int_equal(st, ATF_OK);
+    assert_int_equal(s.threads, 1);
+    assert_int_equal(s.events, 500);
+    /* An empty window: events are read until one passes it, nothing is drawn. */
+    o.threads = NULL;
+    o.window = 1;
+    o.from_ns = 1;
+    o.to_ns = 2;
+    free(export_mem(f->session, ATF_EXPORT_CHROME_JSON, &o, &s, &st, &size));
+    assert_int_equal(st, ATF_OK);
+    assert_int_equal(s.slices.begins + s.slices.instants, 0);
+    assert_int_equal(s.anchors, 0);
+    o.from_ns = 3;
+    free(export_mem(f->session, ATF_EXPORT_CHROME_JSON, &o, &s, &st, &size));
+    assert_int_equal(st, ATF_E_ARG);
+}
+
+static void test_errors(void **state)
+{
+    fixture *f = *state;
+    atf_error err;
+    atf_export_stats s;
+    FILE *null = fopen("/dev/null", "w");
+    assert_non_null(null);
+    assert_int_equal(atf_export(null, (atf_export_format)9, f->session, NULL, &s, &err), ATF_E_ARG);
+    assert_int_equal(atf_export(NULL, ATF_EXPORT_PERFETTO, f->session, NULL, &s, &err), ATF_E_ARG);
+    assert_int_equal(atf_export(null, ATF_EXPORT_PERFETTO, NULL, NULL, NULL, &err), ATF_E_ARG);
+    char missing[4300];
+    snprintf(missing, sizeof missing, "%s/none", f->dir);
+    assert_int_equal(atf_export(null, ATF_EXPORT_PERFETTO, missing, NULL, &s, &err), ATF_E_IO);
+    fclose(null);
+    /* A full disk is an I/O error, never a verdict about the session. */
+    FILE *full = fopen("/dev/full", "w");
+    if (full) {
+        assert_int_equal(atf_export(full, ATF_EXPORT_CHROME_JSON, f->session, NULL, &s, &err), ATF_E_IO);
+        assert_non_null(strstr(err.message, "cannot write"));
+        fclose(full);
+    }
+    assert_int_equal(atf_export_format_parse("perfetto"), ATF_EXPORT_PERFETTO);
+    assert_int_equal(atf_export_format_parse("chrome-json"), ATF_EXPORT_CHROME_JSON);
+    assert_int_equal(atf_export_format_parse("wtf"), 0);
+    assert_int_equal(atf_export_format_parse(NULL), 0);
+}
+
+static void on_progress(void *user, uint64_t done, uint64_t total)
+{
+    uint64_t *last = user;
+    assert_true(done <= total);
+    last[0] = done;
+    last[1] = total;
+}
+
+static void test_progress_reaches_the_total(void **state)
+{
+    fixture *f = *state;
+    atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
+    uint64_t last[2] = { 0, 0 };
+    o.progress = on_progress;
+    o.progress_user = last;
+    atf_export_stats s;
+    atf_status st;
+    size_t size;
+    free(export_mem(f->session, ATF_EXPORT_PERFETTO, &o, &s, &st, &size));
+    assert_int_equal(st, ATF_OK);
+    assert_int_equal(last[0], 1000);
+    assert_int_equal(last[1], 1000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_counts_and_bytes),
+        cmocka_unit_test(test_filters),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_progress_reaches_the_total),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
