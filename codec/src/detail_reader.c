@@ -269,6 +269,7 @@ atf_status atf_detail_reader_open_memory(atf_detail_reader **out, const void *da
     }
     r->blob.data = data ? (const uint8_t *)data : (const uint8_t *)"";
     r->blob.size = size;
+    r->blob.data_end = size;
     return finish_open(out, r, opts, err);
 }
 

@@ -9,13 +9,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atf/reader.h>
+
 #include "internal.h"
 
 static atf_status read_fully(int fd, uint8_t *dst, size_t size, atf_error *err)
 {
     size_t done = 0;
     while (done < size) {
-        ssize_t k = read(fd, dst + done, size - done);
+        ssize_t k = pread(fd, dst + done, size - done, (off_t)done);   /* atf_fd_data_end() moved the offset */
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0)
@@ -41,6 +43,29 @@ const char *atf_file_type_name(unsigned mode)
     return "a special file";
 }
 
+uint64_t atf_fd_data_end(int fd, uint64_t size)
+{
+#if defined(SEEK_DATA) && defined(SEEK_HOLE)
+    uint64_t end = 0;
+    off_t pos = 0;
+    for (int i = 0; i < 4096; i++) {
+        off_t d = lseek(fd, pos, SEEK_DATA);
+        if (d < 0)
+            return errno == ENXIO ? end : size;   /* ENXIO: no data at or after pos */
+        off_t h = lseek(fd, d, SEEK_HOLE);
+        if (h < 0)
+            return size;
+        end = (uint64_t)h;
+        if ((uint64_t)h >= size)
+            return size;
+        pos = h;
+    }
+#else
+    (void)fd;
+#endif
+    return size;
+}
+
 atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *err)
 {
     memset(b, 0, sizeof *b);
@@ -64,6 +89,7 @@ atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *
         return atf_fail(err, ATF_E_LIMIT, ATF_NO_OFFSET, NULL, "file too large for this platform");
     }
     b->size = (size_t)st.st_size;
+    b->data_end = atf_fd_data_end(fd, b->size);
     if (b->size == 0) {
         close(fd);
         b->data = (const uint8_t *)"";

@@ -260,7 +260,13 @@ static atf_status open_common(atf_index_reader *r, const atf_read_options *opts,
         info->recovered = 1;
         info->event_count = room / ATF_INDEX_EVENT_SIZE;
         /* SPEC 7a.6: trailing all-zero records are a filesystem's zero fill
-         * after a crash, not events (no valid event is all zeros). */
+         * after a crash, not events (no valid event is all zeros). Records
+         * that start in a hole past the file's data are zeros without being
+         * read: the work does not grow with a sparse tail. */
+        uint64_t data_end = r->blob.data_end < size ? r->blob.data_end : size;
+        if (data_end < h->events_offset + info->event_count * ATF_INDEX_EVENT_SIZE)
+            info->event_count = data_end <= h->events_offset
+                                    ? 0 : (data_end - h->events_offset + ATF_INDEX_EVENT_SIZE - 1) / ATF_INDEX_EVENT_SIZE;
         while (info->event_count > 0 &&
                atf_all_zero(r->events + (info->event_count - 1) * ATF_INDEX_EVENT_SIZE, ATF_INDEX_EVENT_SIZE))
             info->event_count--;
@@ -360,6 +366,7 @@ atf_status atf_index_reader_open_memory(atf_index_reader **out, const void *data
     }
     r->blob.data = data ? (const uint8_t *)data : (const uint8_t *)"";
     r->blob.size = size;
+    r->blob.data_end = size;
     return finish_open(out, r, opts, err);
 }
 

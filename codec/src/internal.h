@@ -27,13 +27,12 @@ void atf_error_clear(atf_error *err);
 typedef struct atf_blob {
     const uint8_t *data;
     size_t size;
+    uint64_t data_end; /* bytes past it are a hole (zeros): atf_fd_data_end(); size for memory */
     void *map;        /* mmap base, or NULL */
     void *heap;       /* malloc'd copy, or NULL */
 } atf_blob;
 
 atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *err);
-/* "a directory", "a FIFO", ... for a st_mode. */
-const char *atf_file_type_name(unsigned mode);
 void atf_blob_close(atf_blob *b);
 
 /* strdup that returns NULL on NULL. */

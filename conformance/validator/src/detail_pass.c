@@ -68,8 +68,8 @@ static int check_arm64(atf_validation *v, size_t file, const uint8_t *d, uint64_
     return 1;
 }
 
-void v_detail_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, const vindex *ix,
-                   uint64_t *confirmed_bits, uint64_t *confirmed, vdetail *out)
+void v_detail_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
+                   const vindex *ix, uint64_t *confirmed_bits, uint64_t *confirmed, vdetail *out)
 {
     memset(out, 0, sizeof *out);
     if (confirmed)
@@ -311,7 +311,9 @@ void v_detail_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t si
                          "torn footer (crash during finalize): %" PRIu64
                          " bytes starting with \"2DTA\" are not an event",
                          trailing);
-            } else if (v_first_nonzero(t, (size_t)trailing) == trailing) {
+            } else if (pos >= data_end ||
+                       v_first_nonzero(t, (size_t)((data_end < size ? data_end : size) - pos)) ==
+                           (data_end < size ? data_end : size) - pos) {
                 /* A zero-filled tail: the scan stops at total_length 0; not REC-002 or REC-005 (SPEC 7a.6). */
             } else if (trailing >= ATF_DETAIL_EVENT_HEADER_SIZE && v_le32(t) < ATF_DETAIL_EVENT_HEADER_SIZE) {
                 v_report(v, file, C_REC_005, 0, pos, "total_length",

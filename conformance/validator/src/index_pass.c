@@ -168,8 +168,8 @@ static int header_identity(atf_validation *v, size_t file, const uint8_t *d, uin
                              C_IDX_HDR_003);
 }
 
-void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, int thread_ctx,
-                  int has_detail_file, vindex *out)
+void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
+                  int thread_ctx, int has_detail_file, vindex *out)
 {
     memset(out, 0, sizeof *out);
     out->data = d;
@@ -325,7 +325,11 @@ void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t siz
             end = footer_offset;
         n = (end - eo) / ATF_INDEX_EVENT_SIZE;
         /* SPEC 7a.6: trailing all-zero records are a filesystem's zero fill,
-         * not events (no valid event is all zeros). */
+         * not events (no valid event is all zeros). Records starting in the
+         * hole past the file's data are zeros unread (a sparse tail costs
+         * nothing). */
+        if (data_end < size && data_end < eo + n * ATF_INDEX_EVENT_SIZE)
+            n = data_end <= eo ? 0 : (data_end - eo + ATF_INDEX_EVENT_SIZE - 1) / ATF_INDEX_EVENT_SIZE;
         while (n > 0 && v_first_nonzero(d + eo + (n - 1) * ATF_INDEX_EVENT_SIZE, ATF_INDEX_EVENT_SIZE) ==
                             ATF_INDEX_EVENT_SIZE)
             n--;
@@ -364,7 +368,9 @@ void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t siz
                          "torn footer (crash during finalize): %" PRIu64
                          " bytes starting with \"2ITA\" and the count of the events before them are not an event",
                          trailing);
-            else if (trailing && v_first_nonzero(d + ev_end, (size_t)trailing) < trailing)
+            else if (trailing && ev_end < data_end &&
+                     v_first_nonzero(d + ev_end, (size_t)((data_end < size ? data_end : size) - ev_end)) <
+                         (data_end < size ? data_end : size) - ev_end)
                 /* A zero-filled tail is not a partial record (SPEC 7a.6). */
                 v_report(v, file, C_REC_002, 0, ev_end, "event",
                          "partial record of %" PRIu64 " bytes after the last complete event ignored", trailing);

@@ -59,10 +59,23 @@ static char *join(const char *dir, const char *name)
     return cat3(dir, n && dir[n - 1] == '/' ? "" : "/", name);
 }
 
-static int is_regular(const char *path)
+/* 1: a regular file; 0: nothing there; -1: something else is there, or it
+ * cannot be looked at (permission): err says which. That is an I/O problem
+ * for the caller to return (exit 2), never a verdict about the format. */
+static int regular_or_absent(const char *path, atf_error *err)
 {
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return 0;
+        fail(err, errno == ENOMEM ? ATF_E_NOMEM : ATF_E_IO, path, "cannot access: %s", strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fail(err, ATF_E_IO, path, "%s, not a regular file", atf_file_type_name((unsigned)st.st_mode));
+        return -1;
+    }
+    return 1;
 }
 
 static int is_dir(const char *path)
@@ -90,6 +103,7 @@ static void base_name(const char *path, char *dst, size_t cap)
 typedef struct vmap {
     const uint8_t *data;
     uint64_t size;
+    uint64_t data_end;       /* past it a hole (zeros): atf_fd_data_end() */
     void *map;
     void *heap;
 } vmap;
@@ -98,7 +112,8 @@ static atf_status vmap_open(vmap *m, const char *path, uint64_t limit, atf_error
 {
     memset(m, 0, sizeof *m);
     m->data = (const uint8_t *)"";
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO must not block the open; it is refused below. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return fail(err, ATF_E_IO, path, "cannot open: %s", strerror(errno));
     struct stat st;
@@ -109,13 +124,14 @@ static atf_status vmap_open(vmap *m, const char *path, uint64_t limit, atf_error
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return fail(err, ATF_E_IO, path, "not a regular file");
+        return fail(err, ATF_E_IO, path, "%s, not a regular file", atf_file_type_name((unsigned)st.st_mode));
     }
     if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX || (limit && (uint64_t)st.st_size > limit)) {
         close(fd);
         return fail(err, ATF_E_LIMIT, path, "file is too large (%" PRIu64 " bytes)", (uint64_t)st.st_size);
     }
     m->size = (uint64_t)st.st_size;
+    m->data_end = atf_fd_data_end(fd, m->size);
     if (m->size == 0) {
         close(fd);
         return ATF_OK;
@@ -136,7 +152,7 @@ static atf_status vmap_open(vmap *m, const char *path, uint64_t limit, atf_error
     }
     uint64_t done = 0;
     while (done < m->size) {
-        ssize_t k = read(fd, h + done, (size_t)(m->size - done));
+        ssize_t k = pread(fd, h + done, (size_t)(m->size - done), (off_t)done);   /* atf_fd_data_end() moved the offset */
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0) {
@@ -164,7 +180,8 @@ static void vmap_close(vmap *m)
 /* ---- One thread ------------------------------------------------------------ */
 
 atf_status v_thread(atf_validation *v, const char *label_prefix, const uint8_t *idx, uint64_t isize,
-                    int det_present, const uint8_t *det, uint64_t dsize, vthread_summary *out)
+                    uint64_t idata_end, int det_present, const uint8_t *det, uint64_t dsize, uint64_t ddata_end,
+                    vthread_summary *out)
 {
     memset(out, 0, sizeof *out);
     out->index_file = (size_t)-1;
@@ -175,7 +192,7 @@ atf_status v_thread(atf_validation *v, const char *label_prefix, const uint8_t *
             return ATF_E_NOMEM;
         out->index_file = v_file(v, label);
         free(label);
-        v_index_pass(v, out->index_file, idx, isize, 1, det_present, ix);
+        v_index_pass(v, out->index_file, idx, isize, idata_end, 1, det_present, ix);
         if (ix->header_ok && ix->finalized) {
             v_check(v, C_LINK_005);
             int flag = (ix->flags & ATF_INDEX_FLAG_HAS_DETAIL_FILE) != 0;
@@ -201,7 +218,7 @@ atf_status v_thread(atf_validation *v, const char *label_prefix, const uint8_t *
             return ATF_E_NOMEM;
     }
     vdetail dt;
-    v_detail_pass(v, df, det, dsize, links ? ix : NULL, bits, &confirmed, &dt);
+    v_detail_pass(v, df, det, dsize, ddata_end, links ? ix : NULL, bits, &confirmed, &dt);
     if (links && dt.usable) {
         v_check(v, C_LINK_001);
         v_check(v, C_LINK_002);
@@ -236,14 +253,19 @@ static atf_status thread_dir(atf_validation *v, const char *tdir, const char *la
         st = fail(err, ATF_E_NOMEM, tdir, NULL);
         goto out;
     }
-    int has_index = is_regular(ip), has_detail = is_regular(dp);
+    int has_index = regular_or_absent(ip, err), has_detail = has_index < 0 ? -1 : regular_or_absent(dp, err);
+    if (has_index < 0 || has_detail < 0) {
+        st = err ? err->code : ATF_E_IO;
+        goto out;
+    }
     *has_index_out = has_index;
     *has_detail_out = has_detail;
     if (has_index && (st = vmap_open(&im, ip, 0, err)))
         goto out;
     if (has_detail && (st = vmap_open(&dm, dp, 0, err)))
         goto out;
-    st = v_thread(v, label_prefix, has_index ? im.data : NULL, im.size, has_detail, dm.data, dm.size, out);
+    st = v_thread(v, label_prefix, has_index ? im.data : NULL, im.size, im.data_end, has_detail, dm.data, dm.size,
+                  dm.data_end, out);
     if (st)
         fail(err, st, tdir, NULL);
 out:
@@ -345,7 +367,13 @@ static atf_status session(atf_validation *v, const char *dir, const char *prefix
     vmanifest man;
     memset(&man, 0, sizeof man);
     v_check(v, C_SES_MAN_001);
-    if (is_regular(mpath)) {
+    int hm = regular_or_absent(mpath, err);
+    if (hm < 0) {
+        free(mpath);
+        v_manifest_free(&man);
+        return err ? err->code : ATF_E_IO;
+    }
+    if (hm > 0) {
         vmap mm;
         atf_error e;
         st = vmap_open(&mm, mpath, MANIFEST_MAX_BYTES, &e);
@@ -561,10 +589,10 @@ static atf_status lone_file(atf_validation *v, const char *path, atf_error *err)
     size_t f = v_file(v, name);
     if (detail) {
         vdetail dt;
-        v_detail_pass(v, f, m.data, m.size, NULL, NULL, NULL, &dt);
+        v_detail_pass(v, f, m.data, m.size, m.data_end, NULL, NULL, NULL, &dt);
     } else {
         vindex ix;
-        v_index_pass(v, f, m.data, m.size, 0, 0, &ix);
+        v_index_pass(v, f, m.data, m.size, m.data_end, 0, 0, &ix);
     }
     vmap_close(&m);
     return ATF_OK;
@@ -621,7 +649,7 @@ atf_status atf_validate_path(atf_validation **out, const char *path, const atf_v
             st = fail(err, ATF_E_NOT_FOUND, path, "%s", e.message[0] ? e.message : "not an ATF file, thread or session");
         }
     } else {
-        st = fail(err, ATF_E_IO, path, "not a file or directory");
+        st = fail(err, ATF_E_IO, path, "%s, not a regular file or directory", atf_file_type_name((unsigned)sb.st_mode));
     }
     return finish(v, st, out, err);
 }
@@ -638,7 +666,7 @@ atf_status atf_validate_index_memory(atf_validation **out, const void *data, siz
         return fail(err, ATF_E_NOMEM, name, NULL);
     vindex ix;
     size_t f = v_file(v, name ? name : "index.atf");
-    v_index_pass(v, f, data ? data : (const void *)"", size, 0, 0, &ix);
+    v_index_pass(v, f, data ? data : (const void *)"", size, size, 0, 0, &ix);
     return finish(v, ATF_OK, out, err);
 }
 
@@ -654,7 +682,7 @@ atf_status atf_validate_detail_memory(atf_validation **out, const void *data, si
         return fail(err, ATF_E_NOMEM, name, NULL);
     vdetail dt;
     size_t f = v_file(v, name ? name : "detail.atf");
-    v_detail_pass(v, f, data ? data : (const void *)"", size, NULL, NULL, NULL, &dt);
+    v_detail_pass(v, f, data ? data : (const void *)"", size, size, NULL, NULL, NULL, &dt);
     return finish(v, ATF_OK, out, err);
 }
 
@@ -670,8 +698,8 @@ atf_status atf_validate_thread_memory(atf_validation **out, const void *index, s
     if (!v)
         return fail(err, ATF_E_NOMEM, NULL, NULL);
     vthread_summary sum;
-    atf_status st = v_thread(v, "", index ? index : (const void *)"", index_size, detail != NULL,
-                             detail ? detail : (const void *)"", detail_size, &sum);
+    atf_status st = v_thread(v, "", index ? index : (const void *)"", index_size, index_size, detail != NULL,
+                             detail ? detail : (const void *)"", detail_size, detail_size, &sum);
     if (st)
         fail(err, st, NULL, NULL);
     return finish(v, st, out, err);

@@ -165,8 +165,8 @@ typedef struct vdetail {
 
 /* The index pass. thread_ctx: the file is validated as part of a thread
  * (LINK-006 applies when !has_detail_file). */
-void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, int thread_ctx,
-                  int has_detail_file, vindex *out);
+void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
+                  int thread_ctx, int has_detail_file, vindex *out);
 /* Forward links (LINK-001/002) of index events not confirmed by the detail pass. */
 void v_index_forward_links(atf_validation *v, size_t file, const vindex *ix, const vdetail *dt,
                            const uint64_t *confirmed_bits);
@@ -175,8 +175,8 @@ void v_index_forward_links(atf_validation *v, size_t file, const vindex *ix, con
  * unusable index): backward links, LINK-007 and ARM-PAY-005 are checked
  * against it, and every index event whose link is confirmed both ways gets
  * its bit set in confirmed_bits (which may be NULL) and counted. */
-void v_detail_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, const vindex *ix,
-                   uint64_t *confirmed_bits, uint64_t *confirmed, vdetail *out);
+void v_detail_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
+                   const vindex *ix, uint64_t *confirmed_bits, uint64_t *confirmed, vdetail *out);
 
 /* Both files of one thread and the cross-lane clauses; idx NULL: no index
  * file (only the detail file is checked). det_present 0: no detail file.
@@ -186,6 +186,7 @@ typedef struct vthread_summary {
     size_t index_file;       /* file index of index.atf, or (size_t)-1 */
 } vthread_summary;
 atf_status v_thread(atf_validation *v, const char *label_prefix, const uint8_t *idx, uint64_t isize,
-                    int det_present, const uint8_t *det, uint64_t dsize, vthread_summary *out);
+                    uint64_t idata_end, int det_present, const uint8_t *det, uint64_t dsize, uint64_t ddata_end,
+                    vthread_summary *out);
 
 #endif /* ATF_VALIDATOR_INTERNAL_H */
