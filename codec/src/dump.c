@@ -37,38 +37,57 @@ static int exists_in(const char *dir, const char *name, int want_dir)
     return want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
 }
 
-/* Counts entries of dir starting with prefix that are directories; keeps
- * the last name. -1 if the directory cannot be read (errno says why). */
-static int count_dirs(const char *dir, const char *prefix, char *last, size_t last_cap)
+/* Calls fn(user, dir, name) for every directory dir/<prefix>...; stops when
+ * fn returns non-zero. @return 0; -1 when dir cannot be read (errno says
+ * why); -2 when fn failed or memory ran out. */
+static int each_dir(const char *dir, const char *prefix, int (*fn)(void *, const char *, const char *), void *user)
 {
     DIR *d = opendir(dir);
-    int n = 0;
     if (!d)
         return -1;
-    struct dirent *e;
+    int rc = 0;
     for (;;) {
         errno = 0;
-        if ((e = readdir(d)) == NULL) {
-            if (errno != 0)
-                n = -1;   /* a read error, not the end */
+        struct dirent *e = readdir(d);
+        if (!e) {
+            rc = errno ? -1 : 0;   /* a read error, not the end */
             break;
         }
         if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
             continue;
         int x = exists_in(dir, e->d_name, 1);
-        if (x < 0) {
-            n = -1;
+        if (x < 0 || (x > 0 && fn(user, dir, e->d_name) != 0)) {
+            rc = -2;
             break;
         }
-        if (x == 0)
-            continue;
-        n++;
-        snprintf(last, last_cap, "%s", e->d_name);
     }
     int saved = errno;
     closedir(d);
     errno = saved;
-    return n;
+    return rc;
+}
+
+typedef struct dir_count {
+    int n;
+    char *last;
+    size_t last_cap;
+} dir_count;
+
+static int count_one(void *user, const char *dir, const char *name)
+{
+    dir_count *c = user;
+    (void)dir;
+    c->n++;
+    snprintf(c->last, c->last_cap, "%s", name);
+    return 0;
+}
+
+/* Counts entries of dir starting with prefix that are directories; keeps
+ * the last name. -1 if the directory cannot be read (errno says why). */
+static int count_dirs(const char *dir, const char *prefix, char *last, size_t last_cap)
+{
+    dir_count c = { 0, last, last_cap };
+    return each_dir(dir, prefix, count_one, &c) ? -1 : c.n;
 }
 
 atf_path_kind atf_path_detect(const char *path, char *resolved, size_t cap, atf_error *err)
@@ -197,36 +216,15 @@ static int push_name(name_list *l, char *p)
     return 0;
 }
 
+static int list_one(void *user, const char *dir, const char *name)
+{
+    return push_name(user, atf_path_join(dir, name));
+}
+
 /* Appends the directories dir/<prefix>... to l. -1 on a read error (errno), -2 out of memory or too many. */
 static int list_dirs(const char *dir, const char *prefix, name_list *l)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int rc = 0;
-    for (;;) {
-        errno = 0;
-        struct dirent *e = readdir(d);
-        if (!e) {
-            rc = errno ? -1 : 0;
-            break;
-        }
-        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
-            continue;
-        int x = exists_in(dir, e->d_name, 1);
-        if (x < 0) {
-            rc = -2;
-            break;
-        }
-        if (x > 0 && push_name(l, atf_path_join(dir, e->d_name)) != 0) {
-            rc = -2;
-            break;
-        }
-    }
-    int saved = errno;
-    closedir(d);
-    errno = saved;
-    return rc;
+    return each_dir(dir, prefix, list_one, l);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

@@ -217,20 +217,8 @@ static atf_status open_common(atf_index_reader *r, const atf_read_options *opts,
     info->file_size = size;
     if (atf_header_prefix_ok(r->blob.data, r->blob.size, ATF_INDEX_MAGIC)) {
         /* Killed before the first flush, or inside the header write. */
-        const uint8_t *d = r->blob.data;
-        memset(h, 0, sizeof *h);
-        h->endian = size > 4 ? d[4] : 0;
-        h->version = size > 5 ? d[5] : 0;
-        h->arch = size > 6 ? d[6] : 0;
-        h->os = size > 7 ? d[7] : 0;
-        h->events_offset = ATF_INDEX_HEADER_SIZE;
-        info->layout = (atf_layout)h->version;
-        info->header_truncated = 1;
-        info->recovered = 1;
-        info->state = ATF_FILE_CRASH_TRUNCATED;
-        info->trailing_bytes = size;
-        info->checksum = ATF_CHECKSUM_NO_FOOTER;
-        r->events = d;
+        ATF_OPEN_CUT_HEADER(h, info, r->blob.data, size, ATF_INDEX_HEADER_SIZE);
+        r->events = r->blob.data;
         return ATF_OK;
     }
     atf_status st = atf_index_header_decode(h, r->blob.data, r->blob.size, err);
