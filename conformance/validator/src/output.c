@@ -44,7 +44,7 @@ atf_status atf_clause_table_write(FILE *out)
         return ATF_E_ARG;
     for (size_t i = 0; i < atf_clause_count(); i++) {
         const atf_clause *c = atf_clause_at(i);
-        fprintf(out, "%s\t%s\t%s\n", c->id, sev_name(c->severity), c->summary);
+        fprintf(out, "%s\t%s\t%s\t%s\n", c->id, sev_name(c->severity), c->summary, c->hint);
     }
     return ferror(out) ? ATF_E_IO : ATF_OK;
 }
@@ -70,6 +70,16 @@ atf_status atf_validation_write_text(FILE *out, const atf_validation *v)
         fprintf(out, "%s %s ", sev_name(f->severity), f->clause);
         put_location(out, f);
         fputc('\n', out);
+    }
+    /* How to fix: each clause found once, in the order of its first finding. */
+    unsigned char shown[C_COUNT_];
+    memset(shown, 0, sizeof shown);
+    for (size_t i = 0; i < v->finding_count; i++) {
+        size_t c = v->findings[i].clause;
+        if (c < C_COUNT_ && !shown[c]) {
+            shown[c] = 1;
+            fprintf(out, "hint %s: %s\n", atf_clause_at(c)->id, atf_clause_at(c)->hint);
+        }
     }
     fprintf(out, "%s: %s (%" PRIu64 " error(s), %" PRIu64 " warning(s))\n", v->path,
             atf_validation_conformant(v) ? "conformant" : "NONCONFORMANT", v->errors, v->warnings);
@@ -142,6 +152,8 @@ atf_status atf_validation_write_json(FILE *out, const atf_validation *v)
             fputs("null", out);
         fputs(",\"message\":", out);
         json_str(out, f->message);
+        fputs(",\"hint\":", out);
+        json_str(out, atf_clause_at(v->findings[i].clause)->hint);
         fputc('}', out);
     }
     /* Sorted by ID (the table is in the spec's section order). */

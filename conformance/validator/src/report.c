@@ -16,7 +16,7 @@
 #define V_SEV_W ATF_SEV_WARNING
 
 static const atf_clause g_clauses[C_COUNT_] = {
-#define V_X_TABLE_(name, group, num, sev, rec, text) { group "-" num, group, V_SEV_##sev, rec, text },
+#define V_X_TABLE_(name, group, num, sev, rec, text, hint) { group "-" num, group, V_SEV_##sev, rec, text, hint },
     ATF_CLAUSE_LIST(V_X_TABLE_)
 #undef V_X_TABLE_
 };

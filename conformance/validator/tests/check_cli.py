@@ -59,7 +59,8 @@ def validate_all_formats(ck, atf, path, want_rc, name, strict=False):
     ck.ok(rep["clauses_checked"] == sorted(set(rep["clauses_checked"])), "%s: clauses_checked sorted" % name)
     ck.ok(all(f["clause"] in rep["clauses_checked"] for f in rep["findings"]),
           "%s: every finding's clause is checked" % name)
-    ck.ok(all(set(f) == {"clause", "severity", "file", "offset", "field", "message"} and
+    ck.ok(all(set(f) == {"clause", "severity", "file", "offset", "field", "message", "hint"} and
+              isinstance(f["hint"], str) and len(f["hint"]) > 20 and
               (f["offset"] is None or isinstance(f["offset"], int)) and
               (f["field"] is None or isinstance(f["field"], str)) for f in rep["findings"]),
           "%s: finding objects" % name)
@@ -89,8 +90,12 @@ def validate_all_formats(ck, atf, path, want_rc, name, strict=False):
     lines = out.splitlines()
     last = "%s: %s (%d error(s), %d warning(s))" % (path, "conformant" if want_rc == 0 else "NONCONFORMANT",
                                                     n_err, n_warn)
-    ck.ok(lines and lines[-1] == last and len(lines) == len(rep["findings"]) + 1, "%s: text report" % name,
-          "last line %r, expected %r" % (lines[-1] if lines else None, last))
+    clauses = list(dict.fromkeys(f["clause"] for f in rep["findings"]))   # in order of first appearance
+    hint_lines = [ln for ln in lines if ln.startswith("hint ")]
+    ck.ok(lines and lines[-1] == last and len(lines) == len(rep["findings"]) + len(clauses) + 1 and
+          hint_lines == ["hint %s: %s" % (c, next(f["hint"] for f in rep["findings"] if f["clause"] == c))
+                         for c in clauses], "%s: text report" % name,
+          "last line %r, expected %r; hints %r" % (lines[-1] if lines else None, last, hint_lines))
     return rep
 
 
@@ -155,11 +160,21 @@ def main():
     rc, out, err = run(atf, "validate", os.path.join(d1, "thread_1"))
     ck.ok(rc == 0 and "REC-001 index.atf:" in out, "crash: thread directory", out[-500:])
 
-    # The clause table: ID <TAB> severity <TAB> rule, one clause a line.
+    # The clause table: ID <TAB> severity <TAB> rule <TAB> hint, one clause a line.
     rc, out, err = run(atf, "validate", "--list-clauses")
     rows = [ln.split("\t") for ln in out.splitlines()]
-    ck.ok(rc == 0 and len(rows) >= 70 and all(len(r) == 3 and r[1] in ("error", "warning") for r in rows) and
+    ck.ok(rc == 0 and len(rows) >= 70 and all(len(r) == 4 and r[1] in ("error", "warning") for r in rows) and
           len({r[0] for r in rows}) == len(rows), "--list-clauses", out[:300])
+    hints = {r[0]: r[3] for r in rows if len(r) == 4}
+    ck.ok(all(len(h) > 20 and h != r for r, h in ((r[2], r[3]) for r in rows if len(r) == 4)),
+          "--list-clauses: every clause has a hint", out[:300])
+    # Text output says how to fix each clause found, once; JSON gives the hint per finding.
+    rc, out, err = run(atf, "validate", d1)
+    ck.ok(out.count("hint REC-001: %s\n" % hints.get("REC-001")) == 1, "text: hint line", out[-500:])
+    rc, out, err = run(atf, "validate", "--format", "json", d1)
+    rep = json.loads(out) if out.startswith("{") else {"findings": []}
+    ck.ok(rep["findings"] and all(f.get("hint") == hints.get(f["clause"]) for f in rep["findings"]),
+          "json: hint per finding", out[:300])
 
     # Usage and I/O errors: exit 2, nothing on stdout.
     for args, what in ((["validate"], "no PATH"), (["validate", "--format", "yaml", d1], "bad format"),
