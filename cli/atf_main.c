@@ -292,10 +292,14 @@ static int cmd_conform(int argc, char **argv)
     }
     atf_error err;
     memset(&err, 0, sizeof err);
-    if (list) {
-        rc = atf_conform_list_scenarios(stdout, fmt) == ATF_OK ? EXIT_OK : EXIT_USAGE;
-    } else if (export_dir) {
-        rc = atf_builtin_scenarios_export(export_dir, scen, ns, stdout, &err) == ATF_OK ? EXIT_OK : EXIT_USAGE;
+    if (list || export_dir) {
+        atf_status st = list ? atf_conform_list_scenarios(stdout, fmt)
+                             : atf_builtin_scenarios_export(export_dir, scen, ns, stdout, &err);
+        if (st == ATF_OK && fflush(stdout) != 0)
+            st = ATF_E_IO;
+        if (st == ATF_E_IO && !err.message[0])
+            snprintf(err.message, sizeof err.message, "cannot write to the standard output");
+        rc = st == ATF_OK ? EXIT_OK : EXIT_USAGE;
     } else if (writer) {
         atf_conform_writer_options o = ATF_CONFORM_WRITER_OPTIONS_INIT;
         o.adapter = writer;
@@ -327,7 +331,7 @@ static int cmd_conform(int argc, char **argv)
         o.jobs = (unsigned)jobs;
         rc = atf_conform_reader_run(stdout, stderr, &o, &err);
     }
-    if (rc == ATF_CONFORM_ERROR && !list) {
+    if (rc == ATF_CONFORM_ERROR) {
         char line[1024];
         atf_error_format(line, sizeof line, &err);
         fprintf(stderr, "atf: conform: %s\n", line);

@@ -84,6 +84,15 @@ char *kit_sprintf(const char *fmt, ...)
 #endif
     ;
 uint64_t kit_free_bytes(const char *dir);                    /* UINT64_MAX if unknown */
+/* Replaces, in place, every occurrence of paths[i] (NULL or "" skipped) in
+ * the NUL-terminated @msg with names[i], in order, truncating to @cap: kit
+ * messages never quote temporary paths that are gone after the run. */
+void kit_scrub_paths(char *msg, size_t cap, const char *const *paths, const char *const *names, size_t n);
+/* For --format json/junit when a run ends in an error before (or instead of)
+ * its report: a well-formed result object saying so. @schema: the JSON
+ * schema, @suite: the JUnit suite name. */
+void kit_error_report(FILE *out, atf_conform_format format, const char *schema, const char *suite,
+                      const atf_error *err);
 void kit_status_fail(atf_error *err, atf_status st, const char *file, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
