@@ -46,8 +46,10 @@ static const char usage_text[] =
     "                                   case, grade accept/reject and the dump\n"
     "  conform --list [--format json] | --export DIR [--scenario NAME]...\n"
     "                                   list the writer scenarios / write their files\n"
-    "  demo [--layout 1|2] [--threads N] [--events N] [--detail-every N] DIR\n"
-    "                                   write a synthetic session into DIR\n"
+    "  demo [--layout 1|2] [--threads N] [--events N] [--detail-every N] [--force] DIR\n"
+    "                                   write a synthetic session into DIR (new or\n"
+    "                                   empty; --force: write into it anyway);\n"
+    "                                   --events counts per thread\n"
     "  version                          library version and CRC32-C code in use\n"
     "\n"
     "exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error\n";
@@ -187,6 +189,8 @@ static int cmd_demo(int argc, char **argv)
             d.detail_every = (unsigned)v;
         else if (!strcmp(a, "--seed") && has_value && parse_u64(argv[++i], &v))
             d.seed = v;
+        else if (!strcmp(a, "--force"))
+            d.force = 1;
         else if (a[0] == '-')
             return usage("demo: unknown option or bad value");
         else if (dir)

@@ -120,6 +120,25 @@ def main():
         ck.ok(rep is not None and rep["findings"] == [], "%s: demo session has no finding" % os.path.basename(d))
         validate_all_formats(ck, atf, d, 0, os.path.basename(d) + " strict", strict=True)
 
+    # `atf demo` into a directory that is not empty: refused (a 4-thread then
+    # a 2-thread session would mix), unless --force; a file is refused too.
+    d3 = os.path.join(wd, "demo-twice")
+    rc, out, err = run(atf, "demo", "--threads", "4", "--events", "50", d3)
+    ck.ok(rc == 0, "demo into a new directory", err)
+    before = sorted(os.listdir(d3))
+    rc, out, err = run(atf, "demo", "--threads", "2", "--events", "50", d3)
+    ck.ok(rc == 2 and "not empty" in err and "--force" in err and sorted(os.listdir(d3)) == before,
+          "demo refuses a non-empty directory", "exit %s: %s" % (rc, err))
+    rc, out, err = run(atf, "demo", "--force", "--threads", "4", "--events", "60", d3)
+    ck.ok(rc == 0 and "4 thread(s) x 60 events" in out, "demo --force", err)
+    validate_all_formats(ck, atf, d3, 0, "demo --force")
+    d4 = os.path.join(wd, "empty-dir")
+    os.makedirs(d4)
+    rc, out, err = run(atf, "demo", "--events", "10", d4)
+    ck.ok(rc == 0, "demo into an empty directory", err)
+    rc, out, err = run(atf, "demo", "--events", "10", os.path.join(d3, "manifest.json"))
+    ck.ok(rc == 2 and "not a directory" in err, "demo onto a file", err)
+
     # Corrupt one event kind in layout 2: an error, with the offset of the byte.
     idx = os.path.join(d2, "thread_0", "index.atf")
     with open(idx, "r+b") as f:
