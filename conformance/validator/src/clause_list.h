@@ -151,6 +151,8 @@
       "Give the recorder buffers large enough for the event rate, or record fewer events: every dropped event is lost.") \
     X(SES_MAN_011, "SES-MAN", "011", W, 0, "A session SHOULD contain at least one thread.", \
       "Write at least one thread: thread_<id>/index.atf and its entry in the manifest.") \
+    X(SES_MAN_012, "SES-MAN", "012", W, 0, "Each function_id SHOULD appear at most once in symbols.", \
+      "Write one symbols entry per function_id: merge or drop the duplicates (a reader resolves an id to one name).") \
     X(REC_001, "REC", "001", W, 1, "A file without a footer is crash-truncated: complete events are recovered and their count reported.", \
       "Finish the file at close: write the footer, then rewrite the header (the writer stopped early or crashed).") \
     X(REC_002, "REC", "002", W, 1, "A partial trailing record after the last complete event MUST be ignored and reported.", \
