@@ -1,6 +1,7 @@
 /* `atf`: command-line front end. It parses arguments and calls the library
  * (atf/tools.h); all the work lives there.
- * Exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error. */
+ * Exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error, or PATH is
+ * no ATF input at all (an empty directory, say). `--` ends the options. */
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,7 +53,10 @@ static const char usage_text[] =
     "                                   --events counts per thread\n"
     "  version                          library version and CRC32-C code in use\n"
     "\n"
-    "exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error\n";
+    "Options come before `--`; what follows it is PATH even if it starts with '-'.\n"
+    "exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error, or PATH is\n"
+    "no ATF input (an empty directory, a directory without index.atf,\n"
+    "manifest.json, thread_* or pid_* entries)\n";
 
 static int usage(const char *msg)
 {
@@ -100,8 +104,15 @@ static int cmd_validate(int argc, char **argv)
     const char *path = NULL, *format = "text";
     if (argc == 1 && !strcmp(argv[0], "--list-clauses"))
         return atf_clause_table_write(stdout) == ATF_OK && fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+    int opts_done = 0;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--strict"))
+        if (opts_done && path)
+            return usage("validate: one PATH only");
+        else if (opts_done)
+            path = argv[i];
+        else if (!strcmp(argv[i], "--"))
+            opts_done = 1;
+        else if (!strcmp(argv[i], "--strict"))
             o.strict = 1;
         else if (!strcmp(argv[i], "--no-verify"))
             o.no_verify = 1;
@@ -151,8 +162,15 @@ static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, ch
     atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
     o.diag = stderr;   /* one line per file not read whole: nothing is lost silently */
     const char *path = NULL;
+    int opts_done = 0;
     for (int i = 0; i < argc; i++) {
-        if (allow_json && !strcmp(argv[i], "--json"))
+        if (!opts_done && !strcmp(argv[i], "--"))
+            opts_done = 1;
+        else if (opts_done) {
+            if (path)
+                return usage("one PATH only");
+            path = argv[i];
+        } else if (allow_json && !strcmp(argv[i], "--json"))
             o.json = 1;
         else if (!strcmp(argv[i], "--no-verify"))
             o.no_verify = 1;
@@ -168,18 +186,32 @@ static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, ch
         return usage("PATH is missing");
     atf_error err;
     atf_status st = fn(stdout, path, &o, &err);
-    return st ? fail(st, &err) : EXIT_OK;
+    if (st == ATF_OK)
+        return EXIT_OK;
+    int rc = fail(st, &err);
+    /* No ATF input at PATH (an empty directory): exit 2, as `atf validate`. */
+    char resolved[4096];
+    return rc == EXIT_INVALID && atf_path_detect(path, resolved, sizeof resolved, NULL) == ATF_PATH_UNKNOWN
+               ? EXIT_USAGE
+               : rc;
 }
 
 static int cmd_demo(int argc, char **argv)
 {
     atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
     const char *dir = NULL;
+    int opts_done = 0;
     for (int i = 0; i < argc; i++) {
         uint64_t v;
         const char *a = argv[i];
         int has_value = i + 1 < argc;
-        if (!strcmp(a, "--layout") && has_value && parse_u64(argv[++i], &v) && (v == 1 || v == 2))
+        if (opts_done || !strcmp(a, "--")) {
+            if (opts_done && dir)
+                return usage("demo: one DIR only");
+            if (opts_done)
+                dir = a;
+            opts_done = 1;
+        } else if (!strcmp(a, "--layout") && has_value && parse_u64(argv[++i], &v) && (v == 1 || v == 2))
             d.layout = (atf_layout)v;
         else if (!strcmp(a, "--threads") && has_value && parse_u64(argv[++i], &v) && v >= 1 && v <= 4096)
             d.threads = (unsigned)v;

@@ -51,14 +51,31 @@ atf_status atf_clause_table_write(FILE *out)
 
 /* ---- Text --------------------------------------------------------------- */
 
+/* A string of the text report (a path may hold anything): control
+ * characters are written as escapes (\n, \r, \t, \xHH), one line each. */
+static void text_str(FILE *out, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            fprintf(out, "\\%c", *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't');
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(out, "\\x%02x", *p);
+        else
+            fputc(*p, out);
+    }
+}
+
 static void put_location(FILE *out, const atf_validate_finding *f)
 {
-    fputs(f->file, out);
+    text_str(out, f->file);
     if (f->offset != ATF_VALIDATE_NO_OFFSET)
         fprintf(out, ": offset %" PRIu64, f->offset);
-    if (f->field)
-        fprintf(out, ": field %s", f->field);
-    fprintf(out, ": %s", f->message);
+    if (f->field) {
+        fputs(": field ", out);
+        text_str(out, f->field);
+    }
+    fputs(": ", out);
+    text_str(out, f->message);
 }
 
 atf_status atf_validation_write_text(FILE *out, const atf_validation *v)
@@ -81,7 +98,8 @@ atf_status atf_validation_write_text(FILE *out, const atf_validation *v)
             fprintf(out, "hint %s: %s\n", atf_clause_at(c)->id, atf_clause_at(c)->hint);
         }
     }
-    fprintf(out, "%s: %s (%" PRIu64 " error(s), %" PRIu64 " warning(s))\n", v->path,
+    text_str(out, v->path);
+    fprintf(out, ": %s (%" PRIu64 " error(s), %" PRIu64 " warning(s))\n",
             atf_validation_conformant(v) ? "conformant" : "NONCONFORMANT", v->errors, v->warnings);
     return ferror(out) ? ATF_E_IO : ATF_OK;
 }

@@ -139,6 +139,52 @@ def main():
     rc, out, err = run(atf, "demo", "--events", "10", os.path.join(d3, "manifest.json"))
     ck.ok(rc == 2 and "not a directory" in err, "demo onto a file", err)
 
+    # `--` ends the options: a PATH that starts with '-'.
+    dash = os.path.join(wd, "-dash")
+    rc, out, err = run(atf, "demo", "--events", "20", "--", dash)
+    ck.ok(rc == 0 and os.path.isdir(dash), "demo -- -dash", err)
+    for cmd in (["info"], ["dump"], ["merge"], ["validate"], ["validate", "--strict"], ["dump", "--json"]):
+        rc, out, err = run(atf, *cmd, "--", dash)
+        ck.ok(rc == 0 and out, "%s -- PATH" % " ".join(cmd), "exit %s: %s" % (rc, err))
+        rc, out, err = run(atf, *cmd, "--", dash, dash)
+        ck.ok(rc == 2, "%s -- PATH PATH: one PATH only" % " ".join(cmd), "exit %s" % rc)
+
+    # An empty directory is no ATF input: every command exits 2 and says why.
+    empty = os.path.join(wd, "empty-input")
+    os.makedirs(empty)
+    for cmd in ("info", "dump", "merge", "validate"):
+        rc, out, err = run(atf, cmd, empty)
+        ck.ok(rc == 2 and "no index.atf, manifest.json" in err, "%s on an empty directory: exit 2" % cmd,
+              "exit %s: %s" % (rc, err))
+
+    # Paths with a newline or a terminal escape are escaped in messages.
+    odd = os.path.join(wd, "odd\nname\x1b[31m")
+    os.makedirs(odd)
+    for cmd in ("info", "dump", "validate"):
+        rc, out, err = run(atf, cmd, odd)
+        ck.ok(rc == 2 and "odd\\nname\\x1b[31m" in err and "\x1b" not in err and err.count("\n") == 1,
+              "%s: a path with a newline is escaped in the message" % cmd, repr(err))
+    lone = os.path.join(odd, "lane\n.atf")
+    shutil.copy(os.path.join(d1, "thread_0", "index.atf"), lone)
+    rc, out, err = run(atf, "validate", lone)
+    ck.ok(rc == 0 and "lane\\n.atf: conformant" in out and "\x1b" not in out, "validate text escapes the path",
+          repr(out))
+
+    # A thread listed as id 1 beside a thread_01/ directory: the messages say
+    # which directory is misnamed and how to name it.
+    mis = os.path.join(wd, "misnamed")
+    os.makedirs(mis)
+    shutil.copytree(os.path.join(d1, "thread_1"), os.path.join(mis, "thread_01"))
+    with open(os.path.join(mis, "manifest.json"), "w") as f:
+        json.dump({"threads": [{"id": 1, "has_detail": True}]}, f)
+    rc, out, err = run(atf, "validate", mis)
+    ck.ok(rc == 1 and "SES-MAN-003" in out and "thread_01/ is there: rename it thread_1/" in out,
+          "validate: misnamed thread directory hint", out[-400:])
+    for cmd in ("info", "dump"):
+        rc, out, err = run(atf, cmd, mis)
+        ck.ok(rc == 1 and "thread_01/ is there: rename it thread_1/" in err, "%s: misnamed thread directory hint"
+              % cmd, err)
+
     # Corrupt one event kind in layout 2: an error, with the offset of the byte.
     idx = os.path.join(d2, "thread_0", "index.atf")
     with open(idx, "r+b") as f:
