@@ -139,6 +139,26 @@ def main():
     rc, out, err = run(atf, "demo", "--events", "10", os.path.join(d3, "manifest.json"))
     ck.ok(rc == 2 and "not a directory" in err, "demo onto a file", err)
 
+    # docs/dump-format.md: a thread directory, or an index file inside one,
+    # takes its symbols from the parent session's manifest; the independent
+    # Python reader (atfpy) follows the same rule.
+    atfpy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "gen", "atfpy_tool.py")
+    rc, whole, err = run(atf, "dump", "--json", d1)
+    want = [ln for ln in whole.splitlines() if ln.startswith('{"thread":0,')]
+    ck.ok(want and all('"symbol":' in ln for ln in want[:5]), "session dump resolves symbols", whole[:200])
+    def no_detail(lines):   # an index file alone has no detail lane to nest
+        return [{k: v for k, v in json.loads(ln).items() if k != "detail"} for ln in lines]
+    for target in (os.path.join(d1, "thread_0"), os.path.join(d1, "thread_0", "index.atf")):
+        lone = target.endswith(".atf")
+        rc, out, err = run(atf, "dump", "--json", target)
+        ck.ok(rc == 0 and (no_detail(out.splitlines()) == no_detail(want) if lone else out.splitlines() == want),
+              "dump %s: symbols from the session manifest" % target, out[:200])
+        p = subprocess.run([sys.executable, atfpy, "dump", "--json", target], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        got = p.stdout.decode().splitlines()
+        ck.ok(p.returncode == 0 and (no_detail(got) == no_detail(want) if lone else got == want),
+              "atfpy dump %s: symbols from the session manifest" % target, p.stdout.decode()[:200])
+
     # `--` ends the options: a PATH that starts with '-'.
     dash = os.path.join(wd, "-dash")
     rc, out, err = run(atf, "demo", "--events", "20", "--", dash)
