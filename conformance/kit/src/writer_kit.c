@@ -1523,18 +1523,7 @@ static int writer_run(FILE *out, FILE *log, const atf_conform_writer_options *o,
             run_one(&c, r, work, NULL, b, o->format == ATF_CONFORM_TEXT ? NULL : log);
         } else {
             const char *path = o->scenario_files[i - nsel];
-            const scen_result *p = &probes[i - nsel];
-            memcpy(r->name, p->name, sizeof r->name);
-            memcpy(r->description, p->description, sizeof r->description);
-            r->layout = p->layout;
-            r->events = p->events;
-            r->threads = p->threads;
-            r->arch = p->arch;
-            r->os = p->os;
-            r->clock_type = p->clock_type;
-            r->any_detail = p->any_detail;
-            r->any_exception = p->any_exception;
-            r->symbol_count = p->symbol_count;
+            *r = probes[i - nsel];   /* what precheck() read (name, layout, platform...); nothing run yet */
             r->source = path;
             run_one(&c, r, work, path, NULL, o->format == ATF_CONFORM_TEXT ? NULL : log);
         }
