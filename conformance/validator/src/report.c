@@ -238,9 +238,13 @@ atf_status v_finish(atf_validation *v)
         for (size_t c = 0; c < C_COUNT_; c++) {
             if (!cs[c].more)
                 continue;
-            snprintf(msg, sizeof msg,
-                     "%llu more finding(s) of this clause in this file not listed (first at offset %llu)",
-                     (unsigned long long)cs[c].more, (unsigned long long)cs[c].more_offset);
+            if (cs[c].more_offset == V_NO_OFFSET)   /* findings without an offset (manifest keys) */
+                snprintf(msg, sizeof msg, "%llu more finding(s) of this clause in this file not listed",
+                         (unsigned long long)cs[c].more);
+            else
+                snprintf(msg, sizeof msg,
+                         "%llu more finding(s) of this clause in this file not listed (first at offset %llu)",
+                         (unsigned long long)cs[c].more, (unsigned long long)cs[c].more_offset);
             if (!push_finding(v, fi, (vclause)c, (atf_severity)cs[c].more_severity, V_NO_OFFSET, 1, NULL, msg))
                 v->oom = 1;
         }

@@ -1231,6 +1231,30 @@ static void test_ses_man_006_to_010(void **state)
     atf_validation_free(v);
 }
 
+/* The summary of findings left out names an offset only when they have one. */
+static void test_summary_without_offset(void **state)
+{
+    (void)state;
+    char dir[64];
+    tmp_dir(dir, sizeof dir, "sum");
+    fx a, b;
+    fx_make(&a, L2);
+    fx_make(&b, L2);
+    sthr t[2] = { { 0, &a, 1 }, { 1, &b, 1 } };
+    mk_session(dir, "{\"threads\":[{\"id\":0},{\"id\":1}]}", t, 2);   /* SES-MAN-006 twice, no offset */
+    atf_validate_options o = ATF_VALIDATE_OPTIONS_INIT;
+    o.max_per_clause = 1;
+    atf_validation *v = run_path(dir, &o);
+    assert_int_equal(atf_validation_finding_count(v), 2);
+    const atf_validate_finding *f = atf_validation_finding_at(v, 1);
+    assert_string_equal(f->clause, "SES-MAN-006");
+    assert_string_equal(f->message, "1 more finding(s) of this clause in this file not listed");
+    atf_validation_free(v);
+    rm_rf(dir);
+    fx_free(&a);
+    fx_free(&b);
+}
+
 static void test_ses_man_011(void **state)
 {
     (void)state;
@@ -1732,6 +1756,7 @@ int main(void)
         cmocka_unit_test(test_ses_man_003_004_005),
         cmocka_unit_test(test_ses_man_006_to_010),
         cmocka_unit_test(test_ses_man_011),
+        cmocka_unit_test(test_summary_without_offset),
         cmocka_unit_test(test_ses_man_012_and_nul),
         cmocka_unit_test(test_session_x_resolves_pid),
         cmocka_unit_test(test_rec_001_002),
