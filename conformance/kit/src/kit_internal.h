@@ -74,6 +74,7 @@ void kit_proc_describe(const kit_proc_result *r, char *dst, size_t cap);
 void kit_json_string(FILE *out, const char *s);              /* "..." with escapes */
 void kit_json_string_n(FILE *out, const char *s, size_t n);
 void kit_xml_text(FILE *out, const char *s);                 /* &amp; &lt; ... also for attributes */
+void kit_text_n(FILE *out, const char *s, size_t n);         /* text report: control characters as \n, \xHH */
 double kit_now(void);                                        /* monotonic seconds */
 int kit_rmtree(const char *path);                            /* rm -rf; 0 or -1 */
 char *kit_path_join(const char *a, const char *b);           /* malloc'd "a/b" */

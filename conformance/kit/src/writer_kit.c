@@ -948,14 +948,18 @@ static void text_scenario(FILE *out, const scen_result *r, unsigned strict)
         while (*s && lines < 8) {
             const char *nl = strchr(s, '\n');
             size_t n = nl ? (size_t)(nl - s) : strlen(s);
-            fprintf(out, "\n        | %.*s", (int)(n > 200 ? 200 : n), s);
+            fputs("\n        | ", out);   /* the adapter's bytes: terminal escapes shown, not run */
+            kit_text_n(out, s, n > 200 ? 200 : n);
             s += n + (nl ? 1 : 0);
             lines++;
         }
         fputc('\n', out);
     }
-    if (r->kept)
-        fprintf(out, "      kept: %s\n", r->kept);
+    if (r->kept) {
+        fputs("      kept: ", out);
+        kit_text_n(out, r->kept, strlen(r->kept));
+        fputc('\n', out);
+    }
 }
 
 /* Per-clause totals across scenarios. */

@@ -193,6 +193,10 @@ def prefixes_and_paths(atf, adapter, broken, builtin, work):
                                   "--format", "json"], env=env)
         check(rc == 1 and "tmp-unique-0xfeed" not in out, "%s: temporary path in the report: %s"
               % (mode, [l for l in out.split('"') if "0xfeed" in l][:3]))
+    # An adapter's stderr with a terminal escape is shown escaped in the text report.
+    rc, out, err = run(atf + ["conform", "--writer", "printf '\\033[31mred\\n' >&2; exit 3; :", "--scenario",
+                              "one_event_l2"])
+    check(rc == 1 and "| \\x1b[31mred" in out and "\x1b" not in out, "adapter stderr escaped: %r" % out[-300:])
     # JUnit keeps offsets and fields as `atf validate --format junit` does.
     rc, out, err = run(atf + ["conform", "--writer", "%s miscount-footer" % broken, "--scenario", "one_event_l2",
                               "--format", "junit"])
