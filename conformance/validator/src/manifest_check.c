@@ -261,7 +261,8 @@ static atf_status check_symbols(const mctx *c, json_t *root)
             opt_string(c, o, "name", path);
     }
     /* The same function_id twice: a tool resolving it can name only one. */
-    qsort(ids, nid, sizeof *ids, cmp_vsym);
+    if (nid > 1)
+        qsort(ids, nid, sizeof *ids, cmp_vsym);
     for (size_t k = 1; k < nid; k++) {
         if (ids[k].function_id != ids[k - 1].function_id)
             continue;
