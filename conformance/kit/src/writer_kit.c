@@ -177,7 +177,10 @@ static void add_mm(scen_result *r, unsigned max_mm, int check, int cat, const ch
     memset(m, 0, sizeof *m);
     m->check = check;
     m->category = cat;
-    m->file = kit_strdup(file ? file : "");
+    char where[512];
+    snprintf(where, sizeof where, "%s", file ? file : "");
+    kit_scrub_paths(where, sizeof where, r->scrub, SCRUB_NAMES, 3);
+    m->file = kit_strdup(where);
     m->seq = seq;
     snprintf(m->field, sizeof m->field, "%s", field ? field : "");
     m->message = kit_strdup(msg);
