@@ -33,7 +33,8 @@ atf_status atf_tool_demo(const char *dir, const atf_demo_options *opts, atf_erro
             return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "demo: %s exists and is not a directory", dir);
         DIR *dp = opendir(dir);
         if (!dp)
-            return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "demo: %s: %s", dir, strerror(errno));
+            return atf_fail(err, errno == ENOMEM ? ATF_E_NOMEM : ATF_E_IO, ATF_NO_OFFSET, NULL, "demo: %s: %s", dir,
+                            strerror(errno));
         struct dirent *e;
         int empty = 1;
         while (empty && (e = readdir(dp)) != NULL)
