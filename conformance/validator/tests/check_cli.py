@@ -204,6 +204,14 @@ def main():
         rc, out, err = run(atf, cmd, mis)
         ck.ok(rc == 1 and "thread_01/ is there: rename it thread_1/" in err, "%s: misnamed thread directory hint"
               % cmd, err)
+    # Without such a directory: no hint, and nothing else in its place.
+    shutil.rmtree(os.path.join(mis, "thread_01"))
+    shutil.copytree(os.path.join(d1, "thread_2"), os.path.join(mis, "thread_2"))
+    with open(os.path.join(mis, "manifest.json"), "w") as f:
+        json.dump({"threads": [{"id": 1, "has_detail": True}, {"id": 2, "has_detail": True}]}, f)
+    rc, out, err = run(atf, "info", mis)
+    ck.ok(rc == 1 and "thread 1 has no index.atf (thread 1:" in err and "rename" not in err,
+          "info: a missing thread directory without a hint", err)
 
     # Corrupt one event kind in layout 2: an error, with the offset of the byte.
     idx = os.path.join(d2, "thread_0", "index.atf")
