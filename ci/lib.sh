@@ -26,7 +26,7 @@ atf_install() {
     local p
     for p in "$@"; do
         if [ "$p" = clang ] && command -v clang >/dev/null; then
-            atf_install_list "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+            atf_install_list --optional "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
         fi
         if [ "$p" = chromium ] && ! command -v npm >/dev/null; then
             atf_install_list nodejs npm
@@ -34,7 +34,11 @@ atf_install() {
     done
 }
 
+# atf_install_list [--optional] PKG...: a package the archive does not have
+# stops the script (it would fail later, less clearly), unless --optional.
 atf_install_list() {
+    local optional=0
+    [ "${1:-}" = --optional ] && { optional=1; shift; }
     local missing=() p
     for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -46,12 +50,19 @@ atf_install_list() {
         sudo=(sudo)
     fi
     log "installing ${missing[*]}"
-    # Some images (e.g. Debian 12's libclang-rt split) name the runtime
-    # differently; install what exists and let the build report the rest.
+    # Some images (e.g. Debian 12's libclang-rt split) name clang's runtime
+    # differently: that one is --optional, and the build reports the rest.
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     local ok=() q
     for q in "${missing[@]}"; do
-        if apt-cache show "$q" >/dev/null 2>&1; then ok+=("$q"); else echo "ci: package $q not available, skipped" >&2; fi
+        if apt-cache show "$q" >/dev/null 2>&1; then
+            ok+=("$q")
+        elif [ $optional -eq 1 ]; then
+            echo "ci: package $q not available, skipped" >&2
+        else
+            echo "ci: package $q is not in the apt archive (run on Debian 12, or install it by hand)" >&2
+            return 1
+        fi
     done
     [ ${#ok[@]} -eq 0 ] || "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${ok[@]}"
 }

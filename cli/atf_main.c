@@ -1,6 +1,7 @@
 /* `atf`: command-line front end. It parses arguments and calls the library
  * (atf/tools.h); all the work lives there.
- * Exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error. */
+ * Exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error, or PATH is
+ * no ATF input at all (an empty directory, say). `--` ends the options. */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -43,7 +44,8 @@ static const char usage_text[] =
     "                                   (--strict: warnings fail too), 2 cannot check;\n"
     "                                   --format json: schema atf-validate/1,\n"
     "                                   --format junit: one testcase per clause checked\n"
-    "  validate --list-clauses          the clause table: ID, severity, rule (tab-separated)\n"
+    "  validate --list-clauses          the clause table: ID, severity, rule, how to fix\n"
+    "                                   (tab-separated)\n"
     "  conform --writer CMD [--scenario NAME]... [--scenario-file FILE]... [--no-slow]\n"
     "          [--keep DIR] [--timeout S] [--strict] [--format text|json|junit]\n"
     "                                   writer test kit: run `CMD SCENARIO_FILE OUTPUT_DIR`\n"
@@ -54,15 +56,20 @@ static const char usage_text[] =
     "                                   case, grade accept/reject and the dump\n"
     "  conform --list [--format json] | --export DIR [--scenario NAME]...\n"
     "                                   list the writer scenarios / write their files\n"
-    "  demo [--layout 1|2] [--threads N] [--events N] [--detail-every N] DIR\n"
-    "                                   write a synthetic session into DIR\n"
+    "  demo [--layout 1|2] [--threads N] [--events N] [--detail-every N] [--force] DIR\n"
+    "                                   write a synthetic session into DIR (new or\n"
+    "                                   empty; --force: write into it anyway);\n"
+    "                                   --events counts per thread\n"
     "  version                          library version and CRC32-C code in use\n"
     "\n"
     "FILTERS: --from T --to T (time window, T in ns or with a unit: 1.5s, 20ms, 3us,\n"
     "         100ns), --thread K[,K...] (repeatable). Long work shows progress on\n"
     "         stderr when it is a terminal: --progress forces it, --quiet silences it.\n"
     "\n"
-    "exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error\n";
+    "Options come before `--`; what follows it is PATH even if it starts with '-'.\n"
+    "exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error, or PATH is\n"
+    "no ATF input (an empty directory, a directory without index.atf,\n"
+    "manifest.json, thread_* or pid_* entries)\n";
 
 static int usage(const char *msg)
 {
@@ -253,8 +260,15 @@ static int cmd_validate(int argc, char **argv)
     progress_line pl = { "validate", 1, 0 };
     if (argc == 1 && !strcmp(argv[0], "--list-clauses"))
         return atf_clause_table_write(stdout) == ATF_OK && fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
+    int opts_done = 0;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--progress"))
+        if (opts_done && path)
+            return usage("validate: one PATH only");
+        else if (opts_done)
+            path = argv[i];
+        else if (!strcmp(argv[i], "--"))
+            opts_done = 1;
+        else if (!strcmp(argv[i], "--progress"))
             progress = 1;
         else if (!strcmp(argv[i], "--quiet"))
             progress = -1;
@@ -314,7 +328,18 @@ static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, ch
     progress_line pl;
     common_init(&c, name, &pl);
     const char *path = NULL;
+    int opts_done = 0;
     for (int i = 0; i < argc; i++) {
+        if (!opts_done && !strcmp(argv[i], "--")) {
+            opts_done = 1;
+            continue;
+        }
+        if (opts_done) {
+            if (path)
+                return usage("one PATH only");
+            path = argv[i];
+            continue;
+        }
         int k = allow_json ? common_option(&c, argc, argv, &i) : 0;
         if (k < 0)
             return usage(NULL);
@@ -340,7 +365,16 @@ static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, ch
     atf_error err;
     atf_status st = fn(stdout, path, &c.o, &err);
     common_finish(&pl);
-    return st ? fail(st, &err) : EXIT_OK;
+    if (st == ATF_OK)
+        return EXIT_OK;
+    int rc = fail(st, &err);
+    /* No ATF input at PATH (an empty directory): exit 2, as `atf validate`. */
+    char resolved[4096];
+    atf_error de;
+    return rc == EXIT_INVALID && atf_path_detect(path, resolved, sizeof resolved, &de) == ATF_PATH_UNKNOWN &&
+                   de.code == ATF_E_NOT_FOUND
+               ? EXIT_USAGE
+               : rc;
 }
 
 /* `atf export`: the work is atf_export() (atf/export.h). */
@@ -421,11 +455,18 @@ static int cmd_demo(int argc, char **argv)
 {
     atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
     const char *dir = NULL;
+    int opts_done = 0;
     for (int i = 0; i < argc; i++) {
         uint64_t v;
         const char *a = argv[i];
         int has_value = i + 1 < argc;
-        if (!strcmp(a, "--layout") && has_value && parse_u64(argv[++i], &v) && (v == 1 || v == 2))
+        if (opts_done || !strcmp(a, "--")) {
+            if (opts_done && dir)
+                return usage("demo: one DIR only");
+            if (opts_done)
+                dir = a;
+            opts_done = 1;
+        } else if (!strcmp(a, "--layout") && has_value && parse_u64(argv[++i], &v) && (v == 1 || v == 2))
             d.layout = (atf_layout)v;
         else if (!strcmp(a, "--threads") && has_value && parse_u64(argv[++i], &v) && v >= 1 && v <= 4096)
             d.threads = (unsigned)v;
@@ -435,6 +476,8 @@ static int cmd_demo(int argc, char **argv)
             d.detail_every = (unsigned)v;
         else if (!strcmp(a, "--seed") && has_value && parse_u64(argv[++i], &v))
             d.seed = v;
+        else if (!strcmp(a, "--force"))
+            d.force = 1;
         else if (a[0] == '-')
             return usage("demo: unknown option or bad value");
         else if (dir)
@@ -540,10 +583,14 @@ static int cmd_conform(int argc, char **argv)
     }
     atf_error err;
     memset(&err, 0, sizeof err);
-    if (list) {
-        rc = atf_conform_list_scenarios(stdout, fmt) == ATF_OK ? EXIT_OK : EXIT_USAGE;
-    } else if (export_dir) {
-        rc = atf_builtin_scenarios_export(export_dir, scen, ns, stdout, &err) == ATF_OK ? EXIT_OK : EXIT_USAGE;
+    if (list || export_dir) {
+        atf_status st = list ? atf_conform_list_scenarios(stdout, fmt)
+                             : atf_builtin_scenarios_export(export_dir, scen, ns, stdout, &err);
+        if (st == ATF_OK && fflush(stdout) != 0)
+            st = ATF_E_IO;
+        if (st == ATF_E_IO && !err.message[0])
+            snprintf(err.message, sizeof err.message, "cannot write to the standard output");
+        rc = st == ATF_OK ? EXIT_OK : EXIT_USAGE;
     } else if (writer) {
         atf_conform_writer_options o = ATF_CONFORM_WRITER_OPTIONS_INIT;
         o.adapter = writer;
@@ -575,7 +622,7 @@ static int cmd_conform(int argc, char **argv)
         o.jobs = (unsigned)jobs;
         rc = atf_conform_reader_run(stdout, stderr, &o, &err);
     }
-    if (rc == ATF_CONFORM_ERROR && !list) {
+    if (rc == ATF_CONFORM_ERROR) {
         char line[1024];
         atf_error_format(line, sizeof line, &err);
         fprintf(stderr, "atf: conform: %s\n", line);

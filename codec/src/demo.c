@@ -1,6 +1,9 @@
 /* A deterministic synthetic session, for the quick start and for tests. */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <atf/tools.h>
 
@@ -24,6 +27,24 @@ atf_status atf_tool_demo(const char *dir, const atf_demo_options *opts, atf_erro
         d = *opts;
     if (!dir || d.threads == 0 || (d.layout != ATF_LAYOUT_1 && d.layout != ATF_LAYOUT_2))
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "demo: bad options");
+    struct stat sb;
+    if (!d.force && stat(dir, &sb) == 0) {
+        if (!S_ISDIR(sb.st_mode))
+            return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "demo: %s exists and is not a directory", dir);
+        DIR *dp = opendir(dir);
+        if (!dp)
+            return atf_fail(err, errno == ENOMEM ? ATF_E_NOMEM : ATF_E_IO, ATF_NO_OFFSET, NULL, "demo: %s: %s", dir,
+                            strerror(errno));
+        struct dirent *e;
+        int empty = 1;
+        while (empty && (e = readdir(dp)) != NULL)
+            empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+        closedir(dp);
+        if (!empty)
+            return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL,
+                            "demo: %s is not empty: a session written there would mix with what it holds "
+                            "(give an empty or new directory, or --force)", dir);
+    }
     atf_writer_options wo = ATF_WRITER_OPTIONS_INIT;
     wo.layout = d.layout;
     wo.arch = ATF_ARCH_ARM64; /* the payloads below are ARM64 function payloads */

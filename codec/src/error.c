@@ -29,6 +29,30 @@ const char *atf_status_name(atf_status status)
     }
 }
 
+/* Appends @s to dst[n..] (dst_cap bytes, NUL-terminated), control
+ * characters written as escapes (\n, \r, \t, \xHH), so that a path holding
+ * a newline or a terminal escape sequence prints as one inert line. An
+ * escape is never cut in half. @return the new length. */
+static size_t append_escaped(char *dst, size_t dst_cap, size_t n, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char e[8];
+        if (c == '\n' || c == '\r' || c == '\t')
+            snprintf(e, sizeof e, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+        else if (c < 0x20 || c == 0x7f)
+            snprintf(e, sizeof e, "\\x%02x", c);
+        else
+            e[0] = (char)c, e[1] = '\0';
+        size_t len = strlen(e);
+        if (n + len >= dst_cap)
+            break;
+        memcpy(dst + n, e, len + 1);
+        n += len;
+    }
+    return n;
+}
+
 size_t atf_error_format(char *dst, size_t dst_cap, const atf_error *err)
 {
     if (!dst || dst_cap == 0)
@@ -39,12 +63,15 @@ size_t atf_error_format(char *dst, size_t dst_cap, const atf_error *err)
     char off[40] = "";
     if (err->offset != ATF_NO_OFFSET)
         snprintf(off, sizeof off, "offset %llu: ", (unsigned long long)err->offset);
-    int k = snprintf(dst, dst_cap, "%s%s%s%s%s%s", err->file, err->file[0] ? ": " : "", off,
-                     err->field ? "field " : "", err->field ? err->field : "", err->field ? ": " : "");
-    size_t n = k < 0 ? 0 : (size_t)k < dst_cap ? (size_t)k : dst_cap - 1;
-    k = snprintf(dst + n, dst_cap - n, "%s", err->message[0] ? err->message : atf_strerror(err->code));
-    n += k < 0 ? 0 : (size_t)k < dst_cap - n ? (size_t)k : dst_cap - n - 1;
-    return n;
+    size_t n = append_escaped(dst, dst_cap, 0, err->file);
+    n = append_escaped(dst, dst_cap, n, err->file[0] ? ": " : "");
+    n = append_escaped(dst, dst_cap, n, off);
+    if (err->field) {
+        n = append_escaped(dst, dst_cap, n, "field ");
+        n = append_escaped(dst, dst_cap, n, err->field);
+        n = append_escaped(dst, dst_cap, n, ": ");
+    }
+    return append_escaped(dst, dst_cap, n, err->message[0] ? err->message : atf_strerror(err->code));
 }
 
 atf_status atf_fail(atf_error *err, atf_status code, uint64_t offset, const char *field,
@@ -57,13 +84,13 @@ atf_status atf_fail(atf_error *err, atf_status code, uint64_t offset, const char
         if (fmt) {
             va_list ap;
             va_start(ap, fmt);
-            vsnprintf(err->message, sizeof err->message, fmt, ap);
+            char raw[sizeof err->message];
+            vsnprintf(raw, sizeof raw, fmt, ap);
             va_end(ap);
-            /* Messages may quote input (jansson's error text does): keep
-             * them one line of printable text. */
-            for (char *c = err->message; *c; c++)
-                if ((unsigned char)*c < 0x20 || *c == 0x7f)
-                    *c = '?';
+            /* Messages may quote input (jansson's error text does, and
+             * paths): keep them one line, control characters escaped. */
+            err->message[0] = '\0';
+            append_escaped(err->message, sizeof err->message, 0, raw);
         } else {
             snprintf(err->message, sizeof err->message, "%s", atf_strerror(code));
         }

@@ -62,6 +62,13 @@ char *atf_path_join(const char *dir, const char *name);
  * memory, errno ENOMEM). Also used by the recorder, the kit and atf-bench. */
 int atf_make_dirs(const char *path);
 
+/* Looks in @session_dir for a directory that names thread @id but is not
+ * spelled thread_<id> (decimal, no leading zeros): thread_01, Thread-1,
+ * thread1. Writes its name to @dst and returns 1 if there is one, for a
+ * message that says how to fix the session. Used by the session reader and
+ * the validator. */
+int atf_thread_dir_misnamed(const char *session_dir, uint64_t id, char *dst, size_t cap);
+
 /* Write all bytes with pwrite/write retries. */
 atf_status atf_write_all(int fd, const void *src, size_t size, uint64_t offset, int positional);
 

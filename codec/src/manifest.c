@@ -36,6 +36,8 @@ static atf_status get_u64(json_t *obj, const char *key, const char *field, uint6
     } else if (json_is_string(v)) {
         const char *s = json_string_value(v);
         char *end = NULL;
+        if (strlen(s) != json_string_length(v))
+            return bad(err, field, "string is not a number (it holds U+0000)");
         int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
         /* strtoull would skip leading white space and accept a sign. */
         if (!s[0] || s[0] == '-' || s[0] == '+' || isspace((unsigned char)s[0]) || (hex && !s[2]))
@@ -61,10 +63,15 @@ static atf_status req_u64(json_t *obj, const char *key, const char *field, uint6
     return st;
 }
 
-static const char *get_str(json_t *obj, const char *key)
+/* An optional string key ("" when absent or not a string); U+0000 inside is
+ * refused: the string would be cut short. */
+static atf_status get_str(json_t *obj, const char *key, const char *field, const char **out, atf_error *err)
 {
     json_t *v = json_object_get(obj, key);
-    return json_is_string(v) ? json_string_value(v) : "";
+    *out = json_is_string(v) ? json_string_value(v) : "";
+    if (json_is_string(v) && strlen(*out) != json_string_length(v))
+        return bad(err, field, "holds U+0000");
+    return ATF_OK;
 }
 
 static json_t *get_array(json_t *root, const char *key, const char *field, int required,
@@ -84,10 +91,19 @@ static json_t *get_array(json_t *root, const char *key, const char *field, int r
     return v;
 }
 
+/* A symbol and its place in the file: equal function_ids (SES-MAN-012) keep
+ * their order, so a lookup finds the first one listed. */
+typedef struct sym_pos {
+    atf_manifest_symbol s;
+    size_t pos;
+} sym_pos;
+
 static int cmp_symbol(const void *a, const void *b)
 {
-    const atf_manifest_symbol *x = a, *y = b;
-    return x->function_id < y->function_id ? -1 : x->function_id > y->function_id;
+    const sym_pos *x = a, *y = b;
+    if (x->s.function_id != y->s.function_id)
+        return x->s.function_id < y->s.function_id ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 static atf_status parse_threads(atf_manifest *m, json_t *root, atf_error *err)
@@ -139,9 +155,10 @@ static atf_status parse_modules(atf_manifest *m, json_t *root, atf_error *err)
             (st = get_u64(o, "base_address", "modules[].base_address", &mm->base_address, &present, err)) ||
             (st = get_u64(o, "size", "modules[].size", &mm->size, &present, err)))
             return st;
-        mm->path = get_str(o, "path");
-        mm->uuid = get_str(o, "uuid");
         m->module_count = i + 1;
+        if ((st = get_str(o, "path", "modules[].path", &mm->path, err)) ||
+            (st = get_str(o, "uuid", "modules[].uuid", &mm->uuid, err)))
+            return st;
     }
     return ATF_OK;
 }
@@ -168,10 +185,19 @@ static atf_status parse_symbols(atf_manifest *m, json_t *root, atf_error *err)
             return st;
         if (!json_is_string(json_object_get(o, "name")))
             return bad(err, "symbols[].name", "must be a string");
-        ms->name = get_str(o, "name");
         m->symbol_count = i + 1;
+        if ((st = get_str(o, "name", "symbols[].name", &ms->name, err)))
+            return st;
     }
-    qsort(m->symbols, m->symbol_count, sizeof *m->symbols, cmp_symbol);
+    sym_pos *sp = malloc((m->symbol_count ? m->symbol_count : 1) * sizeof *sp);
+    if (!sp)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    for (size_t i = 0; i < m->symbol_count; i++)
+        sp[i] = (sym_pos){ m->symbols[i], i };
+    qsort(sp, m->symbol_count, sizeof *sp, cmp_symbol);
+    for (size_t i = 0; i < m->symbol_count; i++)
+        m->symbols[i] = sp[i].s;
+    free(sp);
     return ATF_OK;
 }
 
@@ -225,6 +251,8 @@ static atf_status parse_root(atf_manifest *m, json_t *root, atf_error *err)
     json_t *fv = json_object_get(root, "format_version");
     if (fv && !json_is_string(fv))
         return bad(err, "format_version", "must be a string");
+    if (fv && strlen(json_string_value(fv)) != json_string_length(fv))
+        return bad(err, "format_version", "holds U+0000");
     snprintf(m->format_version, sizeof m->format_version, "%s", fv ? json_string_value(fv) : "");
     /* A longer value is cut, but never inside a UTF-8 sequence (the rest of
      * the string is valid UTF-8: jansson checked it). */
@@ -273,7 +301,9 @@ atf_status atf_manifest_parse(atf_manifest **out, const char *json, size_t size,
     if (!m)
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
     json_error_t jerr;
-    json_t *root = json_loadb(json ? json : "", size, JSON_REJECT_DUPLICATES, &jerr);
+    /* U+0000 is allowed in the parse: unknown keys are ignored whatever they
+     * hold (SPEC 5); the strings used are checked where they are read. */
+    json_t *root = json_loadb(json ? json : "", size, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
     atf_status st;
     if (!root && jansson_out_of_memory(&jerr)) {
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, "manifest: out of memory parsing the JSON");

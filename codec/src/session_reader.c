@@ -178,8 +178,12 @@ static atf_status open_thread(atf_session *s, atf_session_thread *t, const atf_r
         goto out;
     }
     if (hi == 0) {
-        t->status = atf_fail(te, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL, "thread %llu has no index.atf",
-                             (unsigned long long)t->id);
+        char other[200], hint[300] = "";
+        if (atf_thread_dir_misnamed(s->dir, t->id, other, sizeof other))
+            snprintf(hint, sizeof hint, " (a directory %s/ is there: rename it thread_%llu/)", other,
+                     (unsigned long long)t->id);
+        t->status = atf_fail(te, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL, "thread %llu has no index.atf%s",
+                             (unsigned long long)t->id, hint);
         atf_error_set_file(te, ip);
     } else if (hi < 0) {
         t->status = te->code;

@@ -203,6 +203,46 @@ static void test_unknown_keys_ignored(void **state)
     atf_manifest_free(m);
 }
 
+/* U+0000 (JSON "\u0000"): ignored in an unknown key, refused where a string
+ * is used, with a message that names the field (not a parser flag). */
+static void test_nul_in_strings(void **state)
+{
+    (void)state;
+    atf_manifest *m = parse_ok("{\"threads\":[{\"id\":1,\"note\":\"a\\u0000b\"}],\"x-vendor\":\"\\u0000\","
+                               "\"symbols\":[{\"function_id\":5,\"name\":\"f\",\"alias\":\"g\\u0000\"}]}");
+    assert_int_equal(m->thread_count, 1);
+    assert_string_equal(atf_manifest_symbol_name(m, 5), "f");
+    atf_manifest_free(m);
+    static const char *const bad[][2] = {
+        { "{\"threads\":[],\"symbols\":[{\"function_id\":5,\"name\":\"f\\u0000g\"}]}", "symbols[].name" },
+        { "{\"threads\":[],\"modules\":[{\"module_id\":1,\"path\":\"/a\\u0000\"}]}", "modules[].path" },
+        { "{\"threads\":[],\"format_version\":\"2.0\\u0000\"}", "format_version" },
+        { "{\"threads\":[{\"id\":\"1\\u00002\"}]}", "threads[].id" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        atf_error err;
+        m = NULL;
+        assert_int_equal(atf_manifest_parse(&m, bad[i][0], strlen(bad[i][0]), "m.json", &err), ATF_E_MANIFEST);
+        assert_null(m);
+        assert_non_null(strstr(err.message, bad[i][1]));
+        assert_null(strstr(err.message, "JSON_"));
+    }
+}
+
+/* A function_id listed twice (SES-MAN-012): the first entry names it. */
+static void test_duplicate_symbol_first_wins(void **state)
+{
+    (void)state;
+    atf_manifest *m = parse_ok("{\"threads\":[],\"symbols\":[{\"function_id\":9,\"name\":\"z\"},"
+                               "{\"function_id\":7,\"name\":\"first\"},{\"function_id\":3,\"name\":\"a\"},"
+                               "{\"function_id\":\"0x7\",\"name\":\"second\"},{\"function_id\":7,\"name\":\"third\"}]}");
+    assert_int_equal(m->symbol_count, 5);
+    assert_string_equal(atf_manifest_symbol_name(m, 7), "first");
+    assert_string_equal(atf_manifest_symbol_name(m, 9), "z");
+    assert_string_equal(atf_manifest_symbol_name(m, 3), "a");
+    atf_manifest_free(m);
+}
+
 static void test_u64_extremes(void **state)
 {
     (void)state;
@@ -607,6 +647,8 @@ int main(void)
         cmocka_unit_test(test_recorder_extras),
         cmocka_unit_test(test_symbol_lookup_many),
         cmocka_unit_test(test_unknown_keys_ignored),
+        cmocka_unit_test(test_nul_in_strings),
+        cmocka_unit_test(test_duplicate_symbol_first_wins),
         cmocka_unit_test(test_u64_extremes),
         cmocka_unit_test(test_invalid_manifests),
         cmocka_unit_test(test_error_names_field),

@@ -77,7 +77,17 @@ def dump_lines(path):
         return detail_file_lines(tv)
     idx = atfpy.parse_index_file(data)
     tv = ThreadView(_thread_key(path, idx.header.thread_id), idx.layout, idx.events)
-    return thread_lines(tv)
+    # An index file inside a session's thread_K/ takes its symbols from the
+    # session's manifest (docs/dump-format.md, "Where symbols come from").
+    tdir = os.path.dirname(os.path.abspath(path))
+    parent = os.path.join(os.path.dirname(tdir), "manifest.json")
+    symbols = None
+    if re.fullmatch(r"thread_(0|[1-9]\d*)", os.path.basename(tdir)) and os.path.exists(parent):
+        try:
+            symbols = atfpy.manifest_symbol_map(atfpy.load_manifest(parent))
+        except (OSError, ValueError, KeyError, TypeError):
+            symbols = None   # an unreadable manifest is ignored here, as the C reader does
+    return thread_lines(tv, symbols)
 
 
 def cmd_validate(args):

@@ -1655,6 +1655,19 @@ def impl_cases():
     C("i_ses_man_010_events_dropped_hex_l2", "manifest events_dropped \"0x10\" (a u64 as a "
       "hexadecimal string)", man(lambda m, s, r: m.update(events_dropped="0x10")),
       warnings=["SES-MAN-010"], why="As i_ses_man_010_events_dropped_l1.")
+
+    def dup_symbols(m, s, r):
+        fids = sorted({e.function_id for t in s.threads if t.index for e in t.index.events})[:2]
+        m["symbols"] = [{"function_id": fids[0], "name": "first_entry"},
+                        {"function_id": fids[1], "name": "other"},
+                        {"function_id": "0x%x" % fids[0], "name": "second_entry"}]
+        m["format_version"] = "2.1"
+        s.symbols = {fids[0]: "first_entry", fids[1]: "other"}
+    C("i_ses_man_012_duplicate_function_id_l2", "manifest symbols list one function_id twice "
+      "(a number, then the same id as a hex string) with different names", man(dup_symbols),
+      warnings=["SES-MAN-012"],
+      why="SES-MAN-012 (errata E-25) is a SHOULD: the session stays readable and the first "
+          "entry names the id, so a reader's dump shows \"first_entry\".")
     C("i_ses_ada_habits_l1", "an ADA tracer session as it is written today (errata E-12): "
       "layout 1, checksum 0, every thread has_detail true, time range 0, clock_type 1 on "
       "Android (boottime headers)", lambda r: ada_session(r),

@@ -60,10 +60,11 @@ def validator_clauses(atf, problems):
         if not line.strip():
             continue
         parts = line.split("\t")
-        if len(parts) != 3 or not ID.match(parts[0]) or parts[1] not in ("error", "warning") \
-                or not parts[2].strip():
+        # ID, severity, rule, and (the C validator) a hint.
+        if len(parts) not in (3, 4) or not ID.match(parts[0]) or parts[1] not in ("error", "warning") \
+                or not all(x.strip() for x in parts[2:]):
             problems.append("validator: --list-clauses line %d is not ID<TAB>severity<TAB>"
-                            "summary: %r" % (n, line[:120]))
+                            "summary[<TAB>hint]: %r" % (n, line[:120]))
             continue
         if parts[0] in out:
             problems.append("validator: clause %s listed twice" % parts[0])

@@ -80,7 +80,9 @@ ATF_API const char *atf_status_name(atf_status status);
 
 /**
  * Formats @p err as one line: "FILE: offset N: field F: message".
- * Parts that are unknown are left out. Always NUL-terminates when cap > 0.
+ * Parts that are unknown are left out. Control characters (a path holding a
+ * newline or a terminal escape) are written as escapes: \n, \r, \t, \xHH.
+ * Always NUL-terminates when cap > 0.
  *
  * @return the number of characters written (excluding NUL), truncated to cap-1.
  */

@@ -118,13 +118,19 @@ typedef struct atf_demo_options {
     uint64_t events;          /**< index events per thread */
     unsigned detail_every;    /**< every Nth event gets an ARM64 detail event (0: no detail lane) */
     uint64_t seed;            /**< deterministic content */
+    unsigned force;           /**< 1: write into a directory that is not empty (files of the same names are
+                                   replaced, others stay); 0: refuse it with ::ATF_E_ARG */
 } atf_demo_options;
-#define ATF_DEMO_OPTIONS_INIT { ATF_LAYOUT_2, 3u, 1000u, 4u, 1u }
+#define ATF_DEMO_OPTIONS_INIT { ATF_LAYOUT_2, 3u, 1000u, 4u, 1u, 0u }
 
 /**
  * Writes a synthetic session (nested call/return/exception events, ARM64
  * detail payloads on every detail_every-th event, a symbol table) into @p dir
- * with the session writer. Deterministic for a given seed.
+ * with the session writer. Deterministic for a given seed. @p dir must not
+ * exist or be empty unless opts->force (a session written over another one
+ * would mix their threads).
+ * @return ::ATF_OK; ::ATF_E_ARG for bad options or a directory that is not
+ *         empty (or not a directory); the session writer's errors.
  */
 ATF_API atf_status atf_tool_demo(const char *dir, const atf_demo_options *opts, atf_error *err);
 

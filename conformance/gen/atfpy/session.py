@@ -92,7 +92,10 @@ class SessionModel:
         raise KeyError(tid)
 
     def symbol_map(self):
-        return {s.function_id: s.name for s in self.symbols}
+        out = {}
+        for s in self.symbols:
+            out.setdefault(s.function_id, s.name)   # listed twice: the first entry (SES-MAN-012)
+        return out
 
     # -- what a reader recovers (computed from the model, not from files) --
 
@@ -252,7 +255,7 @@ def load_manifest(path):
 def manifest_symbol_map(manifest):
     out = {}
     for s in (manifest or {}).get("symbols", []) or []:
-        out[parse_u64(s["function_id"])] = s["name"]
+        out.setdefault(parse_u64(s["function_id"]), s["name"])   # listed twice: the first entry (SES-MAN-012)
     return out
 
 

@@ -132,6 +132,7 @@ CLAUSES = (
     ("SES-MAN-009", "warning", "format_version is \"2.0\" or \"2.1\""),
     ("SES-MAN-010", "warning", "events_dropped is 0"),
     ("SES-MAN-011", "warning", "the session has at least one thread"),
+    ("SES-MAN-012", "warning", "each function_id appears at most once in symbols"),
     ("REC-001", "warning", "a file without a footer is crash-truncated: events recovered"),
     ("REC-002", "warning", "a partial trailing record is ignored and reported"),
     ("REC-003", "warning", "a torn footer is not read as an event"),
@@ -964,6 +965,9 @@ def check_manifest(rep, raw, name):
         if not isinstance(obj[key], str):
             bad(field, "%s must be a string" % field)
             return None
+        if "\0" in obj[key]:
+            bad(field, "%s holds U+0000" % field)
+            return None
         return obj[key]
 
     def array(key):
@@ -1025,13 +1029,24 @@ def check_manifest(rep, raw, name):
         u64(o, "size", f + ".size")
         string(o, "path", f + ".path")
         string(o, "uuid", f + ".uuid")
-    for i, o in enumerate(array("symbols") or []):
+    if "symbols" in root:
+        rep.check("SES-MAN-012")
+    array("symbols")   # its shape (SES-MAN-002)
+    first_at = {}
+    for i, o in enumerate(root.get("symbols") if isinstance(root.get("symbols"), list) else []):
+        if not isinstance(o, dict):
+            continue
         f = "symbols[%d]" % i
         fid = u64(o, "function_id", f + ".function_id", required=True)
         u64(o, "module_id", f + ".module_id")
         u64(o, "symbol_index", f + ".symbol_index")
         nm = string(o, "name", f + ".name", required=True)
-        if fid is not None and nm is not None:
+        if fid is not None and fid in first_at:
+            rep.add("SES-MAN-012", name, None, f + ".function_id",
+                    "function_id %d appears again (first at symbols[%d])" % (fid, first_at[fid]))
+        elif fid is not None:
+            first_at[fid] = i
+        if fid is not None and nm is not None and fid not in m.symbols:
             m.symbols[fid] = nm
     for i, o in enumerate(array("timing_anchors") or []):
         f = "timing_anchors[%d]" % i

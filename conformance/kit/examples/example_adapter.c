@@ -13,13 +13,20 @@
  * Then the kit validates the session clause by clause and compares every
  * event with the scenario.
  *
+ * Before the scenarios the kit asks `your-adapter --capabilities`: print
+ * what your writer can write (README, "Capabilities") and exit 0, and the
+ * scenarios it cannot write are reported "not applicable" instead of
+ * failing. Exit non-zero (or print nothing of the kind) to be given every
+ * scenario.
+ *
  * This example is self-contained: it parses the scenario with plain stdio
  * (no kit library needed; do the same in any language) and writes with
- * this project's writer API (atf/session.h). The three places marked
+ * this project's writer API (atf/session.h). The places marked
  * "YOUR WRITER" are the only ones to change for another writer.
  *
- * Build (inside this project it is built as `example_adapter`):
- *     cc -std=c11 example_adapter.c -I codec/include -L build/codec -latf -ljansson
+ * Build (inside this project it is built as `example_adapter`), against an
+ * installed kit (share/atf/examples/ holds this file):
+ *     cc -std=c11 example_adapter.c $(pkg-config --cflags --libs atf)
  * Try it:
  *     atf conform --writer ./example_adapter
  */
@@ -57,6 +64,13 @@ static int hexval(int c)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--capabilities") == 0) {
+        /* YOUR WRITER: what it can write. This project's writes everything;
+         * a layout-1 writer that records its own platform would print
+         * "layouts 1", "arch 2", "os 1", "clock_type 1" lines, say. */
+        fputs("atf-capabilities 1\nlayouts 1 2\narch 1 2\ndetail yes\nexceptions yes\nsymbols yes\n", stdout);
+        return 0;
+    }
     if (argc != 3) {
         fprintf(stderr, "usage: example_adapter SCENARIO_FILE OUTPUT_DIR\n");
         return 2;

@@ -74,6 +74,7 @@ void kit_proc_describe(const kit_proc_result *r, char *dst, size_t cap);
 void kit_json_string(FILE *out, const char *s);              /* "..." with escapes */
 void kit_json_string_n(FILE *out, const char *s, size_t n);
 void kit_xml_text(FILE *out, const char *s);                 /* &amp; &lt; ... also for attributes */
+void kit_text_n(FILE *out, const char *s, size_t n);         /* text report: control characters as \n, \xHH */
 double kit_now(void);                                        /* monotonic seconds */
 int kit_rmtree(const char *path);                            /* rm -rf; 0 or -1 */
 char *kit_path_join(const char *a, const char *b);           /* malloc'd "a/b" */
@@ -84,6 +85,15 @@ char *kit_sprintf(const char *fmt, ...)
 #endif
     ;
 uint64_t kit_free_bytes(const char *dir);                    /* UINT64_MAX if unknown */
+/* Replaces, in place, every occurrence of paths[i] (NULL or "" skipped) in
+ * the NUL-terminated @msg with names[i], in order, truncating to @cap: kit
+ * messages never quote temporary paths that are gone after the run. */
+void kit_scrub_paths(char *msg, size_t cap, const char *const *paths, const char *const *names, size_t n);
+/* For --format json/junit when a run ends in an error before (or instead of)
+ * its report: a well-formed result object saying so. @schema: the JSON
+ * schema, @suite: the JUnit suite name. */
+void kit_error_report(FILE *out, atf_conform_format format, const char *schema, const char *suite,
+                      const atf_error *err);
 void kit_status_fail(atf_error *err, atf_status st, const char *file, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))

@@ -289,6 +289,18 @@ static int load_case(const char *dir, const char *file, corpus_case *k, atf_erro
         free_case(k);
         return -1;
     }
+    /* A case without its expected dump is a broken corpus, not a wrong reader. */
+    if (want_dump && k->dump &&
+        (stat(k->dump, &st) != 0 || !S_ISREG(st.st_mode) || access(k->dump, R_OK) != 0)) {
+        int e = errno;
+        kit_status_fail(err, ATF_E_NOT_FOUND, path, "broken corpus: the expected dump %s %s",
+                        json_string_value(jdump),
+                        stat(k->dump, &st) == 0 && !S_ISREG(st.st_mode) ? "is not a regular file" : strerror(e));
+        json_decref(root);
+        free(path);
+        free_case(k);
+        return -1;
+    }
     json_decref(root);
     free(path);
     if (!k->name || !k->target || !k->path || !k->errors || (want_dump && !k->dump)) {
@@ -811,10 +823,8 @@ static int run_all(const atf_conform_reader_options *o, const corpus_case *cases
     return 0;
 }
 
-int atf_conform_reader_run(FILE *out, FILE *log, const atf_conform_reader_options *o, atf_error *err)
+static int reader_run(FILE *out, FILE *log, const atf_conform_reader_options *o, atf_error *err, int *reported)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
     if (!out || !o || !o->reader_count || !o->readers || !o->corpus_dir) {
         kit_status_fail(err, ATF_E_ARG, NULL, "a reader command and a corpus directory are needed");
         return ATF_CONFORM_ERROR;
@@ -860,6 +870,7 @@ int atf_conform_reader_run(FILE *out, FILE *log, const atf_conform_reader_option
     for (size_t j = 0; j < R; j++)
         if (t[j].result[RES_WRONG])
             rc = ATF_CONFORM_FAIL;
+    *reported = 1;
     if (o->format == ATF_CONFORM_JSON)
         json_report(out, o, cases, n, res, t);
     else
@@ -877,5 +888,19 @@ int atf_conform_reader_run(FILE *out, FILE *log, const atf_conform_reader_option
     free(cases);
     free(res);
     free(t);
+    return rc;
+}
+
+int atf_conform_reader_run(FILE *out, FILE *log, const atf_conform_reader_options *o, atf_error *err)
+{
+    atf_error local;
+    if (!err)
+        err = &local;
+    memset(err, 0, sizeof *err);
+    int reported = 0;
+    int rc = reader_run(out, log, o, err, &reported);
+    /* A JSON reader gets a result object even when the run could not start. */
+    if (rc == ATF_CONFORM_ERROR && !reported && out && o && o->format == ATF_CONFORM_JSON)
+        kit_error_report(out, o->format, "atf-conform-reader/1", "atf-conform-reader", err);
     return rc;
 }

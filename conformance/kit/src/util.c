@@ -160,3 +160,66 @@ void kit_status_fail(atf_error *err, atf_status st, const char *file, const char
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
 }
+
+void kit_scrub_paths(char *msg, size_t cap, const char *const *paths, const char *const *names, size_t n)
+{
+    if (!msg || !cap)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = paths[i];
+        size_t plen = p ? strlen(p) : 0;
+        if (!plen || !strstr(msg, p))
+            continue;
+        char *buf = malloc(cap);
+        if (!buf)
+            return;
+        size_t o = 0;
+        for (const char *s = msg; *s && o + 1 < cap;) {
+            if (!strncmp(s, p, plen)) {
+                for (const char *q = names[i]; *q && o + 1 < cap; q++)
+                    buf[o++] = *q;
+                s += plen;
+            } else {
+                buf[o++] = *s++;
+            }
+        }
+        buf[o] = '\0';
+        memcpy(msg, buf, o + 1);
+        free(buf);
+    }
+}
+
+void kit_error_report(FILE *out, atf_conform_format format, const char *schema, const char *suite,
+                      const atf_error *err)
+{
+    char line[1024] = "";
+    if (err)
+        atf_error_format(line, sizeof line, err);
+    if (!line[0])
+        snprintf(line, sizeof line, "%s", err ? atf_strerror(err->code) : "error");
+    if (format == ATF_CONFORM_JSON) {
+        fprintf(out, "{\"schema\":\"%s\",\"verdict\":\"error\",\"error\":", schema);
+        kit_json_string(out, line);
+        fputs("}\n", out);
+    } else if (format == ATF_CONFORM_JUNIT) {
+        fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"%s\" tests=\"1\" failures=\"0\" "
+                     "errors=\"1\">\n  <testsuite name=\"%s\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
+                     "    <testcase classname=\"atf.conform\" name=\"run\"><error message=\"", suite, suite);
+        kit_xml_text(out, line);
+        fputs("\"/></testcase>\n  </testsuite>\n</testsuites>\n", out);
+    }
+    fflush(out);
+}
+
+void kit_text_n(FILE *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n && s[i]; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\n' || c == '\r' || c == '\t')
+            fprintf(out, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(out, "\\x%02x", c);
+        else
+            fputc(c, out);
+    }
+}

@@ -99,11 +99,20 @@ static int req_u64(const mctx *c, json_t *obj, const char *key, const char *path
     return opt_u64(c, obj, key, path, out);
 }
 
+/* A string with U+0000 inside cannot be used as a C string: a reader would
+ * cut it short. */
+static int has_nul(json_t *j)
+{
+    return json_is_string(j) && strlen(json_string_value(j)) != json_string_length(j);
+}
+
 static void opt_string(const mctx *c, json_t *obj, const char *key, const char *path)
 {
     json_t *j = json_object_get(obj, key);
     if (j && !json_is_null(j) && !json_is_string(j))
         bad(c, path, "%s must be a string", path);
+    else if (has_nul(j))
+        bad(c, path, "%s holds U+0000 (\\u0000), which readers cannot keep", path);
 }
 
 /* An optional array key; null counts as absent. @return the array or NULL. */
@@ -206,11 +215,31 @@ static void check_modules(const mctx *c, json_t *root)
     }
 }
 
-static void check_symbols(const mctx *c, json_t *root)
+typedef struct vsym {
+    uint64_t function_id;
+    size_t index;
+} vsym;
+
+static int cmp_vsym(const void *a, const void *b)
+{
+    const vsym *x = a, *y = b;
+    if (x->function_id != y->function_id)
+        return x->function_id < y->function_id ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static atf_status check_symbols(const mctx *c, json_t *root)
 {
     json_t *arr = opt_array(c, root, "symbols");
     char path[64];
     uint64_t u;
+    /* function_ids seen, for SES-MAN-012 (bounded by the manifest's size). */
+    size_t nsym = arr ? json_array_size(arr) : 0, nid = 0;
+    vsym *ids = nsym ? malloc(nsym * sizeof *ids) : NULL;
+    if (nsym && !ids)
+        return ATF_E_NOMEM;
+    if (arr)
+        v_check(c->v, C_SES_MAN_012);
     for (size_t i = 0; arr && i < json_array_size(arr); i++) {
         json_t *o = json_array_get(arr, i);
         if (!json_is_object(o)) {
@@ -219,7 +248,8 @@ static void check_symbols(const mctx *c, json_t *root)
             continue;
         }
         snprintf(path, sizeof path, "symbols[%zu].function_id", i);
-        req_u64(c, o, "function_id", path, &u);
+        if (req_u64(c, o, "function_id", path, &u))
+            ids[nid++] = (vsym){ u, i };
         snprintf(path, sizeof path, "symbols[%zu].module_id", i);
         opt_u64(c, o, "module_id", path, &u);
         snprintf(path, sizeof path, "symbols[%zu].symbol_index", i);
@@ -227,7 +257,25 @@ static void check_symbols(const mctx *c, json_t *root)
         snprintf(path, sizeof path, "symbols[%zu].name", i);
         if (!json_is_string(json_object_get(o, "name")))
             bad(c, path, "%s is required and must be a string", path);
+        else
+            opt_string(c, o, "name", path);
     }
+    /* The same function_id twice: a tool resolving it can name only one. */
+    if (nid > 1)
+        qsort(ids, nid, sizeof *ids, cmp_vsym);
+    for (size_t k = 1; k < nid; k++) {
+        if (ids[k].function_id != ids[k - 1].function_id)
+            continue;
+        size_t first = k - 1;
+        while (first > 0 && ids[first - 1].function_id == ids[k].function_id)
+            first--;
+        snprintf(path, sizeof path, "symbols[%zu].function_id", ids[k].index);
+        v_report(c->v, c->file, C_SES_MAN_012, 0, V_NO_OFFSET, path,
+                 "function_id %" PRIu64 " is listed again (first at symbols[%zu]): tools can resolve it to one "
+                 "name only", ids[k].function_id, ids[first].index);
+    }
+    free(ids);
+    return ATF_OK;
 }
 
 static void check_anchors(const mctx *c, json_t *root)
@@ -261,8 +309,10 @@ atf_status v_manifest_check(atf_validation *v, size_t file, const char *json, si
     mctx c = { v, file };
     v_check(v, C_SES_MAN_002);
     json_error_t je;
-    /* Duplicate keys are refused, as the codec's reader refuses them. */
-    json_t *root = json_loadb(size ? json : "", size, JSON_REJECT_DUPLICATES, &je);
+    /* Duplicate keys are refused, as the codec's reader refuses them; U+0000
+     * is allowed in the parse (readers ignore unknown keys, whatever they
+     * hold) and refused in the strings that are used. */
+    json_t *root = json_loadb(size ? json : "", size, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
     if (!root) {
         v_report(v, file, C_SES_MAN_002, 0, je.position >= 0 ? (uint64_t)je.position : V_NO_OFFSET, NULL,
                  "not valid JSON (line %d, column %d): %s", je.line, je.column, je.text);
@@ -295,7 +345,7 @@ atf_status v_manifest_check(atf_validation *v, size_t file, const char *json, si
     } else if (fv && json_is_string(fv)) {
         v_check(v, C_SES_MAN_009);
         const char *s = json_string_value(fv);
-        if (strcmp(s, "2.0") != 0 && strcmp(s, "2.1") != 0)
+        if (has_nul(fv) || (strcmp(s, "2.0") != 0 && strcmp(s, "2.1") != 0))
             v_report(v, file, C_SES_MAN_009, 0, V_NO_OFFSET, "format_version",
                      "format_version is \"%.64s\", not \"2.0\" or \"2.1\"", s);
     }
@@ -305,7 +355,8 @@ atf_status v_manifest_check(atf_validation *v, size_t file, const char *json, si
         v_report(v, file, C_SES_MAN_010, 0, V_NO_OFFSET, "events_dropped",
                  "events_dropped is %" PRIu64 ": the recording is lossy", dropped);
     check_modules(&c, root);
-    check_symbols(&c, root);
+    if (!st)
+        st = check_symbols(&c, root);
     check_anchors(&c, root);
     json_decref(root);
     return st;

@@ -44,21 +44,38 @@ atf_status atf_clause_table_write(FILE *out)
         return ATF_E_ARG;
     for (size_t i = 0; i < atf_clause_count(); i++) {
         const atf_clause *c = atf_clause_at(i);
-        fprintf(out, "%s\t%s\t%s\n", c->id, sev_name(c->severity), c->summary);
+        fprintf(out, "%s\t%s\t%s\t%s\n", c->id, sev_name(c->severity), c->summary, c->hint);
     }
     return ferror(out) ? ATF_E_IO : ATF_OK;
 }
 
 /* ---- Text --------------------------------------------------------------- */
 
+/* A string of the text report (a path may hold anything): control
+ * characters are written as escapes (\n, \r, \t, \xHH), one line each. */
+static void text_str(FILE *out, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            fprintf(out, "\\%c", *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't');
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(out, "\\x%02x", *p);
+        else
+            fputc(*p, out);
+    }
+}
+
 static void put_location(FILE *out, const atf_validate_finding *f)
 {
-    fputs(f->file, out);
+    text_str(out, f->file);
     if (f->offset != ATF_VALIDATE_NO_OFFSET)
         fprintf(out, ": offset %" PRIu64, f->offset);
-    if (f->field)
-        fprintf(out, ": field %s", f->field);
-    fprintf(out, ": %s", f->message);
+    if (f->field) {
+        fputs(": field ", out);
+        text_str(out, f->field);
+    }
+    fputs(": ", out);
+    text_str(out, f->message);
 }
 
 /* ".../manifest.json" below a directory of sessions. */
@@ -78,6 +95,16 @@ atf_status atf_validation_write_text(FILE *out, const atf_validation *v)
         put_location(out, f);
         fputc('\n', out);
     }
+    /* How to fix: each clause found once, in the order of its first finding. */
+    unsigned char shown[C_COUNT_];
+    memset(shown, 0, sizeof shown);
+    for (size_t i = 0; i < v->finding_count; i++) {
+        size_t c = v->findings[i].clause;
+        if (c < C_COUNT_ && !shown[c]) {
+            shown[c] = 1;
+            fprintf(out, "hint %s: %s\n", atf_clause_at(c)->id, atf_clause_at(c)->hint);
+        }
+    }
     /* A directory of sessions: each session is named (by its manifest.json's directory). */
     size_t sessions = 0;
     for (size_t i = 0; i < v->file_count; i++)
@@ -86,7 +113,8 @@ atf_status atf_validation_write_text(FILE *out, const atf_validation *v)
         if (is_session_manifest(v->files[i].label))
             fprintf(out, "session %.*s\n", (int)(strlen(v->files[i].label) - strlen("/manifest.json")),
                     v->files[i].label);
-    fprintf(out, "%s: %s (%" PRIu64 " error(s), %" PRIu64 " warning(s))\n", v->path,
+    text_str(out, v->path);
+    fprintf(out, ": %s (%" PRIu64 " error(s), %" PRIu64 " warning(s))\n",
             atf_validation_conformant(v) ? "conformant" : "NONCONFORMANT", v->errors, v->warnings);
     return ferror(out) ? ATF_E_IO : ATF_OK;
 }
@@ -164,6 +192,8 @@ atf_status atf_validation_write_json(FILE *out, const atf_validation *v)
             fputs("null", out);
         fputs(",\"message\":", out);
         json_str(out, f->message);
+        fputs(",\"hint\":", out);
+        json_str(out, atf_clause_at(v->findings[i].clause)->hint);
         fputc('}', out);
     }
     /* Sorted by ID (the table is in the spec's section order). */

@@ -16,7 +16,7 @@
 #define V_SEV_W ATF_SEV_WARNING
 
 static const atf_clause g_clauses[C_COUNT_] = {
-#define V_X_TABLE_(name, group, num, sev, rec, text) { group "-" num, group, V_SEV_##sev, rec, text },
+#define V_X_TABLE_(name, group, num, sev, rec, text, hint) { group "-" num, group, V_SEV_##sev, rec, text, hint },
     ATF_CLAUSE_LIST(V_X_TABLE_)
 #undef V_X_TABLE_
 };
@@ -238,9 +238,13 @@ atf_status v_finish(atf_validation *v)
         for (size_t c = 0; c < C_COUNT_; c++) {
             if (!cs[c].more)
                 continue;
-            snprintf(msg, sizeof msg,
-                     "%llu more finding(s) of this clause in this file not listed (first at offset %llu)",
-                     (unsigned long long)cs[c].more, (unsigned long long)cs[c].more_offset);
+            if (cs[c].more_offset == V_NO_OFFSET)   /* findings without an offset (manifest keys) */
+                snprintf(msg, sizeof msg, "%llu more finding(s) of this clause in this file not listed",
+                         (unsigned long long)cs[c].more);
+            else
+                snprintf(msg, sizeof msg,
+                         "%llu more finding(s) of this clause in this file not listed (first at offset %llu)",
+                         (unsigned long long)cs[c].more, (unsigned long long)cs[c].more_offset);
             if (!push_finding(v, fi, (vclause)c, (atf_severity)cs[c].more_severity, V_NO_OFFSET, 1, NULL, msg))
                 v->oom = 1;
         }

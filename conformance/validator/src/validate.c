@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "internal.h"   /* the codec's: atf_thread_dir_misnamed */
 #include "manifest_check.h"
 
 #define MANIFEST_MAX_BYTES ((uint64_t)64 << 20)
@@ -480,7 +481,13 @@ static atf_status session(atf_validation *v, const char *dir, const char *prefix
             free(il);
             char idfield[80];
             snprintf(idfield, sizeof idfield, "%s.id", field);
-            if (t->listed) {
+            char other[256];
+            if (t->listed && atf_thread_dir_misnamed(dir, t->id, other, sizeof other)) {
+                v_report(v, fi, C_SES_MAN_003, 0, V_NO_OFFSET, idfield,
+                         "thread %" PRIu64 " is listed in manifest.json (%s) but %s/index.atf does not exist; "
+                         "a directory %.100s/ is there: rename it %s/ (decimal, no leading zeros)", t->id, field,
+                         name, other, name);
+            } else if (t->listed) {
                 v_report(v, fi, C_SES_MAN_003, 0, V_NO_OFFSET, idfield,
                          "thread %" PRIu64 " is listed in manifest.json (%s) but %s/index.atf does not exist", t->id,
                          field, name);

@@ -20,7 +20,7 @@
 #endif
 
 typedef enum vclause {
-#define V_X_ENUM_(name, group, num, sev, rec, text) C_##name,
+#define V_X_ENUM_(name, group, num, sev, rec, text, hint) C_##name,
     ATF_CLAUSE_LIST(V_X_ENUM_)
 #undef V_X_ENUM_
     C_COUNT_

@@ -71,6 +71,12 @@ static void test_table_api(void **state)
         assert_non_null(c);
         assert_non_null(c->summary);
         assert_true(strlen(c->summary) > 10);
+        /* Every clause says how to fix it: one line of its own, a sentence. */
+        assert_non_null(c->hint);
+        assert_true(strlen(c->hint) > 20);
+        assert_null(strpbrk(c->hint, "\t\n\r"));
+        assert_int_equal(c->hint[strlen(c->hint) - 1], '.');
+        assert_string_not_equal(c->hint, c->summary);
         assert_int_equal(atf_clause_index(c->id), i);
         assert_ptr_equal(atf_clause_find(c->id), c);
         /* The group is the ID without "-NNN". */
@@ -94,14 +100,14 @@ static void test_table_write(void **state)
     assert_non_null(f);
     assert_int_equal(atf_clause_table_write(f), ATF_OK);
     rewind(f);
-    char line[512];
+    char line[1024];
     size_t i = 0;
     while (fgets(line, sizeof line, f)) {
         const atf_clause *c = atf_clause_at(i++);
         assert_non_null(c);
-        char want[512];
-        snprintf(want, sizeof want, "%s\t%s\t%s\n", c->id, c->severity == ATF_SEV_ERROR ? "error" : "warning",
-                 c->summary);
+        char want[1024];
+        snprintf(want, sizeof want, "%s\t%s\t%s\t%s\n", c->id,
+                 c->severity == ATF_SEV_ERROR ? "error" : "warning", c->summary, c->hint);
         assert_string_equal(line, want);
     }
     assert_int_equal(i, atf_clause_count());

@@ -112,7 +112,8 @@ static void check_json(const atf_validation *v)
     for (size_t i = 0; i < json_array_size(fs); i++) {
         json_t *f = json_array_get(fs, i);
         const atf_validate_finding *g = atf_validation_finding_at(v, i);
-        assert_int_equal(json_object_size(f), 6);
+        assert_int_equal(json_object_size(f), 7);
+        assert_string_equal(json_string_value(json_object_get(f, "hint")), atf_clause_find(g->clause)->hint);
         assert_string_equal(json_string_value(json_object_get(f, "clause")), g->clause);
         assert_non_null(atf_clause_find(g->clause));
         const char *sev = json_string_value(json_object_get(f, "severity"));
@@ -282,8 +283,22 @@ static void test_text(void **state)
     char *s = render(atf_validation_write_text, v, NULL);
     uint64_t e, w;
     atf_validation_counts(v, &e, &w);
-    /* One line per finding, then the verdict. */
-    assert_int_equal(count_str(s, "\n"), atf_validation_finding_count(v) + 1);
+    /* One line per finding, one hint line per clause found, then the verdict. */
+    size_t clauses = 0;
+    for (size_t c = 0; c < atf_clause_count(); c++)
+        for (size_t i = 0; i < atf_validation_finding_count(v); i++)
+            if (!strcmp(atf_validation_finding_at(v, i)->clause, atf_clause_at(c)->id)) {
+                clauses++;
+                break;
+            }
+    assert_true(clauses >= 2);
+    assert_int_equal(count_str(s, "\n"), atf_validation_finding_count(v) + clauses + 1);
+    assert_int_equal(count_str(s, "\nhint "), clauses);
+    char hint[512];
+    snprintf(hint, sizeof hint, "\nhint REC-001: %s\n", atf_clause_find("REC-001")->hint);
+    assert_non_null(strstr(s, hint));
+    /* after every finding line */
+    assert_true(strstr(s, hint) > strstr(s, "warning REC-001 "));
     char line[256];
     snprintf(line, sizeof line, "error IDX-EVT-001 index.atf: offset %" PRIu64 ": field event_kind: event 1: ",
              idx_ev(1) + 24);

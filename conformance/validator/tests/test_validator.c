@@ -1231,6 +1231,30 @@ static void test_ses_man_006_to_010(void **state)
     atf_validation_free(v);
 }
 
+/* The summary of findings left out names an offset only when they have one. */
+static void test_summary_without_offset(void **state)
+{
+    (void)state;
+    char dir[64];
+    tmp_dir(dir, sizeof dir, "sum");
+    fx a, b;
+    fx_make(&a, L2);
+    fx_make(&b, L2);
+    sthr t[2] = { { 0, &a, 1 }, { 1, &b, 1 } };
+    mk_session(dir, "{\"threads\":[{\"id\":0},{\"id\":1}]}", t, 2);   /* SES-MAN-006 twice, no offset */
+    atf_validate_options o = ATF_VALIDATE_OPTIONS_INIT;
+    o.max_per_clause = 1;
+    atf_validation *v = run_path(dir, &o);
+    assert_int_equal(atf_validation_finding_count(v), 2);
+    const atf_validate_finding *f = atf_validation_finding_at(v, 1);
+    assert_string_equal(f->clause, "SES-MAN-006");
+    assert_string_equal(f->message, "1 more finding(s) of this clause in this file not listed");
+    atf_validation_free(v);
+    rm_rf(dir);
+    fx_free(&a);
+    fx_free(&b);
+}
+
 static void test_ses_man_011(void **state)
 {
     (void)state;
@@ -1242,6 +1266,41 @@ static void test_ses_man_011(void **state)
     assert_true(atf_validation_conformant(v));
     atf_validation_free(v);
     rm_rf(dir);
+}
+
+static void test_ses_man_012_and_nul(void **state)
+{
+    (void)state;
+    /* The same function_id twice (a number and a hex string): a warning per
+     * repeat, naming the first entry; a symbols array is checked even when clean. */
+    atf_validation *v = session_with("{\"time_start_ns\":1,\"time_end_ns\":2000000,\"threads\":[{\"id\":0},{\"id\":1}],"
+                                     "\"symbols\":[{\"function_id\":7,\"name\":\"a\"},{\"function_id\":8,\"name\":\"b\"},"
+                                     "{\"function_id\":\"0x7\",\"name\":\"c\"},{\"function_id\":7,\"name\":\"d\"}]}",
+                                     L2);
+    want(v, "SES-MAN-012", W, "manifest.json", "symbols[2].function_id", NONE);
+    want(v, "SES-MAN-012", W, "manifest.json", "symbols[3].function_id", NONE);
+    assert_int_equal(atf_validation_finding_count(v), 2);
+    assert_non_null(strstr(atf_validation_finding_at(v, 0)->message, "first at symbols[0]"));
+    assert_true(atf_validation_conformant(v));
+    atf_validation_free(v);
+    v = session_with("{\"time_start_ns\":1,\"time_end_ns\":2000000,\"threads\":[{\"id\":0},{\"id\":1}],"
+                     "\"symbols\":[{\"function_id\":7,\"name\":\"a\"},{\"function_id\":8,\"name\":\"b\"}]}",
+                     L2);
+    assert_true(atf_validation_clause_checked(v, atf_clause_index("SES-MAN-012")));
+    assert_int_equal(atf_validation_finding_count(v), 0);
+    atf_validation_free(v);
+    /* U+0000 in an unknown key is ignored (SPEC 5); in a symbol name it is SES-MAN-002. */
+    v = session_with("{\"time_start_ns\":1,\"time_end_ns\":2000000,\"threads\":[{\"id\":0},{\"id\":1}],"
+                     "\"x-vendor\":\"a\\u0000b\"}",
+                     L2);
+    assert_int_equal(atf_validation_finding_count(v), 0);
+    atf_validation_free(v);
+    v = session_with("{\"time_start_ns\":1,\"time_end_ns\":2000000,\"threads\":[{\"id\":0},{\"id\":1}],"
+                     "\"symbols\":[{\"function_id\":7,\"name\":\"a\\u0000b\"}]}",
+                     L2);
+    want(v, "SES-MAN-002", E, "manifest.json", "symbols[0].name", NONE);
+    assert_null(strstr(atf_validation_finding_at(v, 0)->message, "JSON_"));
+    atf_validation_free(v);
 }
 
 static void test_session_x_resolves_pid(void **state)
@@ -1697,6 +1756,8 @@ int main(void)
         cmocka_unit_test(test_ses_man_003_004_005),
         cmocka_unit_test(test_ses_man_006_to_010),
         cmocka_unit_test(test_ses_man_011),
+        cmocka_unit_test(test_summary_without_offset),
+        cmocka_unit_test(test_ses_man_012_and_nul),
         cmocka_unit_test(test_session_x_resolves_pid),
         cmocka_unit_test(test_rec_001_002),
         cmocka_unit_test(test_rec_003),

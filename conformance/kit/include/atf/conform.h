@@ -180,7 +180,7 @@ enum { ATF_CONFORM_PASS = 0, ATF_CONFORM_FAIL = 1, ATF_CONFORM_ERROR = 2 };
 /** Options of atf_conform_writer_run(). Initialise with ::ATF_CONFORM_WRITER_OPTIONS_INIT. */
 typedef struct atf_conform_writer_options {
     const char *adapter;                 /**< shell command, run as `CMD SCENARIO_FILE OUTPUT_DIR` */
-    const char *const *scenarios;        /**< built-in scenario names to run; NULL/0: all */
+    const char *const *scenarios;        /**< built-in scenario names or name prefixes to run; NULL/0: all */
     size_t scenario_count;
     const char *const *scenario_files;   /**< scenario files of one's own to run as well */
     size_t scenario_file_count;
@@ -199,10 +199,17 @@ typedef struct atf_conform_writer_options {
 /**
  * Runs the writer kit and prints the report on @p out.
  * @param log  NULL, or a stream for progress lines (one per scenario, as it ends).
- * @return ::ATF_CONFORM_PASS (every scenario passed; skipped ones are listed),
- *         ::ATF_CONFORM_FAIL, or ::ATF_CONFORM_ERROR (bad options, unknown
- *         scenario, unreadable scenario file, cannot create the work
- *         directory; @p err says why and nothing is printed on @p out).
+ * First runs `CMD --capabilities`: an adapter may declare what it can write
+ * (README, "Capabilities"); scenarios outside it are not applicable.
+ * @return ::ATF_CONFORM_PASS (every scenario tested passed; skipped and not
+ *         applicable ones are listed), ::ATF_CONFORM_FAIL, or
+ *         ::ATF_CONFORM_ERROR (bad options, unknown scenario or prefix,
+ *         unreadable scenario file, malformed capability declaration, a
+ *         --keep that is no writable directory, cannot create the work
+ *         directory, or no scenario was tested at all; @p err says why). In
+ *         text format nothing more is printed on @p out for an error before
+ *         the run; JSON and JUnit always print a well-formed result
+ *         (`"verdict": "error"` and `"error"`, or a JUnit `<error>`).
  */
 ATF_API int atf_conform_writer_run(FILE *out, FILE *log, const atf_conform_writer_options *o, atf_error *err);
 
@@ -232,7 +239,10 @@ typedef struct atf_conform_reader_options {
  * Runs the reader kit and prints the results table on @p out.
  * @return ::ATF_CONFORM_PASS (every outcome of every reader is right),
  *         ::ATF_CONFORM_FAIL, or ::ATF_CONFORM_ERROR (no corpus, no case
- *         matched, a malformed expect file, cannot write the HTML).
+ *         matched, a malformed expect file, a case whose expected dump is
+ *         missing: a broken corpus, cannot write the HTML). With JSON, an
+ *         error before the report still prints a result object
+ *         (`"verdict": "error"`).
  */
 ATF_API int atf_conform_reader_run(FILE *out, FILE *log, const atf_conform_reader_options *o, atf_error *err);
 

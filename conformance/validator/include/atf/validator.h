@@ -52,6 +52,7 @@ typedef struct atf_clause {
     atf_severity severity;   /**< default severity of a finding */
     unsigned recoverable;    /**< 1: the spec marks it recoverable (a file without a footer makes its findings warnings) */
     const char *summary;     /**< the rule in one line */
+    const char *hint;        /**< how to fix a breach, in one line (what a writer changes) */
 } atf_clause;
 
 /** @return the number of clauses (every clause ID of SPEC.md). */
@@ -65,7 +66,8 @@ ATF_API size_t atf_clause_index(const char *id);
 
 /**
  * Writes the clause table, one clause a line: ID, a tab, "error" or
- * "warning", a tab, the one-line summary (`atf validate --list-clauses`).
+ * "warning", a tab, the one-line summary, a tab, the one-line hint
+ * (`atf validate --list-clauses`).
  * @return ::ATF_OK or ::ATF_E_IO.
  */
 ATF_API atf_status atf_clause_table_write(FILE *out);
@@ -191,7 +193,9 @@ ATF_API const atf_validate_recovered *atf_validation_recovered_at(const atf_vali
 /**
  * Human-readable report: one line per finding,
  * `<severity> <CLAUSE-ID> <file>: offset N: field F: message`
- * (parts without a value are left out), then the verdict line
+ * (parts without a value are left out), then one line per clause found,
+ * `hint <CLAUSE-ID>: <how to fix>` (in the order the clauses first appear),
+ * then the verdict line
  * `<PATH>: conformant|NONCONFORMANT (E error(s), W warning(s))`.
  * @return ::ATF_OK or ::ATF_E_IO if writing failed.
  */
