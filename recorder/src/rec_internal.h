@@ -183,6 +183,9 @@ void rec_io_stop(rec_io *io);
 atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
                          uint64_t chunk, unsigned chunks, int direct, int checksum, rec_budget *budget,
                          atf_error *err);
+/* A file written far slower than its window: a window a quarter the size
+ * (everything appended is written first). @return 1 if shrunk. */
+int rec_sink_shrink(rec_sink *s);
 /* An idle file gives back its window and descriptors: everything appended
  * is written first (waits). @return 1 if parked. */
 int rec_sink_park(rec_sink *s);

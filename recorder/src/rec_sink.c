@@ -480,6 +480,23 @@ static int open_fds(rec_sink *s, const char *path)
     return 0;
 }
 
+int rec_sink_shrink(rec_sink *s)
+{
+    uint64_t size = s->size / 4 < REC_SINK_MIN ? REC_SINK_MIN : s->size / 4;
+    if (s->parked || size >= s->size)
+        return 0;
+    rec_sink_flush(s);   /* what remains unwritten is less than a block */
+    if (atomic_load_explicit(&s->err, ACQ))
+        return 0;
+    rec_sink_crc_to(s, s->fill);
+    uint8_t *nbuf = map_window(size);
+    if (!nbuf)
+        return 0;
+    take(s, size, REC_TAKE_FORCE);   /* less than is given back next */
+    move_window(s, nbuf, size);
+    return 1;
+}
+
 int rec_sink_park(rec_sink *s)
 {
     if (!s->open || s->parked)
@@ -673,8 +690,14 @@ atf_status rec_sink_finish(rec_sink *s, const uint8_t footer[64], const uint8_t 
  * synchronously) and completes the CRC. Returns the CRC of [64, fill). */
 uint32_t rec_sink_seal(rec_sink *s)
 {
-    if (s->parked)
-        rec_sink_unpark(s, 1);
+    if (s->parked) {
+        /* Everything is in the file already (and in the CRC): only the
+         * footer and the header remain, through the buffered descriptor. */
+        if (open_fds(s, s->path) != 0)
+            fail(s, errno);
+        s->parked = 0;
+        return s->crc;
+    }
     rec_sink_kick(s);
     uint64_t blk = s->fill & ~(uint64_t)(REC_BLOCK - 1);
     if (blk > s->sub) {

@@ -855,14 +855,10 @@ static void finish_thread(rec_writer *w, rec_wthread *wt, int final)
             q_pop(wt);
         }
     }
-    if (!wt->failed && wt->index.open) {
-        rec_sink_unpark(&wt->index, 1);
+    if (!wt->failed && wt->index.open)
         finish_sink(w, wt, &wt->index, 0);
-    }
-    if (wt->detail_created && wt->detail.open) {
-        rec_sink_unpark(&wt->detail, 1);
+    if (wt->detail_created && wt->detail.open)
         finish_sink(w, wt, &wt->detail, 1);
-    }
     /* The detail file must be complete before the index footer vouches for
      * its links: both are sealed (all data written) before either footer. */
     pthread_mutex_lock(&r->man_mu);
@@ -962,6 +958,9 @@ static void flush_timers(rec_writer *w, rec_wthread *wt, uint64_t now, int force
             continue;
         if (s->fill == s->checked_fill && s->fill == visible && q_empty(wt) && rec_sink_park(s))
             continue;
+        /* Less than an eighth of the window in a whole interval: smaller. */
+        if ((s->fill - s->checked_fill) * 8 < s->size && s->size > REC_SINK_MIN && rec_sink_shrink(s))
+            visible = atomic_load_explicit(&s->visible, ACQ);
         /* Only files that did not complete a chunk since the last check:
          * busy files reach the disk chunk by chunk anyway. */
         if (s->sub == s->flushed_sub && s->fill > visible)
