@@ -8,10 +8,15 @@
  *                      [--chunk-mb N] [--chunks N] [--batch N] [--drop]
  *                      [--budget-mb N] [--no-sync] [--raw-mb N] [--no-validate]
  *                      [--check MIN_EVENTS_PER_SEC]
- *   atf-bench recorder --threads N [--idle I] [--baseline-threads B] ...
+ *   atf-bench recorder --threads N [--idle I] [--baseline-threads B] [--rounds R] ...
  *       Scaling: B busy threads alone, then N busy threads next to I idle
- *       ones (each records one call, waits, returns), in one run; prints
- *       both rates, the ratio, peak RSS and the per-thread figure.
+ *       ones (each records a call and its return, waits, and records
+ *       another pair at the end), in one run; the baseline records as many
+ *       events in all (N x M / B each). Prints both rates (busy events
+ *       recorded and on disk per second), the ratio, peak RSS and the
+ *       per-thread figures. The idle threads are started first and the busy
+ *       ones only once the idle ones' files exist and were seen idle.
+ *       --rounds R alternates the two phases R times: the median ratio.
  *   atf-bench recorder --churn T [--churn-parallel P] --events-per-thread M
  *       Thread churn: T short-lived threads (P at a time) each record M
  *       events and exit; threads/s created and finalized, peak RSS, memory
@@ -311,7 +316,7 @@ static int validate_session(const char *session, findings *f)
 typedef struct scaling {
     unsigned idle, baseline;
     uint64_t churn;
-    unsigned parallel;
+    unsigned parallel, rounds;
 } scaling;
 
 /* Resident set now and its peak since the last reset (VmRSS, VmHWM), bytes. */
@@ -669,44 +674,82 @@ static void print_phase(const char *name, const phase *ph, int json)
                ph->f.errors ? ph->f.first : "", ph->session);
 }
 
-/* B busy threads alone, then N busy threads next to I idle ones. --check
- * MIN: exit 1 unless the ratio reaches MIN, nothing was lost and both
- * sessions are conformant. */
+/* B busy threads alone, then N busy threads next to I idle ones, `rounds`
+ * times in turn (the machine's load changes between phases: the median of
+ * the rounds' ratios is the figure). --check MIN: exit 1 unless the median
+ * ratio reaches MIN, nothing was lost and every session is conformant. */
 static int bench_scaling(const atf_recorder_options *o, const char *out, unsigned busy, unsigned idle,
-                         unsigned baseline, uint64_t per_thread, int json, int validate, double check_min)
+                         unsigned baseline, uint64_t per_thread, unsigned rounds, int json, int validate,
+                         double check_min)
 {
     (void)out;
     if (baseline == 0)
         baseline = busy;
-    phase base = { baseline, 0, per_thread, 0, 0, 0, 0, 0, 0, 0, { 0 }, 0, { 0, 0, "" }, "" };
-    phase main = { busy, idle, per_thread, 0, 0, 0, 0, 0, 0, 0, { 0 }, 0, { 0, 0, "" }, "" };
-    int rc = run_phase(o, &base, validate);
-    if (!rc)
-        rc = run_phase(o, &main, validate);
-    if (rc)
-        return rc;
-    double ratio = base.eps > 0 ? main.eps / base.eps : 0;
-    double ratio_prod = base.eps_prod > 0 ? main.eps_prod / base.eps_prod : 0;
-    double load = bench_load_average();
-    if (json) {
-        printf("{\"benchmark\":\"recorder-scaling\",");
-        print_phase("baseline", &base, 1);
-        printf(",");
-        print_phase("main", &main, 1);
-        printf(",\"ratio\":%.3f,\"ratio_producing\":%.3f,\"load_average\":%.2f}\n", ratio, ratio_prod, load);
-    } else {
-        print_phase("baseline:", &base, 0);
-        print_phase("main:", &main, 0);
-        printf("ratio:              %.2f busy events/s main/baseline (%.2f while producing); load average %.2f on "
-               "%ld CPUs\n",
-               ratio, ratio_prod, load, sysconf(_SC_NPROCESSORS_ONLN));
+    /* The baseline does the same work: as many events in all. */
+    uint64_t base_per_thread = (uint64_t)busy * per_thread / baseline;
+    if (base_per_thread > (1ull << 32))
+        base_per_thread = 1ull << 32;
+    double ratios[64], ratios_prod[64];
+    int clean = 1, valid = 1, all_valid = 1;
+    uint64_t peak_main = 0;
+    if (json)
+        printf("{\"benchmark\":\"recorder-scaling\",\"rounds\":[");
+    for (unsigned k = 0; k < rounds; k++) {
+        phase base = { baseline, 0, base_per_thread, 0, 0, 0, 0, 0, 0, 0, { 0 }, 0, { 0, 0, "" }, "" };
+        phase main = { busy, idle, per_thread, 0, 0, 0, 0, 0, 0, 0, { 0 }, 0, { 0, 0, "" }, "" };
+        int rc = run_phase(o, &base, validate);
+        if (!rc)
+            rc = run_phase(o, &main, validate);
+        if (rc)
+            return rc;
+        ratios[k] = base.eps > 0 ? main.eps / base.eps : 0;
+        ratios_prod[k] = base.eps_prod > 0 ? main.eps_prod / base.eps_prod : 0;
+        if (main.rss_peak > peak_main)
+            peak_main = main.rss_peak;
+        clean = clean && phase_clean(&base) && phase_clean(&main);
+        valid = valid && base.valid != 0 && main.valid != 0;
+        all_valid = all_valid && base.valid == 1 && main.valid == 1;
+        if (json) {
+            printf("%s{", k ? "," : "");
+            print_phase("baseline", &base, 1);
+            printf(",");
+            print_phase("main", &main, 1);
+            printf(",\"ratio\":%.3f,\"ratio_producing\":%.3f,\"load_average\":%.2f}", ratios[k], ratios_prod[k],
+                   bench_load_average());
+        } else {
+            if (rounds > 1)
+                printf("round %u of %u\n", k + 1, rounds);
+            print_phase("baseline:", &base, 0);
+            print_phase("main:", &main, 0);
+            printf("ratio:              %.2f busy events/s main/baseline (%.2f while producing); load average %.2f on "
+                   "%ld CPUs\n",
+                   ratios[k], ratios_prod[k], bench_load_average(), sysconf(_SC_NPROCESSORS_ONLN));
+            if (idle && busy == baseline) {
+                /* What the idle threads add: the two phases differ by them only. */
+                double rss = ((double)main.rss_peak - (double)base.rss_peak) / idle;
+                double rec = ((double)main.st.memory_peak - (double)base.st.memory_peak) / idle;
+                printf("per idle thread:    %.1f KiB of peak RSS (its stack and the recorder), %.1f KiB of recorder "
+                       "memory\n",
+                       rss / 1024.0, rec / 1024.0);
+            }
+        }
     }
-    int clean = phase_clean(&base) && phase_clean(&main);
-    int valid = (base.valid != 0) && (main.valid != 0);
+    qsort(ratios, rounds, sizeof *ratios, bench_cmp_double);
+    qsort(ratios_prod, rounds, sizeof *ratios_prod, bench_cmp_double);
+    double ratio = rounds % 2 ? ratios[rounds / 2] : (ratios[rounds / 2 - 1] + ratios[rounds / 2]) / 2;
+    double ratio_prod =
+        rounds % 2 ? ratios_prod[rounds / 2] : (ratios_prod[rounds / 2 - 1] + ratios_prod[rounds / 2]) / 2;
+    if (json)
+        printf("],\"median_ratio\":%.3f,\"median_ratio_producing\":%.3f,\"min_ratio\":%.3f,\"max_ratio\":%.3f"
+               ",\"peak_rss_bytes\":%" PRIu64 ",\"nothing_lost\":%s}\n",
+               ratio, ratio_prod, ratios[0], ratios[rounds - 1], peak_main, clean ? "true" : "false");
+    else if (rounds > 1)
+        printf("median ratio:       %.2f over %u rounds (%.2f to %.2f; %.2f while producing); main peak RSS %.1f MiB\n",
+               ratio, rounds, ratios[0], ratios[rounds - 1], ratio_prod, mib(peak_main));
     if (check_min >= 0) {
-        int pass = ratio >= check_min && clean && base.valid == 1 && main.valid == 1;
+        int pass = ratio >= check_min && clean && all_valid;
         fprintf(stderr, "atf-bench check: %s: ratio %.2f (minimum %.2f), %s, sessions %s\n", pass ? "PASS" : "FAIL",
-                ratio, check_min, clean ? "nothing lost" : "EVENTS LOST", valid ? "conformant" : "NOT conformant");
+                ratio, check_min, clean ? "nothing lost" : "EVENTS LOST", all_valid ? "conformant" : "NOT conformant");
         return pass ? 0 : 1;
     }
     return valid && clean ? 0 : 1;
@@ -884,9 +927,11 @@ static int usage(void)
             "                          [--clock auto|system|counter] [--io auto|direct|buffered]\n"
             "                          [--ring-events N] [--chunk-mb N] [--chunks N] [--batch N] [--drop]\n"
             "                          [--budget-mb N] [--no-sync] [--raw-mb N] [--no-validate] [--check MIN_EVENTS_PER_SEC]\n"
-            "       atf-bench recorder --threads N [--idle I] [--baseline-threads B] --events-per-thread M --out DIR\n"
+            "       atf-bench recorder --threads N [--idle I] [--baseline-threads B] [--rounds R] --events-per-thread M\n"
+            "                          --out DIR\n"
             "       atf-bench recorder --churn T [--churn-parallel P] --events-per-thread M --out DIR\n"
-            "  --idle/--baseline-threads: B busy threads alone, then N busy + I idle threads, one run, ratio printed\n"
+            "  --idle/--baseline-threads: B busy threads alone, then N busy + I idle threads, one run, ratio printed;\n"
+            "           --rounds R alternates the two R times and prints the median ratio (--check: its minimum)\n"
             "  --churn: T short-lived threads (P at a time, default 8) recording M events each\n"
             "  --check: exit 1 unless events/s >= MIN, no event (index or detail) was lost and the session\n"
             "           passes atf validate (the CI benchmark gate); the verdict goes to stderr\n");
@@ -902,7 +947,7 @@ int bench_recorder(int argc, char **argv)
     double check_min = -1;
     uint64_t raw_mb = 4096;
     atf_recorder_options o = ATF_RECORDER_OPTIONS_INIT;
-    scaling sc = { 0, 0, 0, 8 };
+    scaling sc = { 0, 0, 0, 8, 1 };
     int per_thread_set = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -950,6 +995,8 @@ int bench_recorder(int argc, char **argv)
             sc.idle = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(a, "--baseline-threads") && v)
             sc.baseline = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--rounds") && v)
+            sc.rounds = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(a, "--churn") && v)
             sc.churn = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(a, "--churn-parallel") && v)
@@ -971,7 +1018,7 @@ int bench_recorder(int argc, char **argv)
     }
     if (!out || threads == 0 || threads > BENCH_MAX_THREADS || per_thread == 0 || per_thread > (1ull << 32) ||
         sc.idle > BENCH_MAX_THREADS || sc.baseline > BENCH_MAX_THREADS || sc.parallel == 0 ||
-        sc.parallel > BENCH_MAX_THREADS)
+        sc.parallel > BENCH_MAX_THREADS || sc.rounds == 0 || sc.rounds > 64)
         return usage();
     if (atf_make_dirs(out) != 0) {
         fprintf(stderr, "atf-bench: cannot create %s: %s\n", out, strerror(errno));
@@ -982,7 +1029,8 @@ int bench_recorder(int argc, char **argv)
         return bench_churn(&o, out, sc.churn, sc.parallel, per_thread_set ? per_thread : 10, json, validate,
                            check_min);
     if (sc.idle || sc.baseline)
-        return bench_scaling(&o, out, threads, sc.idle, sc.baseline, per_thread, json, validate, check_min);
+        return bench_scaling(&o, out, threads, sc.idle, sc.baseline, per_thread, sc.rounds, json, validate,
+                             check_min);
     if (detail) {
         o.detail = 1;
         o.pre_roll_ns = 0;
