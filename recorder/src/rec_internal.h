@@ -136,6 +136,7 @@ typedef struct rec_sink {
     int fd_direct;               /* O_DIRECT descriptor, or -1 */
     int direct;                  /* O_DIRECT wanted (reopened after parking) */
     int parked;                  /* idle: no window, no descriptors (rec_sink_park) */
+    int borrowed;                /* the window is the writer's spare (rec_sink_unpark_into) */
     uint8_t *buf;
     uint64_t size, chunk;        /* staging bytes (multiple of chunk), chunk (multiple of 4096) */
     uint64_t max_size, max_chunk;/* the window grows up to these */
@@ -195,6 +196,10 @@ int rec_sink_park(rec_sink *s);
  * now (the sink stays parked; try again later). I/O failures fail the sink
  * (counted like any write error) and return 1. */
 int rec_sink_unpark(rec_sink *s, int force);
+/* The same with a REC_SINK_MIN window lent by the caller (the writer's
+ * spare, outside the budget): it never grows and goes back to the caller
+ * when the sink is parked or closed. */
+void rec_sink_unpark_into(rec_sink *s, uint8_t *spare);
 /* Appends n bytes (waits for I/O when the window is full). */
 void rec_sink_append(rec_sink *s, const void *src, size_t n);
 /* Bytes that can be appended now without waiting, and contiguous from fill. */
@@ -368,6 +373,9 @@ typedef struct rec_writer {
     struct rec_wthread **list;   /* this writer's threads */
     size_t n, cap;
     uint64_t manifest_cost_ns;   /* how long the last manifest rewrite took */
+    uint8_t *spare;              /* a REC_SINK_MIN window kept out of the budget: with the
+                                    budget full, one parked file at a time still drains */
+    struct rec_wthread *spare_user;
     /* snapshot of the detail windows */
     rec_window *win;
     size_t nwin, capwin;

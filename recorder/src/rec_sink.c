@@ -273,7 +273,7 @@ static void move_window(rec_sink *s, uint8_t *nbuf, uint64_t size)
  * has growth room. @return 1 if grown. */
 static int grow_window(rec_sink *s)
 {
-    if (s->size >= s->max_size || !take(s, s->size * 2, REC_TAKE_GROW))
+    if (s->borrowed || s->size >= s->max_size || !take(s, s->size * 2, REC_TAKE_GROW))
         return 0;
     uint8_t *nbuf = map_window(s->size * 2);
     if (!nbuf) {
@@ -480,10 +480,22 @@ static int open_fds(rec_sink *s, const char *path)
     return 0;
 }
 
+/* The window goes back where it came from: the budget, or its lender. */
+static void drop_window(rec_sink *s)
+{
+    if (s->buf && !s->borrowed) {
+        munmap(s->buf, s->size);
+        give(s, s->size);
+    }
+    s->buf = NULL;
+    s->size = 0;
+    s->borrowed = 0;
+}
+
 int rec_sink_shrink(rec_sink *s)
 {
     uint64_t size = s->size / 4 < REC_SINK_MIN ? REC_SINK_MIN : s->size / 4;
-    if (s->parked || size >= s->size)
+    if (s->parked || s->borrowed || size >= s->size)
         return 0;
     rec_sink_flush(s);   /* what remains unwritten is less than a block */
     if (atomic_load_explicit(&s->err, ACQ))
@@ -505,10 +517,7 @@ int rec_sink_park(rec_sink *s)
     if (atomic_load_explicit(&s->err, ACQ) || atomic_load_explicit(&s->visible, ACQ) != s->fill)
         return 0;
     rec_sink_crc_to(s, s->fill);
-    munmap(s->buf, s->size);
-    give(s, s->size);
-    s->buf = NULL;
-    s->size = 0;
+    drop_window(s);
     if (s->fd_direct >= 0)
         close(s->fd_direct);
     close(s->fd);
@@ -517,31 +526,45 @@ int rec_sink_park(rec_sink *s)
     return 1;
 }
 
-int rec_sink_unpark(rec_sink *s, int force)
+/* A parked sink gets the window buf (REC_SINK_MIN bytes) back. */
+static void reopen(rec_sink *s, uint8_t *buf)
 {
-    if (!s->parked)
-        return 1;
-    uint64_t size = REC_SINK_MIN;
-    if (!take(s, size, force ? REC_TAKE_FORCE : REC_TAKE_FLOOR))
-        return 0;
-    s->buf = map_window(size);
-    if (!s->buf) {
-        give(s, size);
-        return 0;
-    }
-    s->size = size;
-    s->chunk = chunk_for(s, size);
+    s->buf = buf;
+    s->size = REC_SINK_MIN;
+    s->chunk = chunk_for(s, s->size);
     s->parked = 0;
     /* The last partial block is in the file (parking wrote it): read it
      * back, a later whole-block write starts with it. */
     if (open_fds(s, s->path) != 0) {
         fail(s, errno);
-        return 1;
+        return;
     }
     uint64_t n = s->fill - s->sub;
     if (n && pread(s->fd, rec_sink_at(s, s->sub), (size_t)n, (off_t)s->sub) != (ssize_t)n)
         fail(s, errno ? errno : EIO);
+}
+
+int rec_sink_unpark(rec_sink *s, int force)
+{
+    if (!s->parked)
+        return 1;
+    if (!take(s, REC_SINK_MIN, force ? REC_TAKE_FORCE : REC_TAKE_FLOOR))
+        return 0;
+    uint8_t *buf = map_window(REC_SINK_MIN);
+    if (!buf) {
+        give(s, REC_SINK_MIN);
+        return 0;
+    }
+    reopen(s, buf);
     return 1;
+}
+
+void rec_sink_unpark_into(rec_sink *s, uint8_t *spare)
+{
+    if (!s->parked)
+        return;
+    reopen(s, spare);
+    s->borrowed = 1;
 }
 
 static char *tmp_name(const char *path)
@@ -651,13 +674,9 @@ static void release(rec_sink *s)
         close(s->fd_direct);
     if (s->fd >= 0)
         close(s->fd);
-    if (s->buf) {
-        munmap(s->buf, s->size);
-        give(s, s->size);
-    }
+    drop_window(s);
     free(s->path);
     s->fd = s->fd_direct = -1;
-    s->buf = NULL;
     s->path = NULL;
     s->open = 0;
 }

@@ -619,9 +619,12 @@ static void emit_in_run(rec_writer *w, rec_wthread *wt, uint64_t from, uint64_t 
 static void snapshot_windows(rec_writer *w, uint64_t *now);
 
 /* A thread with events to write needs its files' windows back (parked
- * while it was idle). Only at stop are they taken beyond the budget.
- * @return 0 if the budget has no room yet: its ring waits. */
-static int sinks_ready(rec_wthread *wt, int final)
+ * while it was idle), from the budget; with the budget full, the index file
+ * borrows the writer's spare window (one file at a time, parked again after
+ * the pass), so a writer always makes progress — draining threads is what
+ * gives memory back. Only at stop may a window go beyond the budget.
+ * @return 0 if no window can be had now: the thread's ring waits. */
+static int sinks_ready(rec_writer *w, rec_wthread *wt, int final)
 {
     rec_thread *t = wt->t;
     if (!wt->index.parked && !(wt->detail_created && wt->detail.parked))
@@ -629,9 +632,20 @@ static int sinks_ready(rec_wthread *wt, int final)
     if (atomic_load_explicit(&t->pub_head, ACQ) == wt->consumed && q_empty(wt) &&
         wt->dconsumed == atomic_load_explicit(&t->dpub, ACQ))
         return 1;
-    if (!rec_sink_unpark(&wt->index, final))
-        return 0;
-    return !wt->detail_created || rec_sink_unpark(&wt->detail, final);
+    rec_sink *sinks[2] = { &wt->index, wt->detail_created ? &wt->detail : NULL };
+    for (int i = 0; i < 2; i++) {
+        rec_sink *s = sinks[i];
+        if (!s || !s->parked || rec_sink_unpark(s, 0))
+            continue;
+        if (i == 0 && w->spare && !w->spare_user) {
+            rec_sink_unpark_into(s, w->spare);
+            w->spare_user = wt;
+            continue;
+        }
+        if (!final || !rec_sink_unpark(s, 1))
+            return 0;
+    }
+    return 1;
 }
 
 /* One pass over one thread. @return bytes moved. */
@@ -650,7 +664,7 @@ static uint64_t drain(rec_writer *w, rec_wthread *wt, int final)
         pull_detail(w, wt, now, final);
         settle_front(w, wt, now, final);
     }
-    if (!wt->failed && !sinks_ready(wt, final))
+    if (!wt->failed && !sinks_ready(w, wt, final))
         return 0;   /* no budget for its window yet: its ring waits */
     if (ih - wt->consumed > wt->backlog_max)
         wt->backlog_max = ih - wt->consumed;
@@ -890,6 +904,8 @@ static void finish_thread(rec_writer *w, rec_wthread *wt, int final)
     pthread_mutex_unlock(&r->reg_mu);
     atomic_fetch_sub_explicit(&r->threads_live, 1, RLX);
     rec_budget_give(&r->budget, wt->mem + atomic_load_explicit(&t->mem_bytes, RLX));
+    if (w->spare_user == wt)
+        w->spare_user = NULL;   /* closing the file gave the spare back */
     if (wt->q)
         munmap(wt->q, wt->qsize);
     free(wt->scratch);
@@ -1048,6 +1064,8 @@ void *rec_writer_main(void *arg)
 #if defined(__linux__)
     pthread_setname_np(pthread_self(), "atf-rec-writer");
 #endif
+    void *m = mmap(NULL, REC_SINK_MIN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    w->spare = m == MAP_FAILED ? NULL : m;
     for (;;) {
         int stopping = atomic_load_explicit(&r->stopping, ACQ);
         uint64_t freq = atomic_load_explicit(&r->flush_req, ACQ);
@@ -1075,6 +1093,9 @@ void *rec_writer_main(void *arg)
                 w->list[i] = w->list[--w->n];
                 continue;
             }
+            /* A borrowed spare window goes back at once. */
+            if (w->spare_user == wt && rec_sink_park(&wt->index))
+                w->spare_user = NULL;
             flush_timers(w, wt, now, freq != atomic_load_explicit(&w->flush_done, RLX), tight);
             review_ring(r, wt, now);
             if (sync_now) {
@@ -1126,5 +1147,8 @@ void *rec_writer_main(void *arg)
             idle_ns = 20000;
         }
     }
+    if (w->spare)
+        munmap(w->spare, REC_SINK_MIN);
+    w->spare = NULL;
     return NULL;
 }

@@ -392,8 +392,9 @@ atf_status atf_recorder_start(atf_recorder **out, const atf_recorder_options *op
     if (r->ring_min > r->ring_events)
         r->ring_min = r->ring_events;
     r->memory_bound = o.memory_budget_bytes;
-    r->budget.limit = o.memory_budget_bytes;
     r->nwriters = o.writer_threads;
+    /* Each writer keeps one spare window out of the budget (rec_writer.c). */
+    r->budget.limit = o.memory_budget_bytes - (uint64_t)r->nwriters * REC_SINK_MIN;
     r->writers = calloc(r->nwriters, sizeof *r->writers);
     if (!r->writers) {
         free_recorder(r);

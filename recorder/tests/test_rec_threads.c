@@ -434,10 +434,14 @@ static void sleepers_finish(sleepers *z)
     pthread_cond_destroy(&z->g.cv);
 }
 
-/* Every producer's events recorded and written, nothing lost, the session
- * exact and valid, the memory within the budget and all given back. */
-static void check_all_recorded(const char *dir, const atf_recorder_stats *st, producer *ps, unsigned np)
+/* Stops r and checks that every producer's events were recorded and
+ * written, nothing lost, the session exact and valid, the memory within the
+ * budget and all given back. st: receives the final counters. */
+static void stop_check_all(atf_recorder *r, const char *dir, producer *ps, unsigned np, atf_recorder_stats *st)
 {
+    rt_stop(r);
+    atf_recorder_get_stats(r, st);
+    atf_recorder_destroy(r);
     uint64_t total = 0;
     for (unsigned i = 0; i < np; i++) {
         assert_int_equal(ps[i].refused, 0);
@@ -488,33 +492,29 @@ static void test_idle_and_busy(void **state)
         ps[i] = (producer){ r, i + 1, rt_scaled(500000), 0, 0, 0, NULL };
     run_producers(ps, nbusy);
     sleepers_finish(&z);
-    rt_stop(r);
     atf_recorder_stats st;
-    atf_recorder_get_stats(r, &st);
-    atf_recorder_destroy(r);
-    check_all_recorded(dir, &st, ps, nbusy + nidle);
+    stop_check_all(r, dir, ps, nbusy + nidle, &st);
     free(ps);
     rt_rm_rf(dir);
 }
 
-/* Thread churn: short-lived threads, 8 at a time; every thread's files are
- * finalized while the session goes on, the memory goes back to the
- * baseline, one thread_K per thread, nothing lost. */
-static void test_churn_many(void **state)
+/* Thread churn: n short-lived threads, `wave` at a time; every thread's
+ * files are finalized while the session goes on, the memory goes back to
+ * the baseline, one thread_K per thread, nothing lost. */
+static void churn(const char *tag, unsigned n, unsigned wave, uint64_t budget)
 {
-    (void)state;
     char dir[256];
-    rt_mkdtemp(dir, sizeof dir, "churn-many");
+    rt_mkdtemp(dir, sizeof dir, tag);
     atf_recorder_options o = rt_options(dir);
+    o.memory_budget_bytes = budget;
     atf_recorder *r = rt_start(&o);
-    unsigned n = (unsigned)rt_scaled(2000);
-    n -= n % 8;
+    n -= n % wave;
     producer *ps = calloc(n, sizeof *ps);
     assert_non_null(ps);
     for (unsigned i = 0; i < n; i++)
         ps[i] = (producer){ r, i + 1, 37, 0, 0, 0, NULL };
-    for (unsigned g = 0; g < n / 8; g++)
-        run_producers(&ps[g * 8], 8);
+    for (unsigned g = 0; g < n / wave; g++)
+        run_producers(&ps[g * wave], wave);
     atf_recorder_stats st;
     uint64_t deadline = rt_now_ns() + 120000000000ull;
     for (;;) {
@@ -527,12 +527,26 @@ static void test_churn_many(void **state)
     assert_int_equal(st.threads, n);
     assert_int_equal(st.memory_allocated, 0);   /* back to the baseline, still recording */
     assert_int_equal(st.events_written, (uint64_t)n * 37);
-    rt_stop(r);
-    atf_recorder_get_stats(r, &st);
-    atf_recorder_destroy(r);
-    check_all_recorded(dir, &st, ps, n);
+    stop_check_all(r, dir, ps, n, &st);
     free(ps);
     rt_rm_rf(dir);
+}
+
+static void test_churn_many(void **state)
+{
+    (void)state;
+    churn("churn-many", (unsigned)rt_scaled(2000), 8, 0);
+}
+
+/* Churn faster than files are finalized, against the smallest budget: the
+ * threads that exited fill it (their first rings, their files), new threads
+ * wait to register, and the writer still drains and finalizes the exited
+ * ones (with its spare window when no window can be had) instead of waiting
+ * for memory that only it can free. */
+static void test_churn_tight_budget(void **state)
+{
+    (void)state;
+    churn("churn-tight", (unsigned)rt_scaled(1536), 64, 4u << 20);
 }
 
 /* A 4 MiB budget against 12 busy threads whose rings and windows would
@@ -557,16 +571,13 @@ static void test_budget_pressure(void **state)
         ps[i] = (producer){ r, i + 1, rt_scaled(400000), 0, 0, 0, NULL };
     run_producers(ps, nbusy);
     sleepers_finish(&z);
-    rt_stop(r);
     atf_recorder_stats st;
-    atf_recorder_get_stats(r, &st);
-    atf_recorder_destroy(r);
+    stop_check_all(r, dir, ps, nbusy + nidle, &st);
     assert_int_equal(st.memory_bound, 4u << 20);
     if (st.memory_peak > st.memory_bound)
         fail_msg("memory peak %llu over the budget %llu", (unsigned long long)st.memory_peak,
                  (unsigned long long)st.memory_bound);
     assert_true(st.backpressure_waits > 0);
-    check_all_recorded(dir, &st, ps, nbusy + nidle);
     free(ps);
     rt_rm_rf(dir);
 }
@@ -632,6 +643,7 @@ int main(void)
         cmocka_unit_test(test_flush_visible),
         cmocka_unit_test(test_idle_and_busy),
         cmocka_unit_test(test_churn_many),
+        cmocka_unit_test(test_churn_tight_budget),
         cmocka_unit_test(test_budget_pressure),
         cmocka_unit_test(test_memory_follows_rate),
     };
