@@ -114,6 +114,8 @@ void rec_wake32(_Atomic uint32_t *addr);
 typedef struct rec_budget {
     _Atomic uint64_t used, peak;
     uint64_t limit;
+    _Atomic uint64_t files;      /* descriptors the files hold now */
+    uint64_t files_cap;          /* beyond this, idle files are parked at once */
 } rec_budget;
 
 enum { REC_TAKE_GROW = 0, REC_TAKE_FLOOR = 1, REC_TAKE_FORCE = 2 };

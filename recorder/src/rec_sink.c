@@ -94,6 +94,26 @@ uint32_t rec_crc32c_patch(uint32_t crc, uint64_t crc_len, uint64_t pos, const vo
 
 /* ---- I/O thread --------------------------------------------------------------- */
 
+/* Descriptors, counted in the budget (the writer parks files beyond a
+ * share of RLIMIT_NOFILE). */
+static int open_fd(rec_sink *s, const char *path, int flags)
+{
+    int fd = open(path, flags | O_CLOEXEC, 0644);
+    if (fd >= 0 && s->budget)
+        atomic_fetch_add_explicit(&s->budget->files, 1, RLX);
+    return fd;
+}
+
+static void close_fd(rec_sink *s, int *fd)
+{
+    if (*fd < 0)
+        return;
+    close(*fd);
+    *fd = -1;
+    if (s->budget)
+        atomic_fetch_sub_explicit(&s->budget->files, 1, RLX);
+}
+
 static int write_all(int fd, const uint8_t *p, uint64_t n, uint64_t off)
 {
     while (n) {
@@ -139,8 +159,7 @@ static void perform(rec_ioreq *rq)
             rc = write_all(s->fd_direct, src, rq->len, rq->off);
             if (rc != 0 && errno == EINVAL) {
                 /* The file system refuses O_DIRECT after all: go buffered. */
-                close(s->fd_direct);
-                s->fd_direct = -1;
+                close_fd(s, &s->fd_direct);
                 rc = write_all(s->fd, src, rq->len, rq->off);
             }
         } else {
@@ -470,12 +489,12 @@ void rec_sink_patch(rec_sink *s, uint64_t off, const void *src, size_t n)
 
 static int open_fds(rec_sink *s, const char *path)
 {
-    s->fd = open(path, O_RDWR | O_CLOEXEC);
+    s->fd = open_fd(s, path, O_RDWR);
     if (s->fd < 0)
         return -1;
 #if defined(O_DIRECT)
     if (s->direct)
-        s->fd_direct = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+        s->fd_direct = open_fd(s, path, O_WRONLY | O_DIRECT);
 #endif
     return 0;
 }
@@ -518,10 +537,8 @@ int rec_sink_park(rec_sink *s)
         return 0;
     rec_sink_crc_to(s, s->fill);
     drop_window(s);
-    if (s->fd_direct >= 0)
-        close(s->fd_direct);
-    close(s->fd);
-    s->fd = s->fd_direct = -1;
+    close_fd(s, &s->fd_direct);
+    close_fd(s, &s->fd);
     s->parked = 1;
     return 1;
 }
@@ -613,7 +630,7 @@ atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_
         goto fail;
     }
     s->buf = m;
-    s->fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    s->fd = open_fd(s, tmp, O_RDWR | O_CREAT | O_TRUNC);
     if (s->fd < 0) {
         what = "cannot create";
         goto fail;
@@ -630,16 +647,14 @@ atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_
     tmp = NULL;
 #if defined(O_DIRECT)
     if (direct)
-        s->fd_direct = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+        s->fd_direct = open_fd(s, path, O_WRONLY | O_DIRECT);
 #endif
     s->fill = 64;
     atomic_store_explicit(&s->visible, 64, RLX);
     s->open = 1;
     if (parked) {
-        if (s->fd_direct >= 0)
-            close(s->fd_direct);
-        close(s->fd);
-        s->fd = s->fd_direct = -1;
+        close_fd(s, &s->fd_direct);
+        close_fd(s, &s->fd);
         s->size = 0;
         s->parked = 1;
         return ATF_OK;
@@ -653,7 +668,7 @@ fail:
         rec_fmt(err->message, sizeof err->message, "%s: %s", what, strerror(errno));
     }
     if (s->fd >= 0) {
-        close(s->fd);
+        close_fd(s, &s->fd);
         if (tmp)
             unlink(tmp);
     }
@@ -670,13 +685,10 @@ fail:
 
 static void release(rec_sink *s)
 {
-    if (s->fd_direct >= 0)
-        close(s->fd_direct);
-    if (s->fd >= 0)
-        close(s->fd);
+    close_fd(s, &s->fd_direct);
+    close_fd(s, &s->fd);
     drop_window(s);
     free(s->path);
-    s->fd = s->fd_direct = -1;
     s->path = NULL;
     s->open = 0;
 }

@@ -1043,6 +1043,9 @@ static void adopt_incoming(rec_writer *w)
             rec_writer_push(w, t);
             continue;
         }
+        /* Descriptors are short: a new file (header only) waits parked. */
+        if (atomic_load_explicit(&w->r->budget.files, RLX) > w->r->budget.files_cap)
+            rec_sink_park(&wt->index);
         w->list[w->n++] = wt;
     }
 }
@@ -1077,7 +1080,8 @@ void *rec_writer_main(void *arg)
         /* Summaries every 10 ms, less often with many threads. */
         uint64_t sync_every = 10000000u + (uint64_t)w->n * 10000u;
         int sync_now = now - w->last_sync_ns > sync_every || stopping || freq != atomic_load(&w->flush_done);
-        int tight = atomic_load_explicit(&r->budget.used, RLX) > r->budget.limit / 8 * REC_GROW_SHARE;
+        int tight = atomic_load_explicit(&r->budget.used, RLX) > r->budget.limit / 8 * REC_GROW_SHARE ||
+                    atomic_load_explicit(&r->budget.files, RLX) > r->budget.files_cap;
         for (size_t i = 0; i < w->n;) {
             rec_wthread *wt = w->list[i];
             rec_thread *t = wt->t;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -395,6 +396,14 @@ atf_status atf_recorder_start(atf_recorder **out, const atf_recorder_options *op
     r->nwriters = o.writer_threads;
     /* Each writer keeps one spare window out of the budget (rec_writer.c). */
     r->budget.limit = o.memory_budget_bytes - (uint64_t)r->nwriters * REC_SINK_MIN;
+    /* Files keep their descriptors while they fit in half the process's
+     * limit; beyond that idle ones are parked at once (and reopened). */
+    struct rlimit nofile;
+    r->budget.files_cap = 512;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0)
+        r->budget.files_cap = nofile.rlim_cur == RLIM_INFINITY ? 1u << 20
+                              : nofile.rlim_cur / 2 > 64     ? nofile.rlim_cur / 2
+                                                             : 64;
     r->writers = calloc(r->nwriters, sizeof *r->writers);
     if (!r->writers) {
         free_recorder(r);

@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
 
 typedef struct producer {
     atf_recorder *r;
@@ -501,12 +502,18 @@ static void test_idle_and_busy(void **state)
 /* Thread churn: n short-lived threads, `wave` at a time; every thread's
  * files are finalized while the session goes on, the memory goes back to
  * the baseline, one thread_K per thread, nothing lost. */
-static void churn(const char *tag, unsigned n, unsigned wave, uint64_t budget)
+static void churn(const char *tag, unsigned n, unsigned wave, uint64_t budget, rlim_t nofile)
 {
     char dir[256];
     rt_mkdtemp(dir, sizeof dir, tag);
     atf_recorder_options o = rt_options(dir);
     o.memory_budget_bytes = budget;
+    struct rlimit saved;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    if (nofile) {
+        struct rlimit low = { nofile, saved.rlim_max };
+        assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    }
     atf_recorder *r = rt_start(&o);
     n -= n % wave;
     producer *ps = calloc(n, sizeof *ps);
@@ -527,6 +534,7 @@ static void churn(const char *tag, unsigned n, unsigned wave, uint64_t budget)
     assert_int_equal(st.threads, n);
     assert_int_equal(st.memory_allocated, 0);   /* back to the baseline, still recording */
     assert_int_equal(st.events_written, (uint64_t)n * 37);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);   /* the checks open every file */
     stop_check_all(r, dir, ps, n, &st);
     free(ps);
     rt_rm_rf(dir);
@@ -535,7 +543,7 @@ static void churn(const char *tag, unsigned n, unsigned wave, uint64_t budget)
 static void test_churn_many(void **state)
 {
     (void)state;
-    churn("churn-many", (unsigned)rt_scaled(2000), 8, 0);
+    churn("churn-many", (unsigned)rt_scaled(2000), 8, 0, 0);
 }
 
 /* Churn faster than files are finalized, against the smallest budget: the
@@ -546,7 +554,16 @@ static void test_churn_many(void **state)
 static void test_churn_tight_budget(void **state)
 {
     (void)state;
-    churn("churn-tight", (unsigned)rt_scaled(1536), 64, 4u << 20);
+    churn("churn-tight", (unsigned)rt_scaled(1536), 64, 4u << 20, 0);
+}
+
+/* Churn with few descriptors (RLIMIT_NOFILE 160, 64 threads at a time,
+ * two descriptors per open file): files beyond half the limit are parked
+ * at once and reopened when written, instead of failing with EMFILE. */
+static void test_churn_few_descriptors(void **state)
+{
+    (void)state;
+    churn("churn-fds", (unsigned)rt_scaled(1536), 64, 0, 160);
 }
 
 /* A 4 MiB budget against 12 busy threads whose rings and windows would
@@ -644,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_idle_and_busy),
         cmocka_unit_test(test_churn_many),
         cmocka_unit_test(test_churn_tight_budget),
+        cmocka_unit_test(test_churn_few_descriptors),
         cmocka_unit_test(test_budget_pressure),
         cmocka_unit_test(test_memory_follows_rate),
     };
