@@ -448,6 +448,23 @@ static unsigned idle_start(idle_group *g, idle_arg *ia, pthread_t *ith, unsigned
     return started;
 }
 
+/* A new peak-RSS measurement (*rss_before: the RSS now), then a recorder
+ * (its session directory copied to session). NULL: it could not start (said). */
+static atf_recorder *start_measured(const atf_recorder_options *o, uint64_t *rss_before, char *session, size_t cap)
+{
+    rss_reset_peak();
+    rss_read(rss_before, NULL);
+    atf_recorder *r = NULL;
+    atf_error err;
+    atf_status st = atf_recorder_start(&r, o, &err);
+    if (st) {
+        fprintf(stderr, "atf-bench: cannot start the recorder: %s: %s\n", atf_strerror(st), err.message);
+        return NULL;
+    }
+    snprintf(session, cap, "%s", atf_recorder_session_dir(r));
+    return r;
+}
+
 /* @return 0, or 2 with the reason on stderr. */
 static int rec_run_exec(rec_run *rr)
 {
@@ -455,18 +472,13 @@ static int rec_run_exec(rec_run *rr)
     uint64_t per_thread = rr->per_thread;
     int detail = rr->detail;
     atf_recorder_options o = rr->o;
-    rss_reset_peak();
-    rss_read(&rr->rss_before, NULL);
-    atf_recorder *r = NULL;
-    atf_error err;
-    atf_status st = atf_recorder_start(&r, &o, &err);
-    if (st) {
-        fprintf(stderr, "atf-bench: cannot start the recorder: %s: %s\n", atf_strerror(st), err.message);
+    atf_recorder *r = start_measured(&o, &rr->rss_before, rr->session, sizeof rr->session);
+    if (!r)
         return 2;
-    }
+    atf_error err;
+    atf_status st;
     if (detail)
         atf_recorder_detail_enable(r, NULL);
-    snprintf(rr->session, sizeof rr->session, "%s", atf_recorder_session_dir(r));
 
     rr->next = 0;
     if (!rr->scaling) {
@@ -815,18 +827,13 @@ static int bench_churn(const atf_recorder_options *o, const char *out, uint64_t 
                        uint64_t per_thread, int json, int validate, double check_min)
 {
     (void)out;
-    rss_reset_peak();
     uint64_t rss0;
-    rss_read(&rss0, NULL);
-    atf_recorder *r = NULL;
-    atf_error err;
-    atf_status st = atf_recorder_start(&r, o, &err);
-    if (st) {
-        fprintf(stderr, "atf-bench: cannot start the recorder: %s: %s\n", atf_strerror(st), err.message);
-        return 2;
-    }
     char session[4096];
-    snprintf(session, sizeof session, "%s", atf_recorder_session_dir(r));
+    atf_recorder *r = start_measured(o, &rss0, session, sizeof session);
+    if (!r)
+        return 2;
+    atf_error err;
+    atf_status st;
     churn_ctl c;
     memset(&c, 0, sizeof c);
     c.r = r;
