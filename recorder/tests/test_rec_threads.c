@@ -3,7 +3,10 @@
  * backpressure with tiny rings (no event lost, every wait counted); drop
  * mode (every drop counted, the rest an in-order subsequence); thread churn;
  * idle threads at stop (unpublished events counted, never silently lost);
- * several writer threads. Worker threads never call cmocka asserts: they
+ * several writer threads; many idle threads next to busy ones, churn of
+ * thousands of threads (also against the smallest budget and with few
+ * descriptors), the memory budget under pressure, rings and windows that
+ * follow the rate. Worker threads never call cmocka asserts: they
  * count and the main thread checks. */
 #include "rec_test_util.h"
 
