@@ -6,7 +6,21 @@
  *                      [--detail] [--json] [--clock auto|system|counter]
  *                      [--io auto|direct|buffered] [--ring-events N]
  *                      [--chunk-mb N] [--chunks N] [--batch N] [--drop]
- *                      [--raw-mb N] [--no-validate] [--check MIN_EVENTS_PER_SEC]
+ *                      [--budget-mb N] [--no-sync] [--raw-mb N] [--no-validate]
+ *                      [--check MIN_EVENTS_PER_SEC]
+ *   atf-bench recorder --threads N [--idle I] [--baseline-threads B] [--rounds R] ...
+ *       Scaling: B busy threads alone, then N busy threads next to I idle
+ *       ones (each records a call and its return, waits, and records
+ *       another pair at the end), in one run; the baseline records as many
+ *       events in all (N x M / B each). Prints both rates (busy events
+ *       recorded and on disk per second), the ratio, peak RSS and the
+ *       per-thread figures. The idle threads are started first and the busy
+ *       ones only once the idle ones' files exist and were seen idle.
+ *       --rounds R alternates the two phases R times: the median ratio.
+ *   atf-bench recorder --churn T [--churn-parallel P] --events-per-thread M
+ *       Thread churn: T short-lived threads (P at a time) each record M
+ *       events and exit; threads/s created and finalized, peak RSS, memory
+ *       after they are gone, the session's thread_K count.
  *
  * Each producer records M events (call/return alternating, function_id =
  * thread << 32 | counter; with --detail every event carries a 100-byte ARM64
@@ -22,6 +36,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,23 +309,161 @@ static int validate_session(const char *session, findings *f)
     return ok;
 }
 
+/* ---- Scaling: many threads, idle threads, churn ------------------------------ */
+
+#define BENCH_MAX_THREADS 200000u
+
+typedef struct scaling {
+    unsigned idle, baseline;
+    uint64_t churn;
+    unsigned parallel, rounds;
+} scaling;
+
+/* Resident set now and its peak since the last reset (VmRSS, VmHWM), bytes. */
+static void rss_read(uint64_t *now, uint64_t *peak)
+{
+    char line[256];
+    uint64_t kb;
+    if (now)
+        *now = 0;
+    if (peak)
+        *peak = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        if (now && sscanf(line, "VmRSS: %" SCNu64 " kB", &kb) == 1)
+            *now = kb * 1024u;
+        if (peak && sscanf(line, "VmHWM: %" SCNu64 " kB", &kb) == 1)
+            *peak = kb * 1024u;
+    }
+    fclose(f);
+}
+
+/* Starts a new peak-RSS measurement (Linux: "5" to clear_refs resets VmHWM). */
+static void rss_reset_peak(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+}
+
+static double mib(uint64_t b)
+{
+    return (double)b / 1048576.0;
+}
+
+/* Idle threads: one call and its return, a wait, then another pair and exit
+ * (a worker that wakes up rarely). */
+typedef struct idle_group {
+    atf_recorder *r;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int release;
+    _Atomic unsigned ready;
+    _Atomic uint64_t refused;
+} idle_group;
+
+typedef struct idle_arg {
+    idle_group *g;
+    uint64_t tag;
+} idle_arg;
+
+static void *idle_thread(void *p)
+{
+    idle_arg *a = p;
+    idle_group *g = a->g;
+    uint64_t bad = 0;
+    bad += atf_recorder_call(g->r, a->tag << 32) != ATF_OK;
+    bad += atf_recorder_return(g->r, a->tag << 32) != ATF_OK;
+    atomic_fetch_add(&g->ready, 1);
+    pthread_mutex_lock(&g->mu);
+    while (!g->release)
+        pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+    bad += atf_recorder_call(g->r, a->tag << 32 | 1) != ATF_OK;
+    bad += atf_recorder_return(g->r, a->tag << 32 | 1) != ATF_OK;
+    atomic_fetch_add(&g->refused, bad);
+    return NULL;
+}
+
+/* Small stacks for the many threads (what they touch is what counts in
+ * RSS; the default 8 MiB of address space each is not the point here). */
+static void small_stack(pthread_attr_t *at)
+{
+    pthread_attr_init(at);
+    pthread_attr_setstacksize(at, 256u << 10);
+}
+
 /* One recorder run on the synthetic workload: start, producer-cost bursts
  * from the main thread, `threads` producers of `per_thread` events, stop.
- * Shared by `atf-bench recorder` and the read benchmarks, which measure the
+ * Shared by `atf-bench recorder`, its scaling phases (`idle` idle threads
+ * next to the producers) and the read benchmarks, which measure the
  * recorder's sustained rate in the same run (bench_recorder_rate()). */
 typedef struct rec_run {
     /* in */
     unsigned threads;
     uint64_t per_thread;
     int detail;
+    /* A scaling phase: no producer-cost bursts and no CPU sampling (it walks
+     * every thread); `idle` idle threads are started first and seen idle by
+     * the writer, the busy events are timed until flushed to disk (t_disk),
+     * then the idle threads are released and the recorder stopped (t_stop). */
+    int scaling;
+    unsigned idle;
     atf_recorder_options o;
     /* out */
     char session[4096];
     atf_recorder_stats s;
     bench_thread *bt;
-    double ns_burst, clk, t_prod, t_all, cpu_writer0, cpu_io0;
+    double ns_burst, clk, t_prod, t_disk, t_stop, t_all, cpu_writer0, cpu_io0;
     uint64_t next;   /* burst events recorded from the main thread */
+    uint64_t rss_before, rss_peak;   /* RSS when the recorder started, peak until destroyed */
+    unsigned idle_started;
+    uint64_t idle_refused;
 } rec_run;
+
+/* Starts the idle threads of g (small stacks), waits until each recorded
+ * its first pair: @return how many could be started (a shortfall is said). */
+static unsigned idle_start(idle_group *g, idle_arg *ia, pthread_t *ith, unsigned n, uint64_t first_tag)
+{
+    pthread_attr_t at;
+    small_stack(&at);
+    unsigned started = 0;
+    for (unsigned i = 0; i < n; i++) {
+        ia[i] = (idle_arg){ g, first_tag + i };
+        if (pthread_create(&ith[i], &at, idle_thread, &ia[i]) != 0) {
+            fprintf(stderr, "atf-bench: could create only %u idle threads: %s\n", i, strerror(errno));
+            break;
+        }
+        started++;
+    }
+    pthread_attr_destroy(&at);
+    while (atomic_load(&g->ready) < started) {
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    return started;
+}
+
+/* A new peak-RSS measurement (*rss_before: the RSS now), then a recorder
+ * (its session directory copied to session). NULL: it could not start (said). */
+static atf_recorder *start_measured(const atf_recorder_options *o, uint64_t *rss_before, char *session, size_t cap)
+{
+    rss_reset_peak();
+    rss_read(rss_before, NULL);
+    atf_recorder *r = NULL;
+    atf_error err;
+    atf_status st = atf_recorder_start(&r, o, &err);
+    if (st) {
+        fprintf(stderr, "atf-bench: cannot start the recorder: %s: %s\n", atf_strerror(st), err.message);
+        return NULL;
+    }
+    snprintf(session, cap, "%s", atf_recorder_session_dir(r));
+    return r;
+}
 
 /* @return 0, or 2 with the reason on stderr. */
 static int rec_run_exec(rec_run *rr)
@@ -319,35 +472,51 @@ static int rec_run_exec(rec_run *rr)
     uint64_t per_thread = rr->per_thread;
     int detail = rr->detail;
     atf_recorder_options o = rr->o;
-    atf_recorder *r = NULL;
-    atf_error err;
-    atf_status st = atf_recorder_start(&r, &o, &err);
-    if (st) {
-        fprintf(stderr, "atf-bench: cannot start the recorder: %s: %s\n", atf_strerror(st), err.message);
+    atf_recorder *r = start_measured(&o, &rr->rss_before, rr->session, sizeof rr->session);
+    if (!r)
         return 2;
-    }
+    atf_error err;
+    atf_status st;
     if (detail)
         atf_recorder_detail_enable(r, NULL);
-    snprintf(rr->session, sizeof rr->session, "%s", atf_recorder_session_dir(r));
 
-    /* Producer cost, from the main thread (thread_0): bursts of half a ring. */
-    uint64_t ring = o.ring_events ? o.ring_events : 131072u;
-    uint64_t burst = ring / 4;
-    if (detail && burst > (1u << 20) / 2 / 144)
-        burst = (1u << 20) / 2 / 144;   /* half the default detail ring of 144-byte records */
     rr->next = 0;
-    atf_recorder_stats s0;
-    atf_recorder_get_stats(r, &s0);
-    rr->ns_burst = burst_ns(r, detail, burst, 15, &rr->next, s0.clock_source, &rr->clk);
+    if (!rr->scaling) {
+        /* Producer cost, from the main thread (thread_0): bursts of half a ring. */
+        uint64_t ring = o.ring_events ? o.ring_events : 131072u;
+        uint64_t burst = ring / 4;
+        if (detail && burst > (1u << 20) / 2 / 144)
+            burst = (1u << 20) / 2 / 144;   /* half the default detail ring of 144-byte records */
+        atf_recorder_stats s0;
+        atf_recorder_get_stats(r, &s0);
+        rr->ns_burst = burst_ns(r, detail, burst, 15, &rr->next, s0.clock_source, &rr->clk);
+    }
 
+    idle_group g;
+    memset(&g, 0, sizeof g);
+    g.r = r;
+    pthread_mutex_init(&g.mu, NULL);
+    pthread_cond_init(&g.cv, NULL);
+    idle_arg *ia = calloc(rr->idle ? rr->idle : 1, sizeof *ia);
+    pthread_t *ith = calloc(rr->idle ? rr->idle : 1, sizeof *ith);
     bench_thread *bt = rr->bt = calloc(threads, sizeof *bt);
     pthread_t *th = calloc(threads, sizeof *th);
-    if (!bt || !th) {
+    if (!bt || !th || !ia || !ith) {
         free(th);
+        free(ia);
+        free(ith);
         atf_recorder_stop(r, NULL);
         atf_recorder_destroy(r);
         fprintf(stderr, "atf-bench: out of memory\n");
         return 2;
+    }
+    unsigned started = rr->idle_started = idle_start(&g, ia, ith, rr->idle, (uint64_t)threads + 2);
+    if (started) {
+        /* The idle threads are idle: their files exist, and the writer
+         * has seen them idle (parked) before the busy threads start. */
+        atf_recorder_flush(r, 0);
+        struct timespec ts = { 0, 300000000 };
+        nanosleep(&ts, NULL);
     }
     pthread_barrier_t barrier;
     pthread_barrier_init(&barrier, NULL, threads + 1);
@@ -360,16 +529,36 @@ static int rec_run_exec(rec_run *rr)
     for (unsigned i = 0; i < threads; i++)
         pthread_join(th[i], NULL);
     rr->t_prod = now_s() - t0;
-    /* The writer and I/O threads' CPU, just before stop() ends them (the
-     * final drain is not included; it is small next to the run). */
-    rr->cpu_writer0 = thread_cpu("atf-rec-writer");
-    rr->cpu_io0 = thread_cpu("atf-rec-io");
+    if (rr->scaling) {
+        /* Everything the busy threads published is in the files. */
+        atf_recorder_flush(r, 0);
+        rr->t_disk = now_s() - t0;
+    } else {
+        /* The writer and I/O threads' CPU, just before stop() ends them (the
+         * final drain is not included; it is small next to the run). */
+        rr->cpu_writer0 = thread_cpu("atf-rec-writer");
+        rr->cpu_io0 = thread_cpu("atf-rec-io");
+    }
+    double t1 = now_s();
+    pthread_mutex_lock(&g.mu);
+    g.release = 1;
+    pthread_cond_broadcast(&g.cv);
+    pthread_mutex_unlock(&g.mu);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(ith[i], NULL);
     st = atf_recorder_stop(r, &err);
+    rr->t_stop = now_s() - t1;
     rr->t_all = now_s() - t0;
     atf_recorder_get_stats(r, &rr->s);
     atf_recorder_destroy(r);
+    rss_read(NULL, &rr->rss_peak);
+    rr->idle_refused = atomic_load(&g.refused);
     pthread_barrier_destroy(&barrier);
+    pthread_mutex_destroy(&g.mu);
+    pthread_cond_destroy(&g.cv);
     free(th);
+    free(ia);
+    free(ith);
     if (st) {
         fprintf(stderr, "atf-bench: stop: %s: %s %s\n", atf_strerror(st), err.file, err.message);
         return 2;
@@ -388,7 +577,6 @@ int bench_recorder_rate(const char *out, unsigned threads, uint64_t per_thread, 
     memset(&rr, 0, sizeof rr);
     atf_recorder_options o = ATF_RECORDER_OPTIONS_INIT;
     o.root = out;
-    o.max_threads = threads + 1;
     rr.threads = threads;
     rr.per_thread = per_thread;
     rr.o = o;
@@ -407,13 +595,352 @@ int bench_recorder_rate(const char *out, unsigned threads, uint64_t per_thread, 
     return 0;
 }
 
+typedef struct phase {
+    unsigned busy, idle;
+    uint64_t per_thread;
+    double eps;               /* busy events / time until they are on disk */
+    double eps_prod;          /* busy events / time until the busy threads returned */
+    double stop_s;            /* releasing the idle threads, stop() and finalizing */
+    uint64_t rss_before, rss_peak;
+    uint64_t refused, expected;
+    atf_recorder_stats st;
+    int valid;
+    findings f;
+    char session[4096];
+} phase;
+
+static int run_phase(const atf_recorder_options *o, phase *ph, int validate)
+{
+    rec_run rr;
+    memset(&rr, 0, sizeof rr);
+    rr.threads = ph->busy;
+    rr.per_thread = ph->per_thread;
+    rr.scaling = 1;
+    rr.idle = ph->idle;
+    rr.o = *o;
+    int rc = rec_run_exec(&rr);
+    if (rc) {
+        free(rr.bt);
+        return rc;
+    }
+    snprintf(ph->session, sizeof ph->session, "%s", rr.session);
+    ph->st = rr.s;
+    ph->stop_s = rr.t_stop;
+    ph->rss_before = rr.rss_before;
+    ph->rss_peak = rr.rss_peak;
+    uint64_t busy_events = (uint64_t)ph->busy * ph->per_thread;
+    ph->eps = (double)busy_events / rr.t_disk;
+    ph->eps_prod = (double)busy_events / rr.t_prod;
+    ph->refused = rr.idle_refused;
+    for (unsigned i = 0; i < ph->busy; i++)
+        ph->refused += rr.bt[i].refused;
+    free(rr.bt);
+    ph->expected = busy_events + 4u * (uint64_t)rr.idle_started;
+    if (rr.idle_started != ph->idle)
+        ph->refused += 4u * (uint64_t)(ph->idle - rr.idle_started);
+    memset(&ph->f, 0, sizeof ph->f);
+    ph->valid = validate ? validate_session(ph->session, &ph->f) : -1;
+    return 0;
+}
+
+/* Nothing lost: every event accepted, on disk, and no loss counted. */
+static int phase_clean(const phase *ph)
+{
+    return ph->refused == 0 && ph->st.events_dropped == 0 && ph->st.events_written == ph->expected &&
+           ph->st.events_recorded == ph->expected;
+}
+
+static void print_phase(const char *name, const phase *ph, int json)
+{
+    unsigned n = ph->busy + ph->idle;
+    uint64_t growth = ph->rss_peak > ph->rss_before ? ph->rss_peak - ph->rss_before : 0;
+    if (json) {
+        printf("\"%s\":{\"busy_threads\":%u,\"idle_threads\":%u,\"events_per_thread\":%" PRIu64
+               ",\"busy_events_per_sec\":%.0f,\"busy_events_per_sec_producing\":%.0f,\"stop_seconds\":%.3f"
+               ",\"events_recorded\":%" PRIu64 ",\"events_written\":%" PRIu64 ",\"events_lost\":%" PRIu64
+               ",\"refused\":%" PRIu64 ",\"backpressure_waits\":%" PRIu64 ",\"rss_before_bytes\":%" PRIu64
+               ",\"peak_rss_bytes\":%" PRIu64 ",\"rss_growth_per_thread_bytes\":%.0f"
+               ",\"recorder_memory_peak_bytes\":%" PRIu64 ",\"recorder_memory_budget_bytes\":%" PRIu64
+               ",\"valid\":%s,\"session\":\"%s\"}",
+               name, ph->busy, ph->idle, ph->per_thread, ph->eps, ph->eps_prod, ph->stop_s, ph->st.events_recorded,
+               ph->st.events_written, ph->st.events_dropped, ph->refused, ph->st.backpressure_waits, ph->rss_before,
+               ph->rss_peak, (double)growth / n, ph->st.memory_peak, ph->st.memory_bound,
+               ph->valid < 0 ? "null" : ph->valid ? "true" : "false", ph->session);
+        return;
+    }
+    printf("%s %u busy thread(s) x %" PRIu64 " events + %u idle thread(s)\n", name, ph->busy, ph->per_thread,
+           ph->idle);
+    printf("  busy events/s:    %.2f M/s recorded and on disk (%.2f M/s while producing); stop %.2f s\n",
+           ph->eps / 1e6, ph->eps_prod / 1e6, ph->stop_s);
+    printf("  memory:           peak RSS %.1f MiB (%.1f before the recorder started: %.1f KiB per thread over it);"
+           " recorder peak %.1f MiB of a %.0f MiB budget (%.1f KiB per thread)\n",
+           mib(ph->rss_peak), mib(ph->rss_before), (double)growth / 1024.0 / n, mib(ph->st.memory_peak),
+           mib(ph->st.memory_bound), (double)ph->st.memory_peak / 1024.0 / n);
+    printf("  events:           %" PRIu64 " recorded, %" PRIu64 " written of %" PRIu64 " expected; lost %" PRIu64
+           ", refused %" PRIu64 ", backpressure waits %" PRIu64 "\n",
+           ph->st.events_recorded, ph->st.events_written, ph->expected, ph->st.events_dropped, ph->refused,
+           ph->st.backpressure_waits);
+    if (ph->valid >= 0)
+        printf("  atf validate:     %s (%" PRIu64 " error(s), %" PRIu64 " warning(s))%s%s; %s\n",
+               ph->valid ? "conformant" : "NOT VALID", ph->f.errors, ph->f.warnings, ph->f.errors ? ": " : "",
+               ph->f.errors ? ph->f.first : "", ph->session);
+}
+
+/* B busy threads alone, then N busy threads next to I idle ones, `rounds`
+ * times in turn (the machine's load changes between phases: the median of
+ * the rounds' ratios is the figure). --check MIN: exit 1 unless the median
+ * ratio reaches MIN, nothing was lost and every session is conformant. */
+static int bench_scaling(const atf_recorder_options *o, const char *out, unsigned busy, unsigned idle,
+                         unsigned baseline, uint64_t per_thread, unsigned rounds, int json, int validate,
+                         double check_min)
+{
+    (void)out;
+    if (baseline == 0)
+        baseline = busy;
+    /* The baseline does the same work: as many events in all. */
+    uint64_t base_per_thread = (uint64_t)busy * per_thread / baseline;
+    if (base_per_thread > (1ull << 32))
+        base_per_thread = 1ull << 32;
+    double ratios[64], ratios_prod[64];
+    int clean = 1, valid = 1, all_valid = 1;
+    uint64_t peak_main = 0;
+    if (json)
+        printf("{\"benchmark\":\"recorder-scaling\",\"rounds\":[");
+    for (unsigned k = 0; k < rounds; k++) {
+        phase base = { baseline, 0, base_per_thread, 0, 0, 0, 0, 0, 0, 0, { 0 }, 0, { 0, 0, "" }, "" };
+        phase main = { busy, idle, per_thread, 0, 0, 0, 0, 0, 0, 0, { 0 }, 0, { 0, 0, "" }, "" };
+        int rc = run_phase(o, &base, validate);
+        if (!rc)
+            rc = run_phase(o, &main, validate);
+        if (rc)
+            return rc;
+        ratios[k] = base.eps > 0 ? main.eps / base.eps : 0;
+        ratios_prod[k] = base.eps_prod > 0 ? main.eps_prod / base.eps_prod : 0;
+        if (main.rss_peak > peak_main)
+            peak_main = main.rss_peak;
+        clean = clean && phase_clean(&base) && phase_clean(&main);
+        valid = valid && base.valid != 0 && main.valid != 0;
+        all_valid = all_valid && base.valid == 1 && main.valid == 1;
+        if (json) {
+            printf("%s{", k ? "," : "");
+            print_phase("baseline", &base, 1);
+            printf(",");
+            print_phase("main", &main, 1);
+            printf(",\"ratio\":%.3f,\"ratio_producing\":%.3f,\"load_average\":%.2f}", ratios[k], ratios_prod[k],
+                   bench_load_average());
+        } else {
+            if (rounds > 1)
+                printf("round %u of %u\n", k + 1, rounds);
+            print_phase("baseline:", &base, 0);
+            print_phase("main:", &main, 0);
+            printf("ratio:              %.2f busy events/s main/baseline (%.2f while producing); load average %.2f on "
+                   "%ld CPUs\n",
+                   ratios[k], ratios_prod[k], bench_load_average(), sysconf(_SC_NPROCESSORS_ONLN));
+            if (idle && busy == baseline) {
+                /* What the idle threads add: the two phases differ by them only. */
+                double rss = ((double)main.rss_peak - (double)base.rss_peak) / idle;
+                double rec = ((double)main.st.memory_peak - (double)base.st.memory_peak) / idle;
+                printf("per idle thread:    %.1f KiB of peak RSS (its stack and the recorder), %.1f KiB of recorder "
+                       "memory\n",
+                       rss / 1024.0, rec / 1024.0);
+            }
+        }
+    }
+    qsort(ratios, rounds, sizeof *ratios, bench_cmp_double);
+    qsort(ratios_prod, rounds, sizeof *ratios_prod, bench_cmp_double);
+    double ratio = rounds % 2 ? ratios[rounds / 2] : (ratios[rounds / 2 - 1] + ratios[rounds / 2]) / 2;
+    double ratio_prod =
+        rounds % 2 ? ratios_prod[rounds / 2] : (ratios_prod[rounds / 2 - 1] + ratios_prod[rounds / 2]) / 2;
+    if (json)
+        printf("],\"median_ratio\":%.3f,\"median_ratio_producing\":%.3f,\"min_ratio\":%.3f,\"max_ratio\":%.3f"
+               ",\"peak_rss_bytes\":%" PRIu64 ",\"nothing_lost\":%s}\n",
+               ratio, ratio_prod, ratios[0], ratios[rounds - 1], peak_main, clean ? "true" : "false");
+    else if (rounds > 1)
+        printf("median ratio:       %.2f over %u rounds (%.2f to %.2f; %.2f while producing); main peak RSS %.1f MiB\n",
+               ratio, rounds, ratios[0], ratios[rounds - 1], ratio_prod, mib(peak_main));
+    if (check_min >= 0) {
+        int pass = ratio >= check_min && clean && all_valid;
+        fprintf(stderr, "atf-bench check: %s: ratio %.2f (minimum %.2f), %s, sessions %s\n", pass ? "PASS" : "FAIL",
+                ratio, check_min, clean ? "nothing lost" : "EVENTS LOST", all_valid ? "conformant" : "NOT conformant");
+        return pass ? 0 : 1;
+    }
+    return valid && clean ? 0 : 1;
+}
+
+typedef struct churn_ctl {
+    atf_recorder *r;
+    _Atomic uint64_t next;
+    uint64_t total, per_thread;
+    _Atomic uint64_t refused, failed_create;
+} churn_ctl;
+
+static void *churn_thread(void *p)
+{
+    bench_thread *a = p;
+    for (uint64_t i = 0; i < a->n; i++)
+        a->refused += one_event(a->r, 0, a->tag, i) != ATF_OK;
+    return NULL;
+}
+
+/* One of P launchers: creates a thread, joins it, again, until all T ran. */
+static void *churn_launcher(void *p)
+{
+    churn_ctl *c = p;
+    pthread_attr_t at;
+    small_stack(&at);
+    for (;;) {
+        uint64_t k = atomic_fetch_add(&c->next, 1);
+        if (k >= c->total)
+            break;
+        bench_thread a = { c->r, k + 1, c->per_thread, 0, 0, 0, 0, 0, NULL };
+        pthread_t th;
+        if (pthread_create(&th, &at, churn_thread, &a) != 0) {
+            atomic_fetch_add(&c->failed_create, 1);
+            continue;
+        }
+        pthread_join(th, NULL);
+        atomic_fetch_add(&c->refused, a.refused);
+    }
+    pthread_attr_destroy(&at);
+    return NULL;
+}
+
+static uint64_t count_thread_dirs(const char *session, uint64_t *temporaries)
+{
+    uint64_t n = 0;
+    *temporaries = 0;
+    DIR *d = opendir(session);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strncmp(e->d_name, "thread_", 7))
+            n++;
+        else if (!strncmp(e->d_name, ".thread_", 8))
+            ++*temporaries;
+    }
+    closedir(d);
+    return n;
+}
+
+static int bench_churn(const atf_recorder_options *o, const char *out, uint64_t total, unsigned parallel,
+                       uint64_t per_thread, int json, int validate, double check_min)
+{
+    (void)out;
+    uint64_t rss0;
+    char session[4096];
+    atf_recorder *r = start_measured(o, &rss0, session, sizeof session);
+    if (!r)
+        return 2;
+    atf_error err;
+    atf_status st;
+    churn_ctl c;
+    memset(&c, 0, sizeof c);
+    c.r = r;
+    c.total = total;
+    c.per_thread = per_thread;
+    pthread_t *lt = calloc(parallel, sizeof *lt);
+    double t0 = now_s();
+    for (unsigned i = 0; i < parallel; i++)
+        pthread_create(&lt[i], NULL, churn_launcher, &c);
+    for (unsigned i = 0; i < parallel; i++)
+        pthread_join(lt[i], NULL);
+    free(lt);
+    double t_created = now_s() - t0;
+    /* Every thread's files finalized while the session goes on. */
+    atf_recorder_stats s;
+    for (;;) {
+        atf_recorder_get_stats(r, &s);
+        if (s.threads_live == 0 && s.threads >= total - atomic_load(&c.failed_create))
+            break;
+        /* Not too often: the stats walk every thread's summary. */
+        struct timespec ts = { 0, 50000000 };
+        nanosleep(&ts, NULL);
+    }
+    double t_final = now_s() - t0;
+    uint64_t rss_after, peak;
+    rss_read(&rss_after, &peak);
+    uint64_t mem_after = s.memory_allocated;
+    st = atf_recorder_stop(r, &err);
+    double t_stop = now_s() - t0 - t_final;
+    atf_recorder_get_stats(r, &s);
+    atf_recorder_destroy(r);
+    if (st) {
+        fprintf(stderr, "atf-bench: stop: %s: %s %s\n", atf_strerror(st), err.file, err.message);
+        return 2;
+    }
+    uint64_t temps;
+    uint64_t dirs = count_thread_dirs(session, &temps);
+    uint64_t ran = total - atomic_load(&c.failed_create);
+    uint64_t expected = ran * per_thread;
+    uint64_t refused = atomic_load(&c.refused);
+    int clean = refused == 0 && s.events_dropped == 0 && s.events_written == expected && s.events_recorded == expected &&
+                dirs == ran && temps == 0 && ran == total;
+    findings f;
+    memset(&f, 0, sizeof f);
+    double tv = now_s();
+    int valid = validate ? validate_session(session, &f) : -1;
+    tv = now_s() - tv;
+    double load = bench_load_average();
+    if (json) {
+        printf("{\"benchmark\":\"recorder-churn\",\"threads\":%" PRIu64 ",\"threads_created\":%" PRIu64
+               ",\"parallel\":%u,\"events_per_thread\":%" PRIu64 ",\"threads_per_sec_created\":%.0f"
+               ",\"threads_per_sec_finalized\":%.0f,\"stop_seconds\":%.3f,\"events_recorded\":%" PRIu64
+               ",\"events_written\":%" PRIu64 ",\"events_lost\":%" PRIu64 ",\"refused\":%" PRIu64
+               ",\"thread_dirs\":%" PRIu64 ",\"temporary_dirs\":%" PRIu64 ",\"rss_before_bytes\":%" PRIu64
+               ",\"rss_after_bytes\":%" PRIu64 ",\"peak_rss_bytes\":%" PRIu64
+               ",\"recorder_memory_after_bytes\":%" PRIu64 ",\"recorder_memory_peak_bytes\":%" PRIu64
+               ",\"recorder_memory_budget_bytes\":%" PRIu64 ",\"load_average\":%.2f,\"valid\":%s"
+               ",\"validate_seconds\":%.1f,\"session\":\"%s\"}\n",
+               total, ran, parallel, per_thread, (double)ran / t_created, (double)ran / t_final, t_stop,
+               s.events_recorded, s.events_written, s.events_dropped, refused, dirs, temps, rss0, rss_after, peak,
+               mem_after, s.memory_peak, s.memory_bound, load, valid < 0 ? "null" : valid ? "true" : "false", tv,
+               session);
+    } else {
+        printf("session:            %s\n", session);
+        printf("churn:              %" PRIu64 " threads (%u at a time) x %" PRIu64 " events, each exits at once\n",
+               ran, parallel, per_thread);
+        printf("threads/s:          %.0f created and joined, %.0f finalized (files complete, %.2f s); stop %.2f s\n",
+               (double)ran / t_created, (double)ran / t_final, t_final, t_stop);
+        printf("memory:             peak RSS %.1f MiB; RSS %.1f MiB before, %.1f MiB after the threads were "
+               "finalized; recorder %.1f KiB after (peak %.1f MiB of a %.0f MiB budget)\n",
+               mib(peak), mib(rss0), mib(rss_after), (double)mem_after / 1024.0, mib(s.memory_peak),
+               mib(s.memory_bound));
+        printf("events:             %" PRIu64 " recorded, %" PRIu64 " written of %" PRIu64 "; lost %" PRIu64
+               ", refused %" PRIu64 "\n",
+               s.events_recorded, s.events_written, expected, s.events_dropped, refused);
+        printf("files:              %" PRIu64 " thread_K/ directories for %" PRIu64 " threads, %" PRIu64
+               " temporaries left\n",
+               dirs, ran, temps);
+        if (valid >= 0)
+            printf("atf validate:       %s (%" PRIu64 " error(s), %" PRIu64 " warning(s), %.1f s)%s%s\n",
+                   valid ? "conformant" : "NOT VALID", f.errors, f.warnings, tv, f.errors ? ": " : "",
+                   f.errors ? f.first : "");
+        printf("load average:       %.2f on %ld CPUs\n", load, sysconf(_SC_NPROCESSORS_ONLN));
+    }
+    if (check_min >= 0) {
+        int pass = (double)ran / t_final >= check_min && clean && valid == 1;
+        fprintf(stderr, "atf-bench check: %s: %.0f threads/s finalized (minimum %.0f), %s, session %s\n",
+                pass ? "PASS" : "FAIL", (double)ran / t_final, check_min, clean ? "nothing lost" : "EVENTS OR FILES LOST",
+                valid == 1 ? "conformant" : "NOT conformant");
+        return pass ? 0 : 1;
+    }
+    return clean && valid != 0 ? 0 : 1;
+}
+
 static int usage(void)
 {
     fprintf(stderr,
             "usage: atf-bench recorder --threads N --events-per-thread M --out DIR [--detail] [--json]\n"
             "                          [--clock auto|system|counter] [--io auto|direct|buffered]\n"
             "                          [--ring-events N] [--chunk-mb N] [--chunks N] [--batch N] [--drop]\n"
-            "                          [--raw-mb N] [--no-validate] [--check MIN_EVENTS_PER_SEC]\n"
+            "                          [--budget-mb N] [--no-sync] [--raw-mb N] [--no-validate] [--check MIN_EVENTS_PER_SEC]\n"
+            "       atf-bench recorder --threads N [--idle I] [--baseline-threads B] [--rounds R] --events-per-thread M\n"
+            "                          --out DIR\n"
+            "       atf-bench recorder --churn T [--churn-parallel P] --events-per-thread M --out DIR\n"
+            "  --idle/--baseline-threads: B busy threads alone, then N busy + I idle threads, one run, ratio printed;\n"
+            "           --rounds R alternates the two R times and prints the median ratio (--check: its minimum)\n"
+            "  --churn: T short-lived threads (P at a time, default 8) recording M events each\n"
             "  --check: exit 1 unless events/s >= MIN, no event (index or detail) was lost and the session\n"
             "           passes atf validate (the CI benchmark gate); the verdict goes to stderr\n");
     return 2;
@@ -428,12 +955,16 @@ int bench_recorder(int argc, char **argv)
     double check_min = -1;
     uint64_t raw_mb = 4096;
     atf_recorder_options o = ATF_RECORDER_OPTIONS_INIT;
+    scaling sc = { 0, 0, 0, 8, 1 };
+    int per_thread_set = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--threads") && v)
             threads = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--events-per-thread") && v)
+        else if (!strcmp(a, "--events-per-thread") && v) {
             per_thread = strtoull(argv[++i], NULL, 10);
+            per_thread_set = 1;
+        }
         else if (!strcmp(a, "--out") && v)
             out = argv[++i];
         else if (!strcmp(a, "--detail"))
@@ -464,6 +995,20 @@ int bench_recorder(int argc, char **argv)
             o.io_chunks = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(a, "--batch") && v)
             o.publish_batch = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--no-sync"))
+            o.sync = 0;
+        else if (!strcmp(a, "--budget-mb") && v)
+            o.memory_budget_bytes = strtoull(argv[++i], NULL, 10) << 20;
+        else if (!strcmp(a, "--idle") && v)
+            sc.idle = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--baseline-threads") && v)
+            sc.baseline = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--rounds") && v)
+            sc.rounds = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--churn") && v)
+            sc.churn = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--churn-parallel") && v)
+            sc.parallel = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(a, "--raw-mb") && v)
             raw_mb = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(a, "--check") && v) {
@@ -479,14 +1024,21 @@ int bench_recorder(int argc, char **argv)
         fprintf(stderr, "atf-bench: --check needs the validation (drop --no-validate)\n");
         return 2;
     }
-    if (!out || threads == 0 || threads > 64 || per_thread == 0 || per_thread > (1ull << 32))
+    if (!out || threads == 0 || threads > BENCH_MAX_THREADS || per_thread == 0 || per_thread > (1ull << 32) ||
+        sc.idle > BENCH_MAX_THREADS || sc.baseline > BENCH_MAX_THREADS || sc.parallel == 0 ||
+        sc.parallel > BENCH_MAX_THREADS || sc.rounds == 0 || sc.rounds > 64)
         return usage();
     if (atf_make_dirs(out) != 0) {
         fprintf(stderr, "atf-bench: cannot create %s: %s\n", out, strerror(errno));
         return 2;
     }
     o.root = out;
-    o.max_threads = threads + 1;
+    if (sc.churn)
+        return bench_churn(&o, out, sc.churn, sc.parallel, per_thread_set ? per_thread : 10, json, validate,
+                           check_min);
+    if (sc.idle || sc.baseline)
+        return bench_scaling(&o, out, threads, sc.idle, sc.baseline, per_thread, sc.rounds, json, validate,
+                             check_min);
     if (detail) {
         o.detail = 1;
         o.pre_roll_ns = 0;

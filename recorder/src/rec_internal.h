@@ -103,6 +103,26 @@ static inline uint64_t rec_seg_apply(const rec_seg *s, uint64_t c)
 void rec_wait32(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns);
 void rec_wake32(_Atomic uint32_t *addr);
 
+/* ---- Memory budget (recorder.c) --------------------------------------------
+ * One budget for the whole recorder: every ring, write window and detail
+ * buffer is taken from it before it is allocated and given back when freed.
+ * A floor allocation (a thread's first ring, a file's smallest window) may
+ * use the whole budget; growth (bigger rings and windows) stops at
+ * REC_GROW_SHARE eighths of it, so the floors of new threads and of files
+ * coming back from idle always find room. */
+#define REC_GROW_SHARE 7u
+typedef struct rec_budget {
+    _Atomic uint64_t used, peak;
+    uint64_t limit;
+    _Atomic uint64_t files;      /* descriptors the files hold now */
+    uint64_t files_cap;          /* beyond this, idle files are parked at once */
+} rec_budget;
+
+enum { REC_TAKE_GROW = 0, REC_TAKE_FLOOR = 1, REC_TAKE_FORCE = 2 };
+/* @return 1 if n bytes were taken (kind: how much of the limit may be used). */
+int rec_budget_take(rec_budget *b, uint64_t n, int kind);
+void rec_budget_give(rec_budget *b, uint64_t n);
+
 /* ---- Files (rec_sink.c) -------------------------------------------------- */
 
 struct rec_io;
@@ -112,11 +132,16 @@ struct rec_io;
  * O_DIRECT by the I/O thread, partial tails with buffered pwrite. */
 typedef struct rec_sink {
     struct rec_io *io;
+    rec_budget *budget;          /* NULL: not accounted */
     char *path;
     int fd;                      /* buffered descriptor (tails, header, footer, patches) */
     int fd_direct;               /* O_DIRECT descriptor, or -1 */
+    int direct;                  /* O_DIRECT wanted (reopened after parking) */
+    int parked;                  /* idle: no window, no descriptors (rec_sink_park) */
+    int borrowed;                /* the window is the writer's spare (rec_sink_unpark_into) */
     uint8_t *buf;
     uint64_t size, chunk;        /* staging bytes (multiple of chunk), chunk (multiple of 4096) */
+    uint64_t max_size, max_chunk;/* the window grows up to these */
     uint64_t fill;               /* bytes appended (logical file size) */
     uint64_t sub;                /* bytes handed to O_DIRECT (or chunk) writes */
     _Atomic uint64_t done;       /* chunk writes completed up to here */
@@ -127,6 +152,7 @@ typedef struct rec_sink {
     uint64_t crc_end;
     int checksum;
     uint64_t flushed_sub;        /* sub at the last flush-timer check */
+    uint64_t checked_fill;       /* fill at the last flush-timer check */
     uint64_t flush_check_ns;
     uint64_t durable_at_error;   /* visible when the first error was seen */
     int open;
@@ -152,9 +178,30 @@ int rec_io_start(rec_io *io);
 void rec_io_stop(rec_io *io);
 
 /* Creates path (atomically: a temp name renamed into place) holding the
- * 64-byte header, and its staging window. direct: try O_DIRECT. */
+ * 64-byte header, and its staging window: REC_SINK_MIN bytes at first,
+ * doubled (budget permitting) whenever the writer would otherwise wait for
+ * the disk, up to chunk x chunks. direct: try O_DIRECT. budget: NULL or
+ * where the window's bytes are taken from. */
+#define REC_SINK_MIN (2u * REC_BLOCK)
 atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
-                         uint64_t chunk, unsigned chunks, int direct, int checksum, atf_error *err);
+                         uint64_t chunk, unsigned chunks, int direct, int checksum, rec_budget *budget,
+                         atf_error *err);
+/* A file written far slower than its window: a window a quarter the size
+ * (everything appended is written first). @return 1 if shrunk. */
+int rec_sink_shrink(rec_sink *s);
+/* An idle file gives back its window and descriptors: everything appended
+ * is written first (waits). @return 1 if parked. */
+int rec_sink_park(rec_sink *s);
+/* Brings a parked file back (smallest window, descriptors reopened, its
+ * last partial block read back). force: take the window even beyond the
+ * budget (finalizing). @return 1 when ready, 0 if the budget has no room
+ * now (the sink stays parked; try again later). I/O failures fail the sink
+ * (counted like any write error) and return 1. */
+int rec_sink_unpark(rec_sink *s, int force);
+/* The same with a REC_SINK_MIN window lent by the caller (the writer's
+ * spare, outside the budget): it never grows and goes back to the caller
+ * when the sink is parked or closed. */
+void rec_sink_unpark_into(rec_sink *s, uint8_t *spare);
 /* Appends n bytes (waits for I/O when the window is full). */
 void rec_sink_append(rec_sink *s, const void *src, size_t n);
 /* Bytes that can be appended now without waiting, and contiguous from fill. */
@@ -186,7 +233,6 @@ uint32_t rec_sink_seal(rec_sink *s);
 atf_status rec_sink_finish(rec_sink *s, const uint8_t footer[64], const uint8_t header[64], int sync);
 /* Closes without a footer (after an error). */
 void rec_sink_abandon(rec_sink *s);
-uint64_t rec_sink_memory(uint64_t chunk, unsigned chunks);
 
 /* CRC32-C helpers for patches (exposed for tests). */
 uint32_t rec_crc32c_shift(uint32_t raw, uint64_t zero_bytes);
@@ -210,14 +256,31 @@ typedef struct rec_drec {
 struct rec_writer;
 struct rec_wthread;
 
-typedef struct rec_thread {
-    /* Read by the owner on every event and by the writer; never written
-     * after registration (its own line: no false sharing with the next). */
+/* One index ring of a thread. A thread starts with a small ring and, when
+ * it fills one faster than the writer drains it, switches to a bigger one
+ * (budget permitting); the old ring holds events [start, end) and is freed
+ * by the writer once it has copied them. Rings form a chain the writer
+ * follows: the producer sets next, then end (release), before publishing
+ * any event of the new ring. */
+typedef struct rec_ring {
     uint8_t *slots;
-    uint64_t mask;               /* ring_events - 1 */
+    uint64_t mask;               /* events - 1 */
+    uint64_t start;              /* sequence number of its first event */
+    _Atomic uint64_t end;        /* UINT64_MAX while the producer writes into it */
+    struct rec_ring *next;
+    size_t bytes;
+} rec_ring;
+
+typedef struct rec_thread {
+    /* The owner's current ring, read on every event (written only by the
+     * owner, in its slow path; the writer follows the ring chain instead). */
+    uint8_t *slots;
+    uint64_t mask;               /* current ring's events - 1 */
     uint32_t batch;
     uint32_t os_tid;
     uint8_t counter_clock, layout, drop_mode, has_detail;
+    uint64_t ring_start;         /* current ring's first sequence number */
+    rec_ring *ring;              /* current ring (owner) */
 
     /* Producer line(s): written only by the owning thread. */
     REC_ALIGNED _Atomic uint64_t head;  /* events written; the next event's index seq */
@@ -243,7 +306,10 @@ typedef struct rec_thread {
     _Atomic uint32_t space_seq;             /* futex word producers sleep on */
 
     /* Rarely written control words. */
-    REC_ALIGNED _Atomic uint32_t flush_req; /* writer asks the owner to publish */
+    REC_ALIGNED _Atomic uint32_t flush_req; /* writer asks the owner to publish (and to
+                                               look at shrink_req) */
+    _Atomic uint32_t shrink_req;            /* writer: the ring is bigger than the rate needs */
+    _Atomic uint32_t resizing;              /* owner is switching rings (see finish_thread) */
     _Atomic uint32_t waiting;               /* owner is (about to be) asleep on space_seq */
     _Atomic uint32_t exited;                /* owner left (thread exit or detach) */
     _Atomic uint32_t closed;                /* recorder side is done with this ring */
@@ -254,15 +320,26 @@ typedef struct rec_thread {
     uint64_t rec_id;
     uint8_t *dbuf;
     uint64_t dsize;              /* detail ring bytes (power of two), 0 without detail */
-    size_t ring_bytes, mem_bytes;
     struct rec_writer *writer;
-    uint32_t slot;
+    struct atf_recorder *r;
+    rec_budget *budget;
+
+    _Atomic uint64_t mem_bytes;  /* taken from the budget for this thread now */
+    rec_ring *wring;             /* oldest ring not yet freed (the writer's) */
+    int accounted;               /* mem_bytes still counts in the budget */
 
     struct rec_thread *tnext;    /* owner's TLS list */
+    struct rec_thread *inext;    /* the writer's incoming stack */
+    struct rec_thread *gprev, *gnext; /* the recorder's live list (reg_mu) */
     struct rec_wthread *w;       /* writer-private state */
 } rec_thread;
 
+/* Bookkeeping taken from the budget per registered thread (the thread and
+ * writer structures, its file names). */
+#define REC_THREAD_OVERHEAD 2048u
+
 void rec_thread_release(rec_thread *t);
+void rec_ring_free(rec_ring *g);
 
 /* ---- Writer (rec_writer.c) ------------------------------------------------- */
 
@@ -294,6 +371,13 @@ typedef struct rec_writer {
     _Atomic uint32_t sleeping;
     _Atomic uint64_t flush_done;
     rec_clock clock;             /* this writer's counter conversion */
+    _Atomic(rec_thread *) incoming;  /* threads registered, not yet seen (LIFO) */
+    struct rec_wthread **list;   /* this writer's threads */
+    size_t n, cap;
+    uint64_t manifest_cost_ns;   /* how long the last manifest rewrite took */
+    uint8_t *spare;              /* a REC_SINK_MIN window kept out of the budget: with the
+                                    budget full, one parked file at a time still drains */
+    struct rec_wthread *spare_user;
     /* snapshot of the detail windows */
     rec_window *win;
     size_t nwin, capwin;
@@ -328,9 +412,10 @@ struct atf_recorder {
 
     /* Threads. */
     pthread_mutex_t reg_mu;
-    _Atomic(rec_thread *) *slots;           /* max_threads entries */
+    rec_thread *live;                       /* every registered, unfinished thread (reg_mu) */
     uint64_t next_k;
     _Atomic uint64_t threads_live;
+    uint64_t ring_min;                      /* events of a thread's first ring */
 
     rec_writer *writers;
     unsigned nwriters;
@@ -363,8 +448,16 @@ struct atf_recorder {
     /* Process-wide totals (own cache line: writers add to them). */
     REC_ALIGNED _Atomic uint64_t events_written, bytes_written, detail_written;
     _Atomic uint64_t events_rejected, events_after_stop;
-    _Atomic uint64_t mem_alloc, mem_peak;
     _Atomic uint64_t io_errors;
+
+    /* The memory budget (own line: producers and writers take from it);
+     * mem_alloc and mem_peak name its counters for the manifest. */
+    REC_ALIGNED union {
+        rec_budget budget;
+        struct {
+            _Atomic uint64_t mem_alloc, mem_peak;
+        };
+    };
 
     /* Stop. */
     pthread_mutex_t stop_mu;
@@ -375,7 +468,7 @@ struct atf_recorder {
     atf_error io_err;             /* first I/O error (man_mu) */
 };
 
-void rec_mem_add(atf_recorder *r, int64_t delta);
+void rec_writer_push(rec_writer *w, rec_thread *t);
 /* snprintf for error records: truncation is fine there (and not a warning). */
 void rec_fmt(char *dst, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

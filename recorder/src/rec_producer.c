@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -47,10 +48,103 @@ static inline uint64_t read_ts(const rec_thread *t)
     return t->counter_clock ? rec_counter_read() : rec_clock_system_ns();
 }
 
+/* ---- Rings that follow the rate ------------------------------------------- */
+
+static void *map_ring(size_t bytes, int populate)
+{
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+/* A ring of `events` slots starting at sequence number start, its bytes
+ * taken from the budget (kind: REC_TAKE_*). */
+static rec_ring *ring_new(rec_budget *b, uint64_t events, uint64_t start, int kind)
+{
+    size_t bytes = (size_t)events * ATF_INDEX_EVENT_SIZE;
+    if (!rec_budget_take(b, bytes, kind))
+        return NULL;
+    rec_ring *g = malloc(sizeof *g);
+    uint8_t *m = g ? map_ring(bytes, 1) : NULL;
+    if (!m) {
+        free(g);
+        rec_budget_give(b, bytes);
+        return NULL;
+    }
+    g->slots = m;
+    g->mask = events - 1;
+    g->start = start;
+    atomic_init(&g->end, UINT64_MAX);
+    g->next = NULL;
+    g->bytes = bytes;
+    return g;
+}
+
+void rec_ring_free(rec_ring *g)
+{
+    munmap(g->slots, g->bytes);
+    free(g);
+}
+
+/* Continues the thread's events at head in a new ring of `events` slots
+ * (bigger: the thread records faster than its ring is drained; smaller: the
+ * writer saw it hold far less than its size). The old ring keeps the
+ * events before head until the writer has copied them. Owner only.
+ * @return 1 if switched. */
+static int switch_ring(rec_thread *t, uint64_t events, int kind)
+{
+    /* Against finish_thread(): either it sees resizing and waits, or we
+     * see closed and leave the rings alone. */
+    atomic_store_explicit(&t->resizing, 1, SEQ);
+    int ok = 0;
+    if (!atomic_load_explicit(&t->closed, SEQ)) {
+        uint64_t h = atomic_load_explicit(&t->head, RLX);
+        rec_ring *g = ring_new(t->budget, events, h, kind);
+        if (g) {
+            atomic_fetch_add_explicit(&t->mem_bytes, g->bytes, RLX);
+            t->ring->next = g;
+            atomic_store_explicit(&t->ring->end, h, REL);
+            t->ring = g;
+            t->slots = g->slots;
+            t->mask = g->mask;
+            t->ring_start = h;
+            t->limit = h + events;
+            ok = 1;
+        }
+    }
+    atomic_store_explicit(&t->resizing, 0, REL);
+    return ok;
+}
+
+/* The ring is full: a bigger one if it may grow (never past ring_events,
+ * and only with growth budget left). */
+static int grow_ring(rec_thread *t)
+{
+    uint64_t events = t->mask + 1;
+    if (events >= t->r->ring_events)
+        return 0;
+    uint64_t want = events * 4 < t->r->ring_events ? events * 4 : t->r->ring_events;
+    return switch_ring(t, want, REC_TAKE_GROW);
+}
+
+static void maybe_shrink(rec_thread *t)
+{
+    if (!atomic_load_explicit(&t->shrink_req, RLX))
+        return;
+    atomic_store_explicit(&t->shrink_req, 0, RLX);
+    uint64_t events = (t->mask + 1) / 4;
+    if (events < t->r->ring_min)
+        events = t->r->ring_min;
+    if (events < t->mask + 1)
+        switch_ring(t, events, REC_TAKE_FLOOR);
+}
+
 static __attribute__((noinline)) void publish(rec_thread *t, uint64_t h)
 {
-    if (atomic_load_explicit(&t->flush_req, RLX))
+    if (atomic_load_explicit(&t->flush_req, RLX)) {
         atomic_store_explicit(&t->flush_req, 0, RLX);
+        maybe_shrink(t);
+    }
     atomic_store_explicit(&t->pub_head, h, REL);
     t->pub_next = h + t->batch;
 }
@@ -60,9 +154,11 @@ static __attribute__((noinline)) void publish(rec_thread *t, uint64_t h)
 static int have_index_space(rec_thread *t, uint64_t h)
 {
     uint64_t tail = atomic_load_explicit(&t->tail, ACQ);
-    if (h - tail > t->mask)
+    /* Events before ring_start live in older rings. */
+    uint64_t base = tail > t->ring_start ? tail : t->ring_start;
+    if (h - base > t->mask)
         return 0;
-    t->limit = tail + t->mask + 1;
+    t->limit = base + t->mask + 1;
     return 1;
 }
 
@@ -94,6 +190,9 @@ static int wait_space(rec_thread *t, int detail, uint64_t need)
             cpu_relax();
             continue;
         }
+        /* The budget may have room for a bigger ring by now. */
+        if (!detail && grow_ring(t))
+            break;
         uint32_t seq = atomic_load_explicit(&t->space_seq, ACQ);
         atomic_store_explicit(&t->waiting, 1, SEQ);
         atomic_thread_fence(SEQ);
@@ -113,7 +212,7 @@ static int wait_space(rec_thread *t, int detail, uint64_t need)
 /* The ring looked full at the cached limit: look at tail, then drop or wait. */
 static __attribute__((noinline)) int index_space(atf_recorder *r, rec_thread *t, uint64_t h)
 {
-    if (have_index_space(t, h))
+    if (have_index_space(t, h) || grow_ring(t))
         return 1;
     if (t->drop_mode) {
         bump(&t->dropped, 1);
@@ -304,7 +403,11 @@ void rec_thread_release(rec_thread *t)
 {
     if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
         return;
-    munmap(t->slots, t->ring_bytes);
+    for (rec_ring *g = t->wring; g;) {
+        rec_ring *next = g->next;
+        rec_ring_free(g);
+        g = next;
+    }
     if (t->dbuf)
         munmap(t->dbuf, t->dsize);
     free(t);
@@ -364,34 +467,84 @@ static rec_thread *find_registration(uint64_t rec_id)
     return NULL;
 }
 
-static void *map_ring(size_t bytes)
+/* Waits (backpressure) until the budget has room for a new thread's floor:
+ * its first ring and its bookkeeping. The writers give memory back by
+ * parking idle files meanwhile. @return 0 if the recorder stopped. */
+static int take_floor(atf_recorder *r, uint64_t bytes, uint64_t *waits, uint64_t *wait_ns)
 {
-    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    return m == MAP_FAILED ? NULL : m;
+    if (rec_budget_take(&r->budget, bytes, REC_TAKE_FLOOR))
+        return 1;
+    uint64_t t0 = rec_clock_system_ns();
+    unsigned us = 50;
+    int ok = 1;
+    ++*waits;
+    while (!rec_budget_take(&r->budget, bytes, REC_TAKE_FLOOR)) {
+        if (atomic_load_explicit(&r->live_id, ACQ) != r->id) {
+            ok = 0;
+            break;
+        }
+        for (unsigned i = 0; i < r->nwriters; i++)
+            rec_writer_wake(&r->writers[i]);
+        struct timespec ts = { 0, (long)us * 1000L };
+        nanosleep(&ts, NULL);
+        if (us < 2000)
+            us *= 2;
+    }
+    *wait_ns += rec_clock_system_ns() - t0;
+    return ok;
 }
 
-static rec_thread *register_thread(atf_recorder *r)
+/* @return the new registration, or NULL (*limit set: over max_threads). */
+static rec_thread *register_thread(atf_recorder *r, int *limit)
 {
     pthread_once(&key_once, make_key);
-    size_t ring_bytes = (size_t)r->ring_events * ATF_INDEX_EVENT_SIZE;
-    size_t dsize = r->o.detail ? r->o.detail_ring_bytes : 0;
-    rec_thread *t = NULL;
-    if (posix_memalign((void **)&t, REC_LINE, sizeof *t) != 0)
-        return NULL;
-    memset(t, 0, sizeof *t);
-    t->slots = map_ring(ring_bytes);
-    t->dbuf = dsize ? map_ring(dsize) : NULL;
-    if (!t->slots || (dsize && !t->dbuf)) {
-        if (t->slots)
-            munmap(t->slots, ring_bytes);
-        free(t);
+    *limit = 0;
+    if (r->o.max_threads && atomic_load_explicit(&r->threads_live, RLX) >= r->o.max_threads) {
+        *limit = 1;
         return NULL;
     }
-    t->ring_bytes = ring_bytes;
+    size_t dsize = r->o.detail ? r->o.detail_ring_bytes : 0;
+    uint64_t floor_bytes = REC_THREAD_OVERHEAD;
+    uint64_t waits = 0, wait_ns = 0;
+    if (!take_floor(r, floor_bytes, &waits, &wait_ns))
+        return NULL;
+    rec_thread *t = NULL;
+    rec_ring *g = NULL;
+    while (!g) {
+        g = ring_new(&r->budget, r->ring_min, 0, REC_TAKE_FLOOR);
+        if (!g && !take_floor(r, r->ring_min * ATF_INDEX_EVENT_SIZE, &waits, &wait_ns))
+            break;
+        if (!g)
+            rec_budget_give(&r->budget, r->ring_min * ATF_INDEX_EVENT_SIZE);   /* taken to wait; ring_new takes its own */
+    }
+    if (g && posix_memalign((void **)&t, REC_LINE, sizeof *t) != 0)
+        t = NULL;
+    if (t) {
+        memset(t, 0, sizeof *t);
+        t->dbuf = dsize ? map_ring(dsize, 0) : NULL;
+    }
+    if (!t || (dsize && !t->dbuf)) {
+        if (g) {
+            rec_budget_give(&r->budget, g->bytes);
+            rec_ring_free(g);
+        }
+        free(t);
+        rec_budget_give(&r->budget, floor_bytes);
+        return NULL;
+    }
+    /* The detail lane is opt-in: its ring is taken whatever the budget. */
+    if (dsize)
+        rec_budget_take(&r->budget, dsize, REC_TAKE_FORCE);
+    t->r = r;
+    t->budget = &r->budget;
+    t->ring = t->wring = g;
+    t->slots = g->slots;
+    t->mask = g->mask;
+    t->ring_start = 0;
     t->dsize = dsize;
-    t->mem_bytes = ring_bytes + dsize;
-    t->mask = r->ring_events - 1;
-    t->limit = r->ring_events;
+    atomic_init(&t->mem_bytes, floor_bytes + g->bytes + dsize);
+    t->accounted = 1;
+    t->limit = g->mask + 1;
     t->batch = r->o.publish_batch;
     t->pub_next = t->batch;
     t->os_tid = (uint32_t)syscall(SYS_gettid);
@@ -401,31 +554,27 @@ static rec_thread *register_thread(atf_recorder *r)
     t->has_detail = r->o.detail != 0;
     t->last_detail_seq = UINT64_MAX;
     t->rec_id = r->id;
+    atomic_init(&t->bp_waits, waits);
+    atomic_init(&t->bp_wait_ns, wait_ns);
     atomic_init(&t->refs, 2);
 
     pthread_mutex_lock(&r->reg_mu);
-    uint32_t slot = UINT32_MAX;
-    if (atomic_load_explicit(&r->live_id, ACQ) == r->id) {
-        for (uint32_t i = 0; i < r->o.max_threads; i++)
-            if (atomic_load_explicit(&r->slots[i], RLX) == NULL) {
-                slot = i;
-                break;
-            }
-    }
-    if (slot == UINT32_MAX) {
+    if (atomic_load_explicit(&r->live_id, ACQ) != r->id) {
         pthread_mutex_unlock(&r->reg_mu);
-        munmap(t->slots, ring_bytes);
+        rec_budget_give(&r->budget, atomic_load_explicit(&t->mem_bytes, RLX));
+        rec_ring_free(g);
         if (t->dbuf)
             munmap(t->dbuf, dsize);
         free(t);
         return NULL;
     }
-    t->slot = slot;
     t->id = r->next_k++;
-    t->writer = &r->writers[slot % r->nwriters];
-    rec_mem_add(r, (int64_t)t->mem_bytes);
+    t->writer = &r->writers[t->id % r->nwriters];
+    t->gnext = r->live;
+    if (r->live)
+        r->live->gprev = t;
+    r->live = t;
     atomic_fetch_add_explicit(&r->threads_live, 1, RLX);
-    atomic_store_explicit(&r->slots[slot], t, REL);
     pthread_mutex_unlock(&r->reg_mu);
 
     t->tnext = tls.list;
@@ -434,7 +583,7 @@ static rec_thread *register_thread(atf_recorder *r)
         pthread_setspecific(exit_key, (void *)1);
         tls.key_set = 1;
     }
-    rec_writer_wake(t->writer);
+    rec_writer_push(t->writer, t);
     return t;
 }
 
@@ -460,9 +609,10 @@ static __attribute__((noinline)) atf_status slow_record(atf_recorder *r, const r
         return ATF_E_STATE;
     }
     if (!t) {
-        t = register_thread(r);
+        int limit;
+        t = register_thread(r, &limit);
         if (!t) {
-            if (atomic_load_explicit(&r->live_id, ACQ) != r->id) {
+            if (!limit && atomic_load_explicit(&r->live_id, ACQ) != r->id) {
                 atomic_fetch_add_explicit(&r->events_after_stop, 1, RLX);
                 return ATF_E_STATE;
             }

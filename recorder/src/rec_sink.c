@@ -94,6 +94,26 @@ uint32_t rec_crc32c_patch(uint32_t crc, uint64_t crc_len, uint64_t pos, const vo
 
 /* ---- I/O thread --------------------------------------------------------------- */
 
+/* Descriptors, counted in the budget (the writer parks files beyond a
+ * share of RLIMIT_NOFILE). */
+static int open_fd(rec_sink *s, const char *path, int flags)
+{
+    int fd = open(path, flags | O_CLOEXEC, 0644);
+    if (fd >= 0 && s->budget)
+        atomic_fetch_add_explicit(&s->budget->files, 1, RLX);
+    return fd;
+}
+
+static void close_fd(rec_sink *s, int *fd)
+{
+    if (*fd < 0)
+        return;
+    close(*fd);
+    *fd = -1;
+    if (s->budget)
+        atomic_fetch_sub_explicit(&s->budget->files, 1, RLX);
+}
+
 static int write_all(int fd, const uint8_t *p, uint64_t n, uint64_t off)
 {
     while (n) {
@@ -139,8 +159,7 @@ static void perform(rec_ioreq *rq)
             rc = write_all(s->fd_direct, src, rq->len, rq->off);
             if (rc != 0 && errno == EINVAL) {
                 /* The file system refuses O_DIRECT after all: go buffered. */
-                close(s->fd_direct);
-                s->fd_direct = -1;
+                close_fd(s, &s->fd_direct);
                 rc = write_all(s->fd, src, rq->len, rq->off);
             }
         } else {
@@ -223,6 +242,68 @@ static void submit(rec_sink *s, uint64_t off, uint64_t len, int buffered)
     pthread_mutex_unlock(&io->mu);
 }
 
+/* ---- Windows that follow the work ---------------------------------------------- */
+
+static int take(rec_sink *s, uint64_t n, int kind)
+{
+    return s->budget ? rec_budget_take(s->budget, n, kind) : 1;
+}
+
+static void give(rec_sink *s, uint64_t n)
+{
+    if (s->budget)
+        rec_budget_give(s->budget, n);
+}
+
+static uint8_t *map_window(uint64_t size)
+{
+    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+static uint64_t chunk_for(const rec_sink *s, uint64_t size)
+{
+    return size / 2 < s->max_chunk ? size / 2 : s->max_chunk;
+}
+
+/* Moves the window to a new buffer of `size` bytes (already taken from the
+ * budget). Nothing may be in flight (the I/O thread reads the window), and
+ * the bytes not yet handed to a chunk write, [sub, fill), must fit. */
+static void move_window(rec_sink *s, uint8_t *nbuf, uint64_t size)
+{
+    for (uint64_t f = s->sub; f < s->fill;) {
+        uint64_t a = f % s->size, b = f % size;
+        uint64_t n = s->fill - f;
+        if (n > s->size - a)
+            n = s->size - a;
+        if (n > size - b)
+            n = size - b;
+        memcpy(nbuf + b, s->buf + a, n);
+        f += n;
+    }
+    munmap(s->buf, s->size);
+    give(s, s->size);
+    s->buf = nbuf;
+    s->size = size;
+    s->chunk = chunk_for(s, size);
+}
+
+/* The writer would wait for the disk: a window twice as big, if the budget
+ * has growth room. @return 1 if grown. */
+static int grow_window(rec_sink *s)
+{
+    if (s->borrowed || s->size >= s->max_size || !take(s, s->size * 2, REC_TAKE_GROW))
+        return 0;
+    uint8_t *nbuf = map_window(s->size * 2);
+    if (!nbuf) {
+        give(s, s->size * 2);
+        return 0;
+    }
+    rec_sink_wait_idle(s);
+    move_window(s, nbuf, s->size * 2);
+    return 1;
+}
+
 /* Extends the CRC (it covers [64, crc_end)) up to end <= fill. Chunk
  * submission extends it over what it submits (still in the L2 cache); the
  * index drain extends it per 8 KiB block, while the block is in L1. */
@@ -261,6 +342,8 @@ void rec_sink_kick(rec_sink *s)
 
 uint64_t rec_sink_space(rec_sink *s, uint64_t *contig)
 {
+    if (REC_UNLIKELY(s->parked))
+        rec_sink_unpark(s, 1);
     uint64_t done = atomic_load_explicit(&s->done, ACQ);
     uint64_t avail = s->size - (s->fill - done);
     uint64_t to_wrap = s->size - s->fill % s->size;
@@ -287,6 +370,8 @@ void rec_sink_reserve(rec_sink *s, uint64_t want)
     if (rec_sink_space(s, &contig) >= want)
         return;
     rec_sink_kick(s);
+    if (rec_sink_space(s, &contig) < want && atomic_load_explicit(&s->inflight, ACQ) != 0 && grow_window(s))
+        return;
     rec_io *io = s->io;
     pthread_mutex_lock(&io->mu);
     while (rec_sink_space(s, &contig) < want && atomic_load_explicit(&s->inflight, ACQ) != 0)
@@ -297,6 +382,8 @@ void rec_sink_reserve(rec_sink *s, uint64_t want)
 void rec_sink_append(rec_sink *s, const void *src, size_t n)
 {
     const uint8_t *p = src;
+    if (s->parked)
+        rec_sink_unpark(s, 1);
     while (n) {
         uint64_t contig;
         rec_sink_space(s, &contig);
@@ -344,6 +431,8 @@ void rec_sink_flush_async(rec_sink *s)
 void rec_sink_read(rec_sink *s, uint64_t off, void *dst_, size_t n)
 {
     uint8_t *dst = dst_;
+    if (s->parked)
+        rec_sink_unpark(s, 1);
     while (n) {
         if (off >= s->sub) {
             for (size_t i = 0; i < n; i++)
@@ -368,6 +457,8 @@ void rec_sink_patch(rec_sink *s, uint64_t off, const void *src, size_t n)
 {
     const uint8_t *p = src;
     uint8_t old[256];
+    if (s->parked)
+        rec_sink_unpark(s, 1);
     /* A tail write in flight reads the window: let it finish first. */
     rec_sink_wait_idle(s);
     while (n) {
@@ -396,9 +487,101 @@ void rec_sink_patch(rec_sink *s, uint64_t off, const void *src, size_t n)
     }
 }
 
-uint64_t rec_sink_memory(uint64_t chunk, unsigned chunks)
+static int open_fds(rec_sink *s, const char *path)
 {
-    return chunk * chunks;
+    s->fd = open_fd(s, path, O_RDWR);
+    if (s->fd < 0)
+        return -1;
+#if defined(O_DIRECT)
+    if (s->direct)
+        s->fd_direct = open_fd(s, path, O_WRONLY | O_DIRECT);
+#endif
+    return 0;
+}
+
+/* The window goes back where it came from: the budget, or its lender. */
+static void drop_window(rec_sink *s)
+{
+    if (s->buf && !s->borrowed) {
+        munmap(s->buf, s->size);
+        give(s, s->size);
+    }
+    s->buf = NULL;
+    s->size = 0;
+    s->borrowed = 0;
+}
+
+int rec_sink_shrink(rec_sink *s)
+{
+    uint64_t size = s->size / 4 < REC_SINK_MIN ? REC_SINK_MIN : s->size / 4;
+    if (s->parked || s->borrowed || size >= s->size)
+        return 0;
+    rec_sink_flush(s);   /* what remains unwritten is less than a block */
+    if (atomic_load_explicit(&s->err, ACQ))
+        return 0;
+    rec_sink_crc_to(s, s->fill);
+    uint8_t *nbuf = map_window(size);
+    if (!nbuf)
+        return 0;
+    take(s, size, REC_TAKE_FORCE);   /* less than is given back next */
+    move_window(s, nbuf, size);
+    return 1;
+}
+
+int rec_sink_park(rec_sink *s)
+{
+    if (!s->open || s->parked)
+        return 1;
+    rec_sink_flush(s);
+    if (atomic_load_explicit(&s->err, ACQ) || atomic_load_explicit(&s->visible, ACQ) != s->fill)
+        return 0;
+    rec_sink_crc_to(s, s->fill);
+    drop_window(s);
+    close_fd(s, &s->fd_direct);
+    close_fd(s, &s->fd);
+    s->parked = 1;
+    return 1;
+}
+
+/* A parked sink gets the window buf (REC_SINK_MIN bytes) back. */
+static void reopen(rec_sink *s, uint8_t *buf)
+{
+    s->buf = buf;
+    s->size = REC_SINK_MIN;
+    s->chunk = chunk_for(s, s->size);
+    s->parked = 0;
+    /* The last partial block is in the file (parking wrote it): read it
+     * back, a later whole-block write starts with it. */
+    if (open_fds(s, s->path) != 0) {
+        fail(s, errno);
+        return;
+    }
+    uint64_t n = s->fill - s->sub;
+    if (n && pread(s->fd, rec_sink_at(s, s->sub), (size_t)n, (off_t)s->sub) != (ssize_t)n)
+        fail(s, errno ? errno : EIO);
+}
+
+int rec_sink_unpark(rec_sink *s, int force)
+{
+    if (!s->parked)
+        return 1;
+    if (!take(s, REC_SINK_MIN, force ? REC_TAKE_FORCE : REC_TAKE_FLOOR))
+        return 0;
+    uint8_t *buf = map_window(REC_SINK_MIN);
+    if (!buf) {
+        give(s, REC_SINK_MIN);
+        return 0;
+    }
+    reopen(s, buf);
+    return 1;
+}
+
+void rec_sink_unpark_into(rec_sink *s, uint8_t *spare)
+{
+    if (!s->parked)
+        return;
+    reopen(s, spare);
+    s->borrowed = 1;
 }
 
 static char *tmp_name(const char *path)
@@ -413,13 +596,18 @@ static char *tmp_name(const char *path)
 }
 
 atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
-                         uint64_t chunk, unsigned chunks, int direct, int checksum, atf_error *err)
+                         uint64_t chunk, unsigned chunks, int direct, int checksum, rec_budget *budget,
+                         atf_error *err)
 {
     memset(s, 0, sizeof *s);
     s->fd = s->fd_direct = -1;
     s->io = io;
-    s->chunk = chunk;
-    s->size = chunk * chunks;
+    s->budget = budget;
+    s->max_chunk = chunk;
+    s->max_size = chunk * chunks;
+    s->size = REC_SINK_MIN;
+    s->chunk = chunk_for(s, s->size);
+    s->direct = direct;
     s->checksum = checksum;
     s->path = strdup(path);
     char *tmp = tmp_name(path);
@@ -431,14 +619,18 @@ atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_
             rec_fmt(err->message, sizeof err->message, "out of memory");
         return ATF_E_NOMEM;
     }
-    void *m = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    /* The first window: with no budget left now, the file starts parked
+     * (header written, nothing else to keep) and gets its window later. */
+    int parked = !take(s, s->size, REC_TAKE_FLOOR);
+    uint8_t *m = parked ? NULL : map_window(s->size);
     const char *what = NULL;
-    if (m == MAP_FAILED) {
+    if (!parked && !m) {
+        give(s, s->size);
         what = "cannot allocate the write buffer";
         goto fail;
     }
     s->buf = m;
-    s->fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    s->fd = open_fd(s, tmp, O_RDWR | O_CREAT | O_TRUNC);
     if (s->fd < 0) {
         what = "cannot create";
         goto fail;
@@ -455,14 +647,19 @@ atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_
     tmp = NULL;
 #if defined(O_DIRECT)
     if (direct)
-        s->fd_direct = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
-#else
-    (void)direct;
+        s->fd_direct = open_fd(s, path, O_WRONLY | O_DIRECT);
 #endif
-    memcpy(s->buf, header, 64);
     s->fill = 64;
     atomic_store_explicit(&s->visible, 64, RLX);
     s->open = 1;
+    if (parked) {
+        close_fd(s, &s->fd_direct);
+        close_fd(s, &s->fd);
+        s->size = 0;
+        s->parked = 1;
+        return ATF_OK;
+    }
+    memcpy(s->buf, header, 64);
     return ATF_OK;
 fail:
     if (err) {
@@ -471,12 +668,14 @@ fail:
         rec_fmt(err->message, sizeof err->message, "%s: %s", what, strerror(errno));
     }
     if (s->fd >= 0) {
-        close(s->fd);
+        close_fd(s, &s->fd);
         if (tmp)
             unlink(tmp);
     }
-    if (s->buf)
+    if (s->buf) {
         munmap(s->buf, s->size);
+        give(s, s->size);
+    }
     free(tmp);
     free(s->path);
     memset(s, 0, sizeof *s);
@@ -486,15 +685,10 @@ fail:
 
 static void release(rec_sink *s)
 {
-    if (s->fd_direct >= 0)
-        close(s->fd_direct);
-    if (s->fd >= 0)
-        close(s->fd);
-    if (s->buf)
-        munmap(s->buf, s->size);
+    close_fd(s, &s->fd_direct);
+    close_fd(s, &s->fd);
+    drop_window(s);
     free(s->path);
-    s->fd = s->fd_direct = -1;
-    s->buf = NULL;
     s->path = NULL;
     s->open = 0;
 }
@@ -527,6 +721,14 @@ atf_status rec_sink_finish(rec_sink *s, const uint8_t footer[64], const uint8_t 
  * synchronously) and completes the CRC. Returns the CRC of [64, fill). */
 uint32_t rec_sink_seal(rec_sink *s)
 {
+    if (s->parked) {
+        /* Everything is in the file already (and in the CRC): only the
+         * footer and the header remain, through the buffered descriptor. */
+        if (open_fds(s, s->path) != 0)
+            fail(s, errno);
+        s->parked = 0;
+        return s->crc;
+    }
     rec_sink_kick(s);
     uint64_t blk = s->fill & ~(uint64_t)(REC_BLOCK - 1);
     if (blk > s->sub) {

@@ -20,6 +20,7 @@
  * append-only and every link, forward and backward, points at an event that
  * exists and points back. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +51,12 @@ typedef struct rec_wthread {
     /* counters */
     uint64_t rejected, lost_at_stop, lost_io, detail_lost, preroll_evicted, links_patched;
     uint64_t pending_detail, pending_bytes;   /* not yet added to the recorder's totals */
-    uint64_t mem;
+    uint64_t mem;                /* pre-roll queue bytes taken from the budget */
     uint8_t *scratch;            /* patch runs */
+    rec_ring *ring;              /* the ring holding event `consumed` */
+    size_t sum_idx;              /* where its summary was last found */
+    uint64_t backlog_max;        /* most events seen waiting in the ring this period */
+    uint64_t period_ns;          /* start of that period */
 } rec_wthread;
 
 #define SCRATCH 8192u
@@ -131,6 +136,18 @@ static char *join(const char *a, const char *b)
     return p;
 }
 
+/* The thread's summary (caller holds man_mu): where it was last time, or
+ * looked up (the list holds every thread of the session). */
+static rec_summary *summary_of(atf_recorder *r, rec_wthread *wt)
+{
+    if (wt->sum_idx < r->nsum && r->sum[wt->sum_idx].id == wt->id)
+        return &r->sum[wt->sum_idx];
+    rec_summary *s = rec_summary_get(r, wt->id);
+    if (s)
+        wt->sum_idx = (size_t)(s - r->sum);
+    return s;
+}
+
 /* ---- Thread files ---------------------------------------------------------- */
 
 /* thread_K/ appears atomically with a valid index.atf: it is built as
@@ -143,6 +160,8 @@ static rec_wthread *wthread_create(rec_writer *w, rec_thread *t)
         return NULL;
     wt->t = t;
     wt->id = t->id;
+    wt->ring = t->wring;
+    wt->sum_idx = SIZE_MAX;
     wt->index_limit = r->o.layout == ATF_LAYOUT_1 ? UINT32_MAX - 1u : UINT64_MAX;
     char name[64], tmpname[64];
     snprintf(name, sizeof name, "thread_%llu", (unsigned long long)t->id);
@@ -161,7 +180,7 @@ static rec_wthread *wthread_create(rec_writer *w, rec_thread *t)
         ok = 0;
     }
     if (ok && rec_sink_open(&wt->index, &w->io, tmpindex, header, r->o.io_chunk_bytes, r->o.io_chunks,
-                            r->io_method == ATF_RECORDER_IO_DIRECT, r->o.checksum, &err) != ATF_OK) {
+                            r->io_method == ATF_RECORDER_IO_DIRECT, r->o.checksum, &r->budget, &err) != ATF_OK) {
         record_io_error(r, tmpindex, errno, err.message[0] ? err.message : "cannot create index.atf");
         rmdir(tmpdir);
         ok = 0;
@@ -175,8 +194,6 @@ static rec_wthread *wthread_create(rec_writer *w, rec_thread *t)
         free(wt->index.path);
         wt->index.path = index;
         index = NULL;
-        wt->mem = rec_sink_memory(r->o.io_chunk_bytes, r->o.io_chunks);
-        rec_mem_add(r, (int64_t)wt->mem);
     } else {
         wt->failed = 1;
     }
@@ -185,7 +202,7 @@ static rec_wthread *wthread_create(rec_writer *w, rec_thread *t)
     free(index);
     t->w = wt;
     pthread_mutex_lock(&r->man_mu);
-    rec_summary *s = rec_summary_get(r, t->id);
+    rec_summary *s = summary_of(r, wt);
     if (s) {
         s->os_tid = t->os_tid;
         s->listed = !wt->failed;
@@ -208,7 +225,7 @@ static int detail_create(rec_writer *w, rec_wthread *wt)
     atf_error err;
     memset(&err, 0, sizeof err);
     if (!path || rec_sink_open(&wt->detail, &w->io, path, header, r->o.io_chunk_bytes, r->o.io_chunks,
-                               r->io_method == ATF_RECORDER_IO_DIRECT, r->o.checksum, &err) != ATF_OK) {
+                               r->io_method == ATF_RECORDER_IO_DIRECT, r->o.checksum, &r->budget, &err) != ATF_OK) {
         record_io_error(r, path, errno, err.message[0] ? err.message : "cannot create detail.atf");
         free(path);
         wt->failed = 1;
@@ -216,11 +233,8 @@ static int detail_create(rec_writer *w, rec_wthread *wt)
     }
     free(path);
     wt->detail_created = 1;
-    uint64_t m = rec_sink_memory(r->o.io_chunk_bytes, r->o.io_chunks);
-    wt->mem += m;
-    rec_mem_add(r, (int64_t)m);
     pthread_mutex_lock(&r->man_mu);
-    rec_summary *s = rec_summary_get(r, wt->id);
+    rec_summary *s = summary_of(r, wt);
     if (s) {
         s->has_detail = 1;
         r->manifest_dirty = 2;
@@ -304,7 +318,7 @@ static int q_push(rec_writer *w, rec_wthread *wt, const rec_drec *h, const uint8
         wt->q = m;
         wt->qsize = size;
         wt->mem += size;
-        rec_mem_add(r, (int64_t)size);
+        rec_budget_take(&r->budget, size, REC_TAKE_FORCE);   /* the detail lane is opt-in */
     }
     uint64_t rec = h->rec_size;
     for (;;) {
@@ -604,6 +618,36 @@ static void emit_in_run(rec_writer *w, rec_wthread *wt, uint64_t from, uint64_t 
 
 static void snapshot_windows(rec_writer *w, uint64_t *now);
 
+/* A thread with events to write needs its files' windows back (parked
+ * while it was idle), from the budget; with the budget full, the index file
+ * borrows the writer's spare window (one file at a time, parked again after
+ * the pass), so a writer always makes progress — draining threads is what
+ * gives memory back. Only at stop may a window go beyond the budget.
+ * @return 0 if no window can be had now: the thread's ring waits. */
+static int sinks_ready(rec_writer *w, rec_wthread *wt, int final)
+{
+    rec_thread *t = wt->t;
+    if (!wt->index.parked && !(wt->detail_created && wt->detail.parked))
+        return 1;
+    if (atomic_load_explicit(&t->pub_head, ACQ) == wt->consumed && q_empty(wt) &&
+        wt->dconsumed == atomic_load_explicit(&t->dpub, ACQ))
+        return 1;
+    rec_sink *sinks[2] = { &wt->index, wt->detail_created ? &wt->detail : NULL };
+    for (int i = 0; i < 2; i++) {
+        rec_sink *s = sinks[i];
+        if (!s || !s->parked || rec_sink_unpark(s, 0))
+            continue;
+        if (i == 0 && w->spare && !w->spare_user) {
+            rec_sink_unpark_into(s, w->spare);
+            w->spare_user = wt;
+            continue;
+        }
+        if (!final || !rec_sink_unpark(s, 1))
+            return 0;
+    }
+    return 1;
+}
+
 /* One pass over one thread. @return bytes moved. */
 static uint64_t drain(rec_writer *w, rec_wthread *wt, int final)
 {
@@ -620,16 +664,31 @@ static uint64_t drain(rec_writer *w, rec_wthread *wt, int final)
         pull_detail(w, wt, now, final);
         settle_front(w, wt, now, final);
     }
+    if (!wt->failed && !sinks_ready(w, wt, final))
+        return 0;   /* no budget for its window yet: its ring waits */
+    if (ih - wt->consumed > wt->backlog_max)
+        wt->backlog_max = ih - wt->consumed;
     while (wt->consumed < ih) {
-        uint64_t n = ih - wt->consumed;
-        uint64_t rpos = wt->consumed & t->mask;
-        if (n > t->mask + 1 - rpos)
-            n = t->mask + 1 - rpos;
+        rec_ring *g = wt->ring;
+        uint64_t end = atomic_load_explicit(&g->end, ACQ);
+        if (wt->consumed == end) {
+            /* The producer moved on to a new ring: this one is copied. */
+            wt->ring = g->next;
+            t->wring = g->next;
+            atomic_fetch_sub_explicit(&t->mem_bytes, g->bytes, RLX);
+            rec_budget_give(&r->budget, g->bytes);
+            rec_ring_free(g);
+            continue;
+        }
+        uint64_t n = (end < ih ? end : ih) - wt->consumed;
+        uint64_t rpos = wt->consumed & g->mask;
+        if (n > g->mask + 1 - rpos)
+            n = g->mask + 1 - rpos;
         /* Blocks of 256 events (8 KiB): copied, converted, linked and
          * checksummed while they are in the L1 cache. */
         if (n > 256)
             n = 256;
-        const uint8_t *src = t->slots + rpos * ATF_INDEX_EVENT_SIZE;
+        const uint8_t *src = g->slots + rpos * ATF_INDEX_EVENT_SIZE;
         if (wt->failed || wt->consumed >= wt->index_limit) {
             /* No file (or the layout-1 count limit): count, do not write. */
             if (wt->failed)
@@ -765,7 +824,7 @@ static void finish_sink(rec_writer *w, rec_wthread *wt, rec_sink *s, int is_deta
 static void sync_summary(atf_recorder *r, rec_wthread *wt, int finalized)
 {
     rec_thread *t = wt->t;
-    rec_summary *s = rec_summary_get(r, wt->id);
+    rec_summary *s = summary_of(r, wt);
     if (!s)
         return;
     s->os_tid = t->os_tid;
@@ -822,19 +881,31 @@ static void finish_thread(rec_writer *w, rec_wthread *wt, int final)
     pthread_mutex_unlock(&r->man_mu);
 
     atomic_store_explicit(&t->closed, 1, SEQ);
+    /* A ring switch in progress completes first (it saw closed == 0). */
+    while (atomic_load_explicit(&t->resizing, SEQ))
+        sched_yield();
     atomic_fetch_add_explicit(&t->space_seq, 1, REL);
     rec_wake32(&t->space_seq);
     if (!atomic_load_explicit(&t->exited, ACQ)) {
-        /* The owner is alive: give the ring's memory back now. */
-        madvise(t->slots, t->ring_bytes, MADV_DONTNEED);
+        /* The owner is alive: give the rings' memory back now (they are
+         * unmapped when the owner lets go of them). */
+        for (rec_ring *g = wt->ring; g; g = g->next)
+            madvise(g->slots, g->bytes, MADV_DONTNEED);
         if (t->dbuf)
             madvise(t->dbuf, t->dsize, MADV_DONTNEED);
     }
     pthread_mutex_lock(&r->reg_mu);
-    atomic_store_explicit(&r->slots[t->slot], NULL, REL);
+    if (t->gprev)
+        t->gprev->gnext = t->gnext;
+    else
+        r->live = t->gnext;
+    if (t->gnext)
+        t->gnext->gprev = t->gprev;
     pthread_mutex_unlock(&r->reg_mu);
     atomic_fetch_sub_explicit(&r->threads_live, 1, RLX);
-    rec_mem_add(r, -(int64_t)(wt->mem + t->mem_bytes));
+    rec_budget_give(&r->budget, wt->mem + atomic_load_explicit(&t->mem_bytes, RLX));
+    if (w->spare_user == wt)
+        w->spare_user = NULL;   /* closing the file gave the spare back */
     if (wt->q)
         munmap(wt->q, wt->qsize);
     free(wt->scratch);
@@ -876,14 +947,19 @@ static void snapshot_windows(rec_writer *w, uint64_t *now)
     pthread_mutex_unlock(&r->win_mu);
 }
 
-static void flush_timers(rec_writer *w, rec_wthread *wt, uint64_t now, int force)
+/* Flush timers, and giving back the windows of idle files. A file that
+ * did not complete a chunk for flush_interval_ms gets its tail written; one
+ * with nothing appended for as long (or any file with nothing unwritten
+ * while the budget is tight) is parked: window and descriptors given back
+ * until its thread records again. */
+static void flush_timers(rec_writer *w, rec_wthread *wt, uint64_t now, int force, int tight)
 {
     atf_recorder *r = w->r;
     uint64_t interval = (uint64_t)r->o.flush_interval_ms * 1000000u;
     rec_sink *sinks[2] = { &wt->index, wt->detail_created ? &wt->detail : NULL };
     for (int i = 0; i < 2; i++) {
         rec_sink *s = sinks[i];
-        if (!s || !s->open)
+        if (!s || !s->open || s->parked)
             continue;
         if (force) {
             rec_sink_flush(s);
@@ -891,15 +967,96 @@ static void flush_timers(rec_writer *w, rec_wthread *wt, uint64_t now, int force
             s->flush_check_ns = now;
             continue;
         }
+        uint64_t visible = atomic_load_explicit(&s->visible, ACQ);
+        if (tight && s->fill == visible && q_empty(wt) && rec_sink_park(s))
+            continue;
         if (now - s->flush_check_ns < interval)
             continue;
+        if (s->fill == s->checked_fill && s->fill == visible && q_empty(wt) && rec_sink_park(s))
+            continue;
+        /* Less than an eighth of the window in a whole interval: smaller. */
+        if ((s->fill - s->checked_fill) * 8 < s->size && s->size > REC_SINK_MIN && rec_sink_shrink(s))
+            visible = atomic_load_explicit(&s->visible, ACQ);
         /* Only files that did not complete a chunk since the last check:
          * busy files reach the disk chunk by chunk anyway. */
-        if (s->sub == s->flushed_sub && s->fill > atomic_load_explicit(&s->visible, ACQ))
+        if (s->sub == s->flushed_sub && s->fill > visible)
             rec_sink_flush_async(s);
         s->flushed_sub = s->sub;
+        s->checked_fill = s->fill;
         s->flush_check_ns = now;
     }
+}
+
+/* The newest ring of the thread the writer knows of (the producer links
+ * a ring before publishing into it). */
+static rec_ring *newest_ring(rec_wthread *wt)
+{
+    rec_ring *g = wt->ring;
+    while (atomic_load_explicit(&g->end, ACQ) != UINT64_MAX)
+        g = g->next;
+    return g;
+}
+
+/* Once a second: a ring that never held more than an eighth of itself is
+ * bigger than the thread's rate needs; ask its owner for a smaller one (it
+ * acts at its next publish, so an idle thread keeps its ring). */
+static void review_ring(atf_recorder *r, rec_wthread *wt, uint64_t now)
+{
+    if (now - wt->period_ns < 1000000000u)
+        return;
+    rec_ring *g = newest_ring(wt);
+    if (g->mask + 1 > r->ring_min && wt->backlog_max < (g->mask + 1) / 8) {
+        atomic_store_explicit(&wt->t->shrink_req, 1, RLX);
+        atomic_store_explicit(&wt->t->flush_req, 1, RLX);
+    }
+    wt->backlog_max = 0;
+    wt->period_ns = now;
+}
+
+/* Threads registered since the last pass join this writer's list (in
+ * registration order). */
+static void adopt_incoming(rec_writer *w)
+{
+    rec_thread *in = atomic_exchange_explicit(&w->incoming, NULL, ACQ);
+    rec_thread *rev = NULL;
+    while (in) {
+        rec_thread *next = in->inext;
+        in->inext = rev;
+        rev = in;
+        in = next;
+    }
+    while (rev) {
+        rec_thread *t = rev;
+        rev = rev->inext;
+        if (w->n == w->cap) {
+            size_t cap = w->cap ? w->cap * 2 : 64;
+            rec_wthread **l = realloc(w->list, cap * sizeof *l);
+            if (!l) {
+                rec_writer_push(w, t);   /* next pass */
+                continue;
+            }
+            w->list = l;
+            w->cap = cap;
+        }
+        rec_wthread *wt = wthread_create(w, t);
+        if (!wt) {
+            rec_writer_push(w, t);
+            continue;
+        }
+        /* Descriptors are short: a new file (header only) waits parked. */
+        if (atomic_load_explicit(&w->r->budget.files, RLX) > w->r->budget.files_cap)
+            rec_sink_park(&wt->index);
+        w->list[w->n++] = wt;
+    }
+}
+
+void rec_writer_push(rec_writer *w, rec_thread *t)
+{
+    rec_thread *head = atomic_load_explicit(&w->incoming, RLX);
+    do
+        t->inext = head;
+    while (!atomic_compare_exchange_weak_explicit(&w->incoming, &head, t, REL, RLX));
+    rec_writer_wake(w);
 }
 
 void *rec_writer_main(void *arg)
@@ -910,21 +1067,24 @@ void *rec_writer_main(void *arg)
 #if defined(__linux__)
     pthread_setname_np(pthread_self(), "atf-rec-writer");
 #endif
+    void *m = mmap(NULL, REC_SINK_MIN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    w->spare = m == MAP_FAILED ? NULL : m;
     for (;;) {
         int stopping = atomic_load_explicit(&r->stopping, ACQ);
         uint64_t freq = atomic_load_explicit(&r->flush_req, ACQ);
         uint64_t now;
         snapshot_windows(w, &now);   /* also keeps the capturing flag current */
         rec_clock_tick(&w->clock, now);
+        adopt_incoming(w);
         uint64_t moved = 0;
-        int sync_now = now - w->last_sync_ns > 10000000u || stopping || freq != atomic_load(&w->flush_done);
-        for (uint32_t slot = w->index; slot < r->o.max_threads; slot += r->nwriters) {
-            rec_thread *t = atomic_load_explicit(&r->slots[slot], ACQ);
-            if (!t)
-                continue;
-            rec_wthread *wt = t->w ? t->w : wthread_create(w, t);
-            if (!wt)
-                continue;
+        /* Summaries every 10 ms, less often with many threads. */
+        uint64_t sync_every = 10000000u + (uint64_t)w->n * 10000u;
+        int sync_now = now - w->last_sync_ns > sync_every || stopping || freq != atomic_load(&w->flush_done);
+        int tight = atomic_load_explicit(&r->budget.used, RLX) > r->budget.limit / 8 * REC_GROW_SHARE ||
+                    atomic_load_explicit(&r->budget.files, RLX) > r->budget.files_cap;
+        for (size_t i = 0; i < w->n;) {
+            rec_wthread *wt = w->list[i];
+            rec_thread *t = wt->t;
             if (!wt->scratch)
                 wt->scratch = malloc(SCRATCH + 16);
             moved += drain(w, wt, stopping);
@@ -934,26 +1094,38 @@ void *rec_writer_main(void *arg)
                 if (stopping)
                     moved += drain(w, wt, 1);
                 finish_thread(w, wt, stopping);
+                w->list[i] = w->list[--w->n];
                 continue;
             }
-            flush_timers(w, wt, now, freq != atomic_load_explicit(&w->flush_done, RLX));
+            /* A borrowed spare window goes back at once. */
+            if (w->spare_user == wt && rec_sink_park(&wt->index))
+                w->spare_user = NULL;
+            flush_timers(w, wt, now, freq != atomic_load_explicit(&w->flush_done, RLX), tight);
+            review_ring(r, wt, now);
             if (sync_now) {
                 pthread_mutex_lock(&r->man_mu);
                 sync_summary(r, wt, 0);
                 pthread_mutex_unlock(&r->man_mu);
             }
+            i++;
         }
         if (sync_now)
             w->last_sync_ns = now;
         if (w->index == 0 || freq != atomic_load_explicit(&w->flush_done, RLX)) {
             pthread_mutex_lock(&r->man_mu);
-            int due = (r->manifest_dirty == 2 && now - r->manifest_written_ns > 50000000u) ||
-                      (r->manifest_dirty && now - r->manifest_written_ns > 1000000000u) ||
-                      now - r->manifest_written_ns > 1000000000u ||
+            /* The manifest lists every thread of the session: rewriting it
+             * takes longer as they add up, so it is rewritten at most once
+             * per 20 times its last cost (the writer spends <= 5 % there). */
+            uint64_t gap = 20 * w->manifest_cost_ns;
+            int due = (r->manifest_dirty == 2 && now - r->manifest_written_ns > 50000000u + gap) ||
+                      now - r->manifest_written_ns > 1000000000u + gap ||
                       freq != atomic_load_explicit(&w->flush_done, RLX);
             if (due && !stopping && !r->complete) {
+                uint64_t start = rec_clock_system_ns();
                 rec_manifest_write(r, 0, NULL);
-                r->manifest_written_ns = now;
+                uint64_t end = rec_clock_system_ns();
+                w->manifest_cost_ns = end - start;
+                r->manifest_written_ns = end;
                 r->manifest_dirty = 0;
             }
             pthread_mutex_unlock(&r->man_mu);
@@ -979,5 +1151,8 @@ void *rec_writer_main(void *arg)
             idle_ns = 20000;
         }
     }
+    if (w->spare)
+        munmap(w->spare, REC_SINK_MIN);
+    w->spare = NULL;
     return NULL;
 }

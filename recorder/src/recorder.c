@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,13 +73,23 @@ void rec_fmt(char *dst, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
-void rec_mem_add(atf_recorder *r, int64_t delta)
+int rec_budget_take(rec_budget *b, uint64_t n, int kind)
 {
-    uint64_t now = atomic_fetch_add_explicit(&r->mem_alloc, (uint64_t)delta, RLX) + (uint64_t)delta;
-    uint64_t peak = atomic_load_explicit(&r->mem_peak, RLX);
-    while (delta > 0 && now > peak &&
-           !atomic_compare_exchange_weak_explicit(&r->mem_peak, &peak, now, RLX, RLX))
+    uint64_t cap = kind == REC_TAKE_GROW ? b->limit / 8 * REC_GROW_SHARE : b->limit;
+    uint64_t used = atomic_load_explicit(&b->used, RLX);
+    do {
+        if (kind != REC_TAKE_FORCE && (used > cap || n > cap - used))
+            return 0;
+    } while (!atomic_compare_exchange_weak_explicit(&b->used, &used, used + n, RLX, RLX));
+    uint64_t now = used + n, peak = atomic_load_explicit(&b->peak, RLX);
+    while (now > peak && !atomic_compare_exchange_weak_explicit(&b->peak, &peak, now, RLX, RLX))
         ;
+    return 1;
+}
+
+void rec_budget_give(rec_budget *b, uint64_t n)
+{
+    atomic_fetch_sub_explicit(&b->used, n, RLX);
 }
 
 const char *atf_recorder_clock_name(uint32_t clock_source)
@@ -135,10 +146,11 @@ static atf_status normalize(atf_recorder_options *o, atf_error *err)
         return bad_option(err, "clock", "unknown clock");
     if (o->io > ATF_RECORDER_IO_BUFFERED)
         return bad_option(err, "io", "unknown I/O method");
-    if (o->max_threads == 0)
-        o->max_threads = 256;
-    if (o->max_threads > 65536)
-        return bad_option(err, "max_threads", "at most 65536");
+    /* max_threads 0: no limit of our own (the budget bounds the memory). */
+    if (o->memory_budget_bytes == 0)
+        o->memory_budget_bytes = 256u << 20;
+    if (o->memory_budget_bytes < (4u << 20))
+        return bad_option(err, "memory_budget_bytes", "at least 4 MiB");
     if (o->ring_events == 0)
         o->ring_events = 1u << 17;
     if (o->ring_events < 256 || o->ring_events > (1u << 28))
@@ -197,11 +209,7 @@ uint64_t atf_recorder_memory_bound(const atf_recorder_options *opts)
         o = *opts;
     if (normalize(&o, NULL) != ATF_OK)
         return 0;
-    uint64_t staging = (uint64_t)o.io_chunk_bytes * o.io_chunks;
-    uint64_t per = (uint64_t)o.ring_events * ATF_INDEX_EVENT_SIZE + staging;
-    if (o.detail)
-        per += o.detail_ring_bytes + staging + pow2_at_least(o.pre_roll_bytes + o.detail_ring_bytes);
-    return per * o.max_threads;
+    return o.memory_budget_bytes;
 }
 
 /* ---- Directories --------------------------------------------------------------- */
@@ -291,8 +299,10 @@ static int direct_io_works(const char *dir)
 static void free_recorder(atf_recorder *r)
 {
     if (r->writers) {
-        for (unsigned i = 0; i < r->nwriters; i++)
+        for (unsigned i = 0; i < r->nwriters; i++) {
             free(r->writers[i].win);
+            free(r->writers[i].list);
+        }
         free(r->writers);
     }
     for (size_t i = 0; i < r->nmodules; i++) {
@@ -306,7 +316,6 @@ static void free_recorder(atf_recorder *r)
     free(r->anchors);
     free(r->sum);
     free(r->win);
-    free((void *)r->slots);
     free(r->root);
     free(r->dir);
     pthread_mutex_destroy(&r->reg_mu);
@@ -377,11 +386,26 @@ atf_status atf_recorder_start(atf_recorder **out, const atf_recorder_options *op
     r->o.session_dir = NULL;
     r->pid = getpid();
     r->ring_events = o.ring_events;
-    r->memory_bound = atf_recorder_memory_bound(&o);
+    /* A thread's first ring: one page, or 4 publish batches. */
+    r->ring_min = 4096u / ATF_INDEX_EVENT_SIZE;
+    if (r->ring_min < 4u * o.publish_batch)
+        r->ring_min = pow2_at_least(4u * o.publish_batch);
+    if (r->ring_min > r->ring_events)
+        r->ring_min = r->ring_events;
+    r->memory_bound = o.memory_budget_bytes;
     r->nwriters = o.writer_threads;
-    r->slots = calloc(o.max_threads, sizeof *r->slots);
+    /* Each writer keeps one spare window out of the budget (rec_writer.c). */
+    r->budget.limit = o.memory_budget_bytes - (uint64_t)r->nwriters * REC_SINK_MIN;
+    /* Files keep their descriptors while they fit in half the process's
+     * limit; beyond that idle ones are parked at once (and reopened). */
+    struct rlimit nofile;
+    r->budget.files_cap = 512;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0)
+        r->budget.files_cap = nofile.rlim_cur == RLIM_INFINITY ? 1u << 20
+                              : nofile.rlim_cur / 2 > 64     ? nofile.rlim_cur / 2
+                                                             : 64;
     r->writers = calloc(r->nwriters, sizeof *r->writers);
-    if (!r->slots || !r->writers) {
+    if (!r->writers) {
         free_recorder(r);
         return ATF_E_NOMEM;
     }
@@ -459,9 +483,8 @@ static void grace(atf_recorder *r)
     for (;;) {
         int pending = 0;
         pthread_mutex_lock(&r->reg_mu);
-        for (uint32_t i = 0; i < r->o.max_threads; i++) {
-            rec_thread *t = atomic_load_explicit(&r->slots[i], ACQ);
-            if (!t || atomic_load_explicit(&t->exited, ACQ))
+        for (rec_thread *t = r->live; t; t = t->gnext) {
+            if (atomic_load_explicit(&t->exited, ACQ))
                 continue;
             if (atomic_load_explicit(&t->head, RLX) != atomic_load_explicit(&t->pub_head, ACQ)) {
                 atomic_store_explicit(&t->flush_req, 1, RLX);
@@ -723,11 +746,8 @@ atf_status atf_recorder_flush(atf_recorder *r, uint32_t timeout_ms)
         return ATF_E_STATE;
     rec_producer_publish_self(r);
     pthread_mutex_lock(&r->reg_mu);
-    for (uint32_t i = 0; i < r->o.max_threads; i++) {
-        rec_thread *t = atomic_load_explicit(&r->slots[i], ACQ);
-        if (t)
-            atomic_store_explicit(&t->flush_req, 1, RLX);
-    }
+    for (rec_thread *t = r->live; t; t = t->gnext)
+        atomic_store_explicit(&t->flush_req, 1, RLX);
     pthread_mutex_unlock(&r->reg_mu);
     uint64_t g = atomic_fetch_add_explicit(&r->flush_req, 1, SEQ) + 1;
     uint64_t errors = atomic_load_explicit(&r->io_errors, RLX);
@@ -777,10 +797,7 @@ void atf_recorder_get_stats(const atf_recorder *cr, atf_recorder_stats *out)
     pthread_mutex_lock(&r->reg_mu);
     out->threads = r->next_k;
     /* Producer-side counters of live threads come from the rings... */
-    for (uint32_t i = 0; i < r->o.max_threads; i++) {
-        rec_thread *t = atomic_load_explicit(&r->slots[i], ACQ);
-        if (!t)
-            continue;
+    for (rec_thread *t = r->live; t; t = t->gnext) {
         out->threads_live++;
         out->events_recorded += atomic_load_explicit(&t->head, RLX);
         out->events_dropped_full += atomic_load_explicit(&t->dropped, RLX);

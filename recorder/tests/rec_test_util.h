@@ -189,7 +189,6 @@ static inline atf_recorder_options rt_options(const char *dir)
     o.sync = 0;
     o.ring_events = 1u << 14;
     o.io_chunk_bytes = 256u << 10;
-    o.max_threads = 64;
     return o;
 }
 

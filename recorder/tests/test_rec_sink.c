@@ -77,7 +77,7 @@ static void run_sink(int direct)
     uint8_t header[64];
     for (int i = 0; i < 64; i++)
         header[i] = byte_at((uint64_t)i);
-    assert_int_equal(rec_sink_open(&s, &io, path, header, 64u << 10, 3, direct, 1, NULL), ATF_OK);
+    assert_int_equal(rec_sink_open(&s, &io, path, header, 64u << 10, 3, direct, 1, NULL, NULL), ATF_OK);
     const uint64_t total = 3u << 20;
     uint8_t *patched = calloc(total, 1);
     uint8_t *content = malloc(total);

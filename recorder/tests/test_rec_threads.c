@@ -3,12 +3,16 @@
  * backpressure with tiny rings (no event lost, every wait counted); drop
  * mode (every drop counted, the rest an in-order subsequence); thread churn;
  * idle threads at stop (unpublished events counted, never silently lost);
- * several writer threads. Worker threads never call cmocka asserts: they
+ * several writer threads; many idle threads next to busy ones, churn of
+ * thousands of threads (also against the smallest budget and with few
+ * descriptors), the memory budget under pressure, rings and windows that
+ * follow the rate. Worker threads never call cmocka asserts: they
  * count and the main thread checks. */
 #include "rec_test_util.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
 
 typedef struct producer {
     atf_recorder *r;
@@ -351,6 +355,303 @@ static void test_flush_visible(void **state)
     rt_rm_rf(dir);
 }
 
+/* ---- Many threads, idle threads, churn, the budget -------------------------- */
+
+/* Idle threads: two events, a wait at the gate, two more (tag << 32 | i,
+ * call/return alternating, as produce() does). */
+typedef struct gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int open;
+    _Atomic unsigned ready;
+} gate;
+
+typedef struct sleeper {
+    producer *p;
+    gate *g;
+} sleeper;
+
+static void *sleep_produce(void *arg)
+{
+    sleeper *s = arg;
+    producer *a = s->p;
+    for (uint64_t i = 0; i < 4; i++) {
+        if (i == 2) {
+            atomic_fetch_add(&s->g->ready, 1);
+            pthread_mutex_lock(&s->g->mu);
+            while (!s->g->open)
+                pthread_cond_wait(&s->g->cv, &s->g->mu);
+            pthread_mutex_unlock(&s->g->mu);
+        }
+        uint32_t kind = (i & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL;
+        if (atf_recorder_event(a->r, kind, a->tag << 32 | i) == ATF_OK)
+            a->recorded++;
+        else
+            a->refused++;
+    }
+    return NULL;
+}
+
+typedef struct sleepers {
+    gate g;
+    sleeper *s;
+    pthread_t *th;
+    unsigned n;
+} sleepers;
+
+/* Starts n idle threads for ps[0..n) (n = 4 events each) and waits until
+ * each has recorded its first two events. */
+static void sleepers_start(sleepers *z, atf_recorder *r, producer *ps, unsigned n, uint64_t first_tag)
+{
+    memset(z, 0, sizeof *z);
+    pthread_mutex_init(&z->g.mu, NULL);
+    pthread_cond_init(&z->g.cv, NULL);
+    z->n = n;
+    z->s = calloc(n, sizeof *z->s);
+    z->th = calloc(n, sizeof *z->th);
+    assert_non_null(z->s);
+    assert_non_null(z->th);
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, 256u << 10);
+    for (unsigned i = 0; i < n; i++) {
+        ps[i] = (producer){ r, first_tag + i, 4, 0, 0, 0, NULL };
+        z->s[i] = (sleeper){ &ps[i], &z->g };
+        assert_int_equal(pthread_create(&z->th[i], &at, sleep_produce, &z->s[i]), 0);
+    }
+    pthread_attr_destroy(&at);
+    while (atomic_load(&z->g.ready) < n)
+        rt_sleep_us(1000);
+}
+
+static void sleepers_finish(sleepers *z)
+{
+    pthread_mutex_lock(&z->g.mu);
+    z->g.open = 1;
+    pthread_cond_broadcast(&z->g.cv);
+    pthread_mutex_unlock(&z->g.mu);
+    for (unsigned i = 0; i < z->n; i++)
+        pthread_join(z->th[i], NULL);
+    free(z->s);
+    free(z->th);
+    pthread_mutex_destroy(&z->g.mu);
+    pthread_cond_destroy(&z->g.cv);
+}
+
+/* Stops r and checks that every producer's events were recorded and
+ * written, nothing lost, the session exact and valid, the memory within the
+ * budget and all given back. st: receives the final counters. */
+static void stop_check_all(atf_recorder *r, const char *dir, producer *ps, unsigned np, atf_recorder_stats *st)
+{
+    rt_stop(r);
+    atf_recorder_get_stats(r, st);
+    atf_recorder_destroy(r);
+    uint64_t total = 0;
+    for (unsigned i = 0; i < np; i++) {
+        assert_int_equal(ps[i].refused, 0);
+        assert_int_equal(ps[i].recorded, ps[i].n);
+        total += ps[i].n;
+    }
+    assert_int_equal(st->events_dropped, 0);
+    assert_int_equal(st->events_recorded, total);
+    assert_int_equal(st->events_written, total);
+    assert_int_equal(st->threads, np);
+    assert_true(st->memory_peak <= st->memory_bound);
+    assert_int_equal(st->memory_allocated, 0);
+    assert_int_equal(check_threads(dir, ps, np, 0), total);
+    rt_check(dir, 0);
+    json_t *j = rt_manifest_json(dir);
+    assert_int_equal(rt_json_u64(j, "events_dropped", NULL), 0);
+    assert_int_equal(json_array_size(json_object_get(j, "threads")), np);
+    json_decref(j);
+}
+
+/* Many idle threads next to a few busy ones: each idle thread holds a few
+ * KiB (its first ring, its parked file), the busy ones record every event. */
+static void test_idle_and_busy(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "idle-busy");
+    atf_recorder_options o = rt_options(dir);
+    o.ring_events = 1u << 16;
+    atf_recorder *r = rt_start(&o);
+    unsigned nidle = rt_scaled(400) < 64 ? 64 : (unsigned)rt_scaled(400), nbusy = 4;
+    producer *ps = calloc(nbusy + nidle, sizeof *ps);
+    assert_non_null(ps);
+    sleepers z;
+    sleepers_start(&z, r, ps + nbusy, nidle, nbusy + 1);
+    /* Idle: their files exist and have been seen idle (flush interval 100 ms). */
+    assert_int_equal(atf_recorder_flush(r, 0), ATF_OK);
+    rt_sleep_us(350000);
+    atf_recorder_stats mid;
+    atf_recorder_get_stats(r, &mid);
+    assert_int_equal(mid.threads_live, nidle);
+    /* The old design held 12 MiB per thread; now a thread that recorded two
+     * events holds its first ring and bookkeeping (and its 8 KiB window
+     * until the writer parks it). */
+    if (mid.memory_allocated > (uint64_t)nidle * (4096 + 2048 + 8192))
+        fail_msg("%u idle threads hold %llu bytes", nidle, (unsigned long long)mid.memory_allocated);
+    for (unsigned i = 0; i < nbusy; i++)
+        ps[i] = (producer){ r, i + 1, rt_scaled(500000), 0, 0, 0, NULL };
+    run_producers(ps, nbusy);
+    sleepers_finish(&z);
+    atf_recorder_stats st;
+    stop_check_all(r, dir, ps, nbusy + nidle, &st);
+    free(ps);
+    rt_rm_rf(dir);
+}
+
+/* Thread churn: n short-lived threads, `wave` at a time; every thread's
+ * files are finalized while the session goes on, the memory goes back to
+ * the baseline, one thread_K per thread, nothing lost. */
+static void churn(const char *tag, unsigned n, unsigned wave, uint64_t budget, rlim_t nofile)
+{
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, tag);
+    atf_recorder_options o = rt_options(dir);
+    o.memory_budget_bytes = budget;
+    struct rlimit saved;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    if (nofile) {
+        struct rlimit low = { nofile, saved.rlim_max };
+        assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    }
+    atf_recorder *r = rt_start(&o);
+    n -= n % wave;
+    producer *ps = calloc(n, sizeof *ps);
+    assert_non_null(ps);
+    for (unsigned i = 0; i < n; i++)
+        ps[i] = (producer){ r, i + 1, 37, 0, 0, 0, NULL };
+    for (unsigned g = 0; g < n / wave; g++)
+        run_producers(&ps[g * wave], wave);
+    atf_recorder_stats st;
+    uint64_t deadline = rt_now_ns() + 120000000000ull;
+    for (;;) {
+        atf_recorder_get_stats(r, &st);
+        if (st.threads_live == 0 || rt_now_ns() > deadline)
+            break;
+        rt_sleep_us(2000);
+    }
+    assert_int_equal(st.threads_live, 0);
+    assert_int_equal(st.threads, n);
+    assert_int_equal(st.memory_allocated, 0);   /* back to the baseline, still recording */
+    assert_int_equal(st.events_written, (uint64_t)n * 37);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);   /* the checks open every file */
+    stop_check_all(r, dir, ps, n, &st);
+    free(ps);
+    rt_rm_rf(dir);
+}
+
+static void test_churn_many(void **state)
+{
+    (void)state;
+    churn("churn-many", (unsigned)rt_scaled(2000), 8, 0, 0);
+}
+
+/* Churn faster than files are finalized, against the smallest budget: the
+ * threads that exited fill it (their first rings, their files), new threads
+ * wait to register, and the writer still drains and finalizes the exited
+ * ones (with its spare window when no window can be had) instead of waiting
+ * for memory that only it can free. */
+static void test_churn_tight_budget(void **state)
+{
+    (void)state;
+    churn("churn-tight", (unsigned)rt_scaled(1536), 64, 4u << 20, 0);
+}
+
+/* Churn with few descriptors (RLIMIT_NOFILE 160, 64 threads at a time,
+ * two descriptors per open file): files beyond half the limit are parked
+ * at once and reopened when written, instead of failing with EMFILE. */
+static void test_churn_few_descriptors(void **state)
+{
+    (void)state;
+    churn("churn-fds", (unsigned)rt_scaled(1536), 64, 0, 160);
+}
+
+/* A 4 MiB budget against 12 busy threads whose rings and windows would
+ * take 36 MiB, and 64 idle ones: the memory stays within the budget, the
+ * producers wait (counted), nothing is dropped. */
+static void test_budget_pressure(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "budget");
+    atf_recorder_options o = rt_options(dir);
+    o.memory_budget_bytes = 4u << 20;
+    o.ring_events = 1u << 16;          /* rings up to 2 MiB */
+    o.io_chunk_bytes = 256u << 10;     /* windows up to 1 MiB */
+    atf_recorder *r = rt_start(&o);
+    unsigned nbusy = 12, nidle = 64;
+    producer *ps = calloc(nbusy + nidle, sizeof *ps);
+    assert_non_null(ps);
+    sleepers z;
+    sleepers_start(&z, r, ps + nbusy, nidle, nbusy + 1);
+    for (unsigned i = 0; i < nbusy; i++)
+        ps[i] = (producer){ r, i + 1, rt_scaled(400000), 0, 0, 0, NULL };
+    run_producers(ps, nbusy);
+    sleepers_finish(&z);
+    atf_recorder_stats st;
+    stop_check_all(r, dir, ps, nbusy + nidle, &st);
+    assert_int_equal(st.memory_bound, 4u << 20);
+    if (st.memory_peak > st.memory_bound)
+        fail_msg("memory peak %llu over the budget %llu", (unsigned long long)st.memory_peak,
+                 (unsigned long long)st.memory_bound);
+    assert_true(st.backpressure_waits > 0);
+    free(ps);
+    rt_rm_rf(dir);
+}
+
+/* A burst grows the thread's ring and window; a trickle afterwards (still
+ * recording, never idle for a flush interval) shrinks them again. */
+static void test_memory_follows_rate(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "rate");
+    atf_recorder_options o = rt_options(dir);
+    o.ring_events = 1u << 16;
+    atf_recorder *r = rt_start(&o);
+    atf_recorder_stats st;
+    atf_recorder_get_stats(r, &st);
+    uint64_t n = 0;
+    for (; n < 400000; n++)
+        assert_int_equal(atf_recorder_event(r, (n & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL, n), ATF_OK);
+    assert_int_equal(atf_recorder_flush(r, 0), ATF_OK);
+    atf_recorder_stats burst;
+    atf_recorder_get_stats(r, &burst);
+    /* Grown past its first ring (4 KiB) and window (8 KiB). */
+    assert_true(burst.memory_allocated > 64u << 10);
+    uint64_t end = rt_now_ns() + 2600000000ull;
+    while (rt_now_ns() < end) {
+        assert_int_equal(atf_recorder_event(r, (n & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL, n), ATF_OK);
+        n++;
+        rt_sleep_us(5000);
+    }
+    assert_int_equal(atf_recorder_flush(r, 0), ATF_OK);
+    atf_recorder_get_stats(r, &st);
+    if (st.memory_allocated * 2 > burst.memory_allocated)
+        fail_msg("after the burst %llu bytes, after the trickle %llu", (unsigned long long)burst.memory_allocated,
+                 (unsigned long long)st.memory_allocated);
+    rt_stop(r);
+    atf_recorder_get_stats(r, &st);
+    atf_recorder_destroy(r);
+    assert_int_equal(st.events_dropped, 0);
+    assert_int_equal(st.events_written, n);
+    atf_session *s = rt_open(dir);
+    const atf_session_thread *t = atf_session_thread_at(s, 0);
+    assert_int_equal(atf_index_reader_count(t->index), n);
+    for (uint64_t k = 0; k < n; k++) {
+        atf_index_event e;
+        atf_index_reader_get(t->index, k, &e);
+        if (e.function_id != k)
+            fail_msg("event %llu: function %llu", (unsigned long long)k, (unsigned long long)e.function_id);
+    }
+    atf_session_close(s);
+    rt_check(dir, 0);
+    rt_rm_rf(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +661,12 @@ int main(void)
         cmocka_unit_test(test_thread_churn),
         cmocka_unit_test(test_idle_thread_at_stop),
         cmocka_unit_test(test_flush_visible),
+        cmocka_unit_test(test_idle_and_busy),
+        cmocka_unit_test(test_churn_many),
+        cmocka_unit_test(test_churn_tight_budget),
+        cmocka_unit_test(test_churn_few_descriptors),
+        cmocka_unit_test(test_budget_pressure),
+        cmocka_unit_test(test_memory_follows_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -498,7 +498,8 @@ static void test_fork_leaves_parent_session(void **state)
     rt_rm_rf(dir);
 }
 
-/* Memory: allocated within the bound, the bound as documented. */
+/* Memory: allocated within the bound, the bound the budget (256 MiB by
+ * default, at least 4 MiB); a max_threads limit still rejects (counted). */
 static void test_memory_accounting(void **state)
 {
     (void)state;
@@ -506,8 +507,12 @@ static void test_memory_accounting(void **state)
     rt_mkdtemp(dir, sizeof dir, "mem");
     atf_recorder_options o = rt_options(dir);
     o.max_threads = 4;
-    uint64_t per = (uint64_t)o.ring_events * 32 + (uint64_t)o.io_chunk_bytes * 4;
-    assert_int_equal(atf_recorder_memory_bound(&o), 4 * per);
+    assert_int_equal(atf_recorder_memory_bound(&o), 256u << 20);
+    assert_int_equal(atf_recorder_memory_bound(NULL), 256u << 20);
+    o.memory_budget_bytes = 1u << 20;
+    assert_int_equal(atf_recorder_memory_bound(&o), 0);   /* below the minimum: invalid */
+    o.memory_budget_bytes = 8u << 20;
+    assert_int_equal(atf_recorder_memory_bound(&o), 8u << 20);
     atf_recorder *r = rt_start(&o);
     worker_arg a = { r, 50000, 0, 0 };
     pthread_t th[6];

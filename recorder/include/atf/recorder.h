@@ -79,17 +79,23 @@ typedef struct atf_recorder_options {
     const char *session_dir;       /**< NULL, or the exact session directory (the pid_N level) to
                                         create instead; it must not exist yet */
     atf_layout layout;             /**< ATF_LAYOUT_2 (default) or ATF_LAYOUT_1 */
-    uint32_t max_threads;          /**< threads recording at the same time (default 256);
-                                        events of further threads are dropped and counted */
-    uint32_t ring_events;          /**< index ring per thread, in 32-byte events, rounded up to a
-                                        power of two (default 131072 = 4 MiB) */
+    uint32_t max_threads;          /**< threads recording at the same time; 0 (default): no
+                                        limit but the system's. Events of threads beyond a
+                                        limit are dropped and counted */
+    uint32_t ring_events;          /**< largest index ring per thread, in 32-byte events, rounded
+                                        up to a power of two (default 131072 = 4 MiB). A thread
+                                        starts with 128 events (4 KiB) and its ring grows while
+                                        it records faster than the writer drains it */
     uint32_t publish_batch;        /**< events a producer writes before publishing them to the
                                         writer (default 32; 1 = publish every event) */
     atf_recorder_overflow overflow;/**< default ATF_RECORDER_BACKPRESSURE */
     atf_recorder_clock clock;      /**< default ATF_RECORDER_CLOCK_AUTO */
     atf_recorder_io io;            /**< default ATF_RECORDER_IO_AUTO */
-    uint32_t io_chunk_bytes;       /**< bytes per write request, multiple of 4096 (default 2 MiB) */
-    uint32_t io_chunks;            /**< write buffer per file, in chunks (default 4) */
+    uint32_t io_chunk_bytes;       /**< largest write request, multiple of 4096 (default 2 MiB) */
+    uint32_t io_chunks;            /**< largest write buffer per file, in chunks (default 4); a
+                                        file's buffer starts at 8 KiB, grows while the writer
+                                        would wait for the disk, and is given back when the file
+                                        is idle */
     uint32_t flush_interval_ms;    /**< a file that did not fill a chunk for this long gets its
                                         tail written (default 100) */
     uint32_t writer_threads;       /**< background writer threads (default 1); each has one
@@ -106,13 +112,17 @@ typedef struct atf_recorder_options {
     uint64_t post_roll_ns;         /**< detail recording continues this long after disable (default 0) */
     uint64_t pre_roll_bytes;       /**< pre-roll memory per thread (default 8 MiB); when full, the
                                         oldest pre-roll events are evicted and counted */
-    uint32_t reserved[8];          /**< must be zero */
+    uint64_t memory_budget_bytes;  /**< every ring and write buffer of the recorder, whatever the
+                                        number of threads (default 256 MiB, at least 4 MiB);
+                                        when it is used up, rings and buffers stop growing and
+                                        producers wait (backpressure) or drop (drop mode) */
+    uint32_t reserved[6];          /**< must be zero */
 } atf_recorder_options;
 
 #define ATF_RECORDER_OPTIONS_INIT                                                                  \
     { NULL, NULL, ATF_LAYOUT_2, 0u, 0u, 0u, ATF_RECORDER_BACKPRESSURE, ATF_RECORDER_CLOCK_AUTO,    \
-      ATF_RECORDER_IO_AUTO, 0u, 0u, 0u, 0u, 0u, 1u, 1u, 0u, 0u, 0u, 0u, 0u, 0u, 0u,                  \
-      { 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u } }
+      ATF_RECORDER_IO_AUTO, 0u, 0u, 0u, 0u, 0u, 1u, 1u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u,              \
+      { 0u, 0u, 0u, 0u, 0u, 0u } }
 
 /** Counters of a recorder (atf_recorder_get_stats). All are totals since start. */
 typedef struct atf_recorder_stats {
@@ -135,8 +145,9 @@ typedef struct atf_recorder_stats {
     uint64_t detail_links_patched; /**< forward links written into index events already drained
                                         (pre-roll events persisted by a trigger) */
     uint64_t bytes_written;        /**< bytes of events handed to the files */
-    uint64_t memory_bound;         /**< bytes: rings + write buffers for max_threads threads */
-    uint64_t memory_allocated;     /**< bytes of rings and buffers allocated now */
+    uint64_t memory_bound;         /**< bytes: the memory budget (memory_budget_bytes) */
+    uint64_t memory_allocated;     /**< bytes of rings, buffers and per-thread bookkeeping taken
+                                        from the budget now */
     uint64_t memory_peak;          /**< largest memory_allocated seen */
     uint64_t clock_max_step_ns;    /**< counter clock: largest correction applied at a recalibration */
     uint32_t clock_source;         /**< ATF_RECORDER_CLOCK_SYSTEM or ATF_RECORDER_CLOCK_COUNTER */
@@ -147,10 +158,9 @@ typedef struct atf_recorder_stats {
 typedef struct atf_recorder atf_recorder;
 
 /**
- * Computes the memory bound of @p opts (NULL: defaults): for max_threads
- * threads, the index ring and the index write buffer, plus, with the detail
- * lane, the detail ring, the pre-roll memory and the detail write buffer.
- * Thread-safe.
+ * The memory bound of @p opts (NULL: defaults): the memory budget, which
+ * holds every ring, write buffer and detail buffer of the recorder whatever
+ * the number of threads; 0 for invalid options. Thread-safe.
  */
 ATF_API uint64_t atf_recorder_memory_bound(const atf_recorder_options *opts);
 
