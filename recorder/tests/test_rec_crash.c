@@ -58,10 +58,14 @@ static void *crash_loop(void *p)
         uint32_t kind = (i & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL;
         uint64_t fid = a->tag << 32 | i;
         if (a->detail) {
-            uint8_t payload[16];
-            memcpy(payload, &fid, 8);
-            memcpy(payload + 8, &i, 8);
-            atf_recorder_event_detail(a->r, kind, fid, (uint16_t)(3 + (i & 1)), payload, sizeof payload);
+            /* An ARM64 function payload (valid whatever the host: on arm64
+             * the detail header says arm64 and payloads must be this): the
+             * function id, and the counter in x0. */
+            atf_arm64_payload ap;
+            memset(&ap, 0, sizeof ap);
+            ap.function_id = fid;
+            ap.x[0] = i;
+            atf_recorder_event_arm64(a->r, kind, &ap);
         } else {
             atf_recorder_event(a->r, kind, fid);
         }
@@ -250,10 +254,9 @@ static void verify(const char *dir, const crash_cfg *cfg, crash_totals *tot)
         for (uint64_t d = 0; d < nd; d++) {
             atf_detail_event de;
             atf_detail_reader_get(t->detail, d, &de);
-            uint64_t fid, ctr;
-            assert_int_equal(de.payload_size, 16);
-            memcpy(&fid, de.payload, 8);
-            memcpy(&ctr, de.payload + 8, 8);
+            atf_arm64_payload ap;
+            assert_int_equal(atf_arm64_payload_decode(&ap, de.payload, de.payload_size, NULL), ATF_OK);
+            uint64_t fid = ap.function_id, ctr = ap.x[0];
             if (ctr != de.index_seq || (d && de.index_seq <= prev) || (tag && fid != (tag << 32 | ctr)))
                 fail_msg("%s: thread %zu detail %llu: payload does not match index_seq %llu", dir, i,
                          (unsigned long long)d, (unsigned long long)de.index_seq);
