@@ -1395,11 +1395,40 @@ def recoverable_cases():
       "crash-truncated (cut at record boundaries, no partial record)",
       lambda r: one_crashed_session(r), warnings=["REC-001"])
     ada_cases()
+    naive_reader_cases()
     C("r_session_empty_manifest_l2", "manifest.json of 0 bytes (a writer killed between creating "
       "and writing it): as if absent, the thread directories are discovered (SPEC 7a.14); one "
       "thread cut mid-record",
       lambda r: empty_manifest_session(r), warnings=["SES-MAN-001", "REC-001", "REC-002"])
 
+
+
+def naive_reader_cases():
+    """Counts, offsets and lengths far beyond the file, in every structure:
+    a reader that trusts them and reads there faults (the reader kit grades
+    a crashed reader as crashed). A safe reader rejects or bounds them."""
+    HUGE = 1 << 40
+    C("n_idx_ftr_001_count_huge_l2", "footer and finalized header claim 2^36 events (2 TiB) "
+      "in a file of 9: a reader that reads them faults",
+      mutate(lambda r: lone_index(r, LAYOUT_2, 9), lambda c, r: (
+          c.hdr.update(event_count=1 << 36), c.ftr.update(event_count=1 << 36, bytes_written=32 << 36))),
+      errors=["IDX-FTR-001", "IDX-HDR-013"])
+    C("n_idx_ftr_001_count_huge_l1", "layout 1: footer claims 2^32 - 2 events, the header too",
+      mutate(lambda r: lone_index(r, LAYOUT_1, 9), lambda c, r: (
+          c.hdr.update(event_count=(1 << 32) - 2), c.ftr.update(event_count=(1 << 32) - 2,
+                                                                  bytes_written=((1 << 32) - 2) * 32))),
+      errors=["IDX-FTR-001", "IDX-HDR-013"])
+    C("n_idx_hdr_010_events_offset_huge_l2", "index header events_offset 2^62",
+      lambda r: lone_index(r, LAYOUT_2, 5, hdr={"events_offset": 1 << 62}), errors=["IDX-HDR-010"])
+    C("n_det_hdr_006_events_offset_huge_l2", "detail header events_offset 2^63",
+      lambda r: lone_detail(r, LAYOUT_2, 6, hdr={"events_offset": 1 << 63}), errors=["DET-HDR-006"])
+    C("n_det_evt_002_total_length_huge_l2", "a detail event whose total_length is 0xFFFFFFF0 "
+      "(4 GiB) in a file of a few hundred bytes",
+      mutate(lambda r: lone_detail(r, LAYOUT_2, 10), lambda c, r: c.patches.append(
+          (("evt", 4), 0, le(0xFFFFFFF0, 4)))), errors=["DET-EVT-002"])
+    C("n_det_ftr_001_count_huge_l2", "detail footer and finalized header claim 2^40 events",
+      mutate(lambda r: lone_detail(r, LAYOUT_2, 10), lambda c, r: (
+          c.hdr.update(event_count=HUGE), c.ftr.update(event_count=HUGE))), errors=["DET-FTR-001"])
 
 
 def ada_index(spec):
