@@ -147,6 +147,22 @@ def ada_like(atf, adapter, builtin):
               "malformed capabilities %r: exit %d %s" % (bad, rc, doc))
 
 
+def no_header_rewrite(atf, adapter):
+    """A writer that writes its footers but never rewrites its headers: the
+    validator warns (IDX-HDR-015 / DET-HDR-009, errata E-18) and the kit,
+    whose README requires finalized headers, fails the scenario on the
+    header fields it expected (fidelity): never a silent pass."""
+    w = wrapper(adapter, None, "--no-header-rewrite")
+    rc, doc, err = conform_json(atf, w, "--scenario", "one_event_l2")
+    sc = doc.get("scenarios", [{}])[0]
+    found = {f["clause"] for f in (sc.get("validation") or {}).get("findings", [])}
+    mm = sc.get("mismatches", [])
+    check(rc == 1 and sc.get("verdict") == "fail" and {"IDX-HDR-015", "DET-HDR-009"} <= found and
+          any(m["category"] == "fidelity" and m["fails"] for m in mm),
+          "headers never rewritten: exit %d verdict %s findings %s mismatches %s"
+          % (rc, sc.get("verdict"), sorted(found), mm[:2]))
+
+
 def nothing_tested(atf, adapter, work):
     f = os.path.join(work, "a-file")
     open(f, "w").write("x")
@@ -236,6 +252,7 @@ def main():
     builtin = scenarios(atf)
     layout2_only(atf, a.adapter, builtin)
     ada_like(atf, a.adapter, builtin)
+    no_header_rewrite(atf, a.adapter)
     nothing_tested(atf, a.adapter, a.workdir)
     prefixes_and_paths(atf, a.adapter, a.broken, builtin, a.workdir)
     broken_corpus(atf, a.workdir)

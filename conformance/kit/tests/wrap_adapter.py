@@ -17,6 +17,9 @@ project's (the ADA tracer's among them).
                          and 3 for 4 (the spec does not say which)
   --drop-empty-detail    a detail lane that recorded nothing gets no
                          detail.atf (and has_detail_file 0)
+  --no-header-rewrite    the headers stay the placeholders written at open
+                         (a writer that writes its footers but never rewrites
+                         its headers: IDX-HDR-015 / DET-HDR-009)
 
 CMD writes the session from the (rewritten) scenario; the wrapper then edits
 the files it wrote. Standard library only.
@@ -31,7 +34,8 @@ import tempfile
 
 
 def main(argv):
-    opts = {"caps": None, "platform": None, "has_detail_all": False, "swap": False, "drop_empty": False}
+    opts = {"caps": None, "platform": None, "has_detail_all": False, "swap": False, "drop_empty": False,
+            "no_rewrite": False}
     adapter = None
     rest = []
     i = 0
@@ -49,6 +53,8 @@ def main(argv):
             opts["swap"] = True
         elif a == "--drop-empty-detail":
             opts["drop_empty"] = True
+        elif a == "--no-header-rewrite":
+            opts["no_rewrite"] = True
         else:
             rest.append(a)
         i += 1
@@ -94,10 +100,28 @@ def main(argv):
                 struct.pack_into("<I", b, 8, struct.unpack_from("<I", b, 8)[0] & ~1)
                 open(idx, "wb").write(b)
                 th["has_detail"] = False
+        if opts["no_rewrite"]:
+            placeholder_headers(tdir)
         if opts["has_detail_all"]:
             th["has_detail"] = True
     json.dump(man, open(man_path, "w", encoding="utf-8"))
     return 0
+
+
+def placeholder_headers(tdir):
+    """Puts back the headers a writer writes at open (SPEC 2.1, 3.1)."""
+    for name in ("index.atf", "detail.atf"):
+        p = os.path.join(tdir, name)
+        if not os.path.exists(p):
+            continue
+        b = bytearray(open(p, "rb").read())
+        if b[:4] == b"ATI2":
+            b[8:12] = bytes(4)
+            b[24 if b[5] == 2 else 28:32] = bytes(8 if b[5] == 2 else 4)
+            b[40:64] = bytes(24)
+        else:
+            b[28:60] = bytes(32)
+        open(p, "wb").write(b)
 
 
 if __name__ == "__main__":
