@@ -16,6 +16,9 @@ answers at once, with the right words and exit status, in small memory.
   100 GiB with a sparse zero tail (SPEC 7a.6): info, dump and validate
   recover the one event and report the tail, and the peak memory of every
   command stays under 64 MiB (work and memory do not grow with the tail).
+  With --emulated (a cross build run under qemu-user, whose own per-page
+  bookkeeping of a 100 GiB mapping is ~600 MB) the memory bound is not
+  checked, and the run says so; everything else is.
 
 The last line is `N passed, M failed`; exit status 1 on any failure.
 """
@@ -115,7 +118,7 @@ def permission_cases(atf, corpus, workdir):
     expect_io(atf, s, "thread directory mode 000", ["Permission denied"], unprivileged=True)
 
 
-def sparse_case(atf, workdir):
+def sparse_case(atf, workdir, emulated):
     d = os.path.join(workdir, "sparse", "pid_1")
     shutil.rmtree(os.path.dirname(d), ignore_errors=True)
     rc, _, err = run([atf, "demo", "--threads", "1", "--events", "10", "--detail-every", "0", d])
@@ -130,10 +133,12 @@ def sparse_case(atf, workdir):
     with open(p, "wb") as f:
         f.write(bytes(h) + bytes(data[64:96]))
     os.truncate(p, 100 << 30)     # a 100 GiB zero tail, sparse
+    if emulated:
+        print("note: under an emulator: the peak-memory bound of the sparse-tail case is not checked")
     for c in ("info", "dump", "validate"):
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         rc, out, err = run([atf, c, d])
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        peak = 0 if emulated else resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         check(rc == 0, "sparse 100 GiB tail: atf %s exit %s (%s)" % (c, rc, err.strip()[:200]))
         text = out + err
         check("1 complete events recovered" in text, "sparse tail: atf %s does not recover the one event: %s"
@@ -147,13 +152,14 @@ def main():
     ap.add_argument("--atf", required=True)
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--workdir", required=True)
+    ap.add_argument("--emulated", action="store_true")
     a = ap.parse_args()
-    atf = os.path.abspath(a.atf)
+    atf = a.atf if " " in a.atf else os.path.abspath(a.atf)
     os.makedirs(a.workdir, exist_ok=True)
     os.chmod(a.workdir, 0o755)
     fifo_cases(atf, a.corpus, a.workdir)
     permission_cases(atf, a.corpus, a.workdir)
-    sparse_case(atf, a.workdir)
+    sparse_case(atf, a.workdir, a.emulated)
     for root, dirs, files in os.walk(a.workdir):
         for x in dirs:
             os.chmod(os.path.join(root, x), stat.S_IRWXU)
