@@ -6,7 +6,8 @@ answers at once, with the right words and exit status, in small memory.
 
 * A FIFO as manifest.json, index.atf or detail.atf of a session, and given
   alone: info, dump, merge and validate exit 2 (an I/O problem, not a
-  verdict) saying "a FIFO", never blocking (a 60 s guard catches a hang).
+  verdict) saying "a FIFO", never blocking (a 60 s guard catches a hang);
+  `atf conform --scenario-file FIFO` too.
 * manifest.json that is a directory: exit 2, "a directory".
 * As an unprivileged user (the script drops to uid/gid 65534 with setpriv
   when run as root): an index.atf with mode 000 and a thread directory with
@@ -96,6 +97,12 @@ def fifo_cases(atf, corpus, workdir):
         expect_io(atf, s, "FIFO as %s" % place, ["a FIFO"])
         expect_io(atf, p, "FIFO given alone (%s)" % place, ["a FIFO", "not a regular file"],
                   commands=("info", "dump", "validate"))
+    # The writer kit's scenario file.
+    f = os.path.join(workdir, "scenario.fifo")
+    if not os.path.exists(f):
+        os.mkfifo(f)
+    rc, out, err = run([atf, "conform", "--writer", "true", "--scenario-file", f])
+    check(rc == 2 and "a FIFO" in err, "atf conform --scenario-file FIFO: exit %s: %s" % (rc, err.strip()[:200]))
     s = fresh_session(corpus, workdir, "manifest_dir")
     os.remove(os.path.join(s, "manifest.json"))
     os.mkdir(os.path.join(s, "manifest.json"))

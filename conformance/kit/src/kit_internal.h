@@ -79,6 +79,9 @@ double kit_now(void);                                        /* monotonic second
 int kit_rmtree(const char *path);                            /* rm -rf; 0 or -1 */
 char *kit_path_join(const char *a, const char *b);           /* malloc'd "a/b" */
 char *kit_strdup(const char *s);
+/* fopen(path, "rb") of a regular file only: a FIFO or another special file
+ * is refused at once (never blocks); NULL with why[] filled on failure. */
+FILE *kit_fopen_regular(const char *path, char *why, size_t why_cap);
 char *kit_sprintf(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

@@ -383,9 +383,10 @@ static int load_corpus(const atf_conform_reader_options *o, corpus_case **out, s
 /* Reads the expected dump (bounded). Returns a malloc'd buffer or NULL. */
 static char *read_dump(const char *path, size_t *len, char *why, size_t why_cap)
 {
-    FILE *f = fopen(path, "rb");
+    char reason[160];
+    FILE *f = kit_fopen_regular(path, reason, sizeof reason);
     if (!f) {
-        snprintf(why, why_cap, "cannot open the expected dump %s: %s", path, strerror(errno));
+        snprintf(why, why_cap, "the expected dump %s: %s", path, reason);
         return NULL;
     }
     struct stat st;

@@ -446,9 +446,10 @@ atf_status atf_scenario_open(atf_scenario_reader **out, const char *path, atf_er
         return ATF_E_NOMEM;
     }
     snprintf(r->path, sizeof r->path, "%s", path);
-    r->f = fopen(path, "rb");
+    char why[160];
+    r->f = kit_fopen_regular(path, why, sizeof why);
     if (!r->f) {
-        kit_status_fail(err, ATF_E_IO, path, "cannot open: %s", strerror(errno));
+        kit_status_fail(err, ATF_E_IO, path, "%s", why);
         atf_scenario_close(r);
         return ATF_E_IO;
     }

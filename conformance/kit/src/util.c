@@ -10,7 +10,33 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
+#include <atf/reader.h>
+
 #include "kit_internal.h"
+
+FILE *kit_fopen_regular(const char *path, char *why, size_t why_cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0) {
+        snprintf(why, why_cap, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, why_cap, "%s, not a regular file", atf_file_type_name((unsigned)st.st_mode));
+        close(fd);
+        return NULL;
+    }
+    (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        snprintf(why, why_cap, "cannot open: %s", strerror(errno));
+        close(fd);
+    }
+    return f;
+}
 
 void kit_json_string_n(FILE *out, const char *s, size_t n)
 {
