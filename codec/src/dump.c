@@ -890,7 +890,6 @@ static atf_status run_tool(FILE *out, const char *path, const atf_tool_options *
         (st = atf_session_list(path, &list, &n, err)) != ATF_OK)
         return st;
     atf_status worst = ATF_OK;
-    size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
         const char *p = list ? list[i] : path;
         tool_source src;
@@ -905,11 +904,9 @@ static atf_status run_tool(FILE *out, const char *path, const atf_tool_options *
             }
             diag_error(opts->diag, &e, "session not read");   /* one bad session never costs the others */
             worst = worse(worst, st == ATF_E_IO ? ATF_E_IO : ATF_E_DAMAGED);
-            bad++;
             continue;
         }
         atf_status r = tool_source_report(&src, opts->diag);
-        bad += r != ATF_OK;
         worst = worse(worst, r);
         st = fn(out, &src, opts, err);
         tool_source_close(&src);
@@ -921,13 +918,12 @@ static atf_status run_tool(FILE *out, const char *path, const atf_tool_options *
     atf_session_list_free(list, n);
     if ((st = finish_output(out, err)) != ATF_OK)
         return st;
-    if (worst)
+    if (worst) {
         atf_fail(err, worst, ATF_NO_OFFSET, NULL,
                  worst == ATF_E_IO ? "some files could not be read (see above); everything else was read"
                                    : "some files are damaged (see above); everything readable was read");
-    if (worst)
         atf_error_set_file(err, path);
-    (void)bad;
+    }
     return worst;
 }
 
