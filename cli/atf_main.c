@@ -518,7 +518,7 @@ static int cmd_conform(int argc, char **argv)
     const char **scen = lists, **files = lists + argc + 1, **readers = lists + 2 * (argc + 1),
                **cases = lists + 3 * (argc + 1);
     size_t ns = 0, nf = 0, nr = 0, nc = 0;
-    const char *writer = NULL, *keep = NULL, *corpus = "corpus", *html = NULL, *format = "text", *export_dir = NULL;
+    const char *writer = NULL, *keep = NULL, *corpus = "corpus/atf", *html = NULL, *format = "text", *export_dir = NULL;
     double timeout = 0;
     unsigned long jobs = 0;
     int list = 0, strict = 0, no_slow = 0, rc = EXIT_USAGE;

@@ -7,7 +7,7 @@ Seeds are real files: sessions, index/detail files, headers, footers,
 payloads and manifests written by atfpy, the independent Python
 implementation (conformance/gen/atfpy), plus their crash-truncated, torn,
 zero-tailed and garbage-tailed variants, and every case of the golden corpus
-(corpus/[ynri]_*: sessions and threads packed, files and manifests as they are). With --atf, small sessions written
+(corpus/atf/[ynri]_*: sessions and threads packed, files and manifests as they are). With --atf, small sessions written
 by the C session writer (`atf demo`) are added as well. Session seeds use the
 container format of fuzz/README.md. The output is deterministic: running the
 script again rewrites the same bytes (the directory is cleared first).
@@ -231,7 +231,7 @@ def program_seeds(rng, n):
 
 
 def golden_sessions(corpus):
-    """(name, files) of every case of the golden corpus (corpus/[ynri]_*):
+    """(name, files) of every case of the golden corpus (corpus/atf/[ynri]_*):
     session roots (manifest.json or thread_* inside) and thread directories,
     packed as sessions; lone files as one-thread sessions."""
     out = []
@@ -293,7 +293,7 @@ def main(argv):
                                stdout=subprocess.DEVNULL)
                 sessions.append(("c-writer-l%d" % layout, dir_files(d)))
 
-    sessions += golden_sessions(os.path.join(ROOT, "corpus"))
+    sessions += golden_sessions(os.path.join(ROOT, "corpus", "atf"))
 
     for name, files in sessions:
         packed = pack_files(files)

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""Writes the golden corpus (corpus/): ATF files, threads and sessions with the
+"""Writes the golden corpus (corpus/atf/): ATF files, threads and sessions with the
 verdict each one must get, in the manner of JSONTestSuite (y_/n_/i_) and
 babeltrace (succeed/fail + expect files).
 
-    make_corpus.py [--out DIR]      (re)write the corpus (default: corpus/ of the repo)
+    make_corpus.py [--out DIR]      (re)write the corpus (default: corpus/atf/ of the repo)
     make_corpus.py --check DIR      regenerate into a temporary directory and compare
                                     every file with DIR byte for byte (exit 1 on a
                                     difference, listing it)
@@ -52,7 +52,7 @@ from atfpy.session import SessionView, ThreadView  # noqa: E402
 import atfpy_tool  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
-DEFAULT_OUT = os.path.join(REPO, "corpus")
+DEFAULT_OUT = os.path.join(REPO, "corpus", "atf")
 SPEC = os.path.join(REPO, "conformance", "SPEC.md")
 EXPECT_SCHEMA = "atf-corpus-expect/1"
 CLASSES = {"y": "valid", "n": "invalid", "r": "recoverable", "i": "implementation-defined"}
@@ -1824,7 +1824,7 @@ def write_corpus(out, log=None):
     if missing:
         raise SystemExit("make_corpus: SPEC.md clauses without a case: %s" % ", ".join(missing))
     if os.path.isdir(out):
-        # corpus/ is shared (fuzz-seeds/ and regressions/ belong to fuzz/): only the
+        # the output directory may hold other entries: only the
         # entries this generator writes are replaced.
         for e in sorted(os.listdir(out)):
             if not _owned(e):
@@ -2042,7 +2042,7 @@ def readme(cases, clauses, cov):
            "line per failing case, then `N passed, M failed`.", "",
            "## Regenerating", "",
            "```sh",
-           "/usr/bin/python3 conformance/gen/make_corpus.py            # rewrites corpus/",
+           "/usr/bin/python3 conformance/gen/make_corpus.py            # rewrites corpus/atf/",
            "/usr/bin/python3 conformance/gen/make_corpus.py --check corpus   "
            "# ctest: conformance_corpus_regenerates",
            "```", "",

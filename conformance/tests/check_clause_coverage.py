@@ -95,7 +95,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--atf", required=True, help="the atf executable, or atfpy_tool.py")
     ap.add_argument("--spec", default=os.path.join(REPO, "conformance", "SPEC.md"))
-    ap.add_argument("--corpus", default=os.path.join(REPO, "corpus"))
+    ap.add_argument("--corpus", default=os.path.join(REPO, "corpus", "atf"))
     a = ap.parse_args(argv)
     try:
         spec = spec_clauses(a.spec)

@@ -36,7 +36,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-DEFAULT_CORPUS = os.path.join(REPO, "corpus")
+DEFAULT_CORPUS = os.path.join(REPO, "corpus", "atf")
 EXPECT_SCHEMA = "atf-corpus-expect/1"
 VALIDATE_SCHEMA = "atf-validate/1"
 EXIT = {"conformant": 0, "nonconformant": 1}

@@ -9,7 +9,7 @@
  * per-thread counts are informational; the final one (state "complete")
  * carries the range and the final counts. The common keys and the atomic
  * replacement (temp file + rename, so a crash leaves the previous complete
- * manifest) are the codec's (codec/src/manifest_json.h). */
+ * manifest) are the codec's (formats/atf/src/manifest_json.h). */
 #include <stdlib.h>
 #include <string.h>
 

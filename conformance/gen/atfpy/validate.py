@@ -12,7 +12,7 @@ Entry points
   validate_path(path) -> (error messages, warning messages)   (older API)
   CLAUSES: (id, severity, summary) in SPEC.md order
 
-Readings of the spec where its text leaves room (listed in corpus/README.md
+Readings of the spec where its text leaves room (listed in corpus/atf/README.md
 so that SPEC.md can settle them):
   * A single index or detail file is checked on its own: file-level clauses
     only, no cross-lane clauses (LINK-*, ARM-PAY-005), even when a sibling

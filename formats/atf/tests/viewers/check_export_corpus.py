@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`atf export` over every case of the golden corpus (corpus/*/: valid,
+"""`atf export` over every case of the golden corpus (corpus/atf/*/: valid,
 invalid, recoverable and implementation-defined files, truncated, garbled):
 bad input is the normal case. For each case and both formats:
 
