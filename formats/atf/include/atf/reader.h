@@ -43,6 +43,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include <atf/fileio.h>
 #include <atf/format.h>
 
 #ifdef __cplusplus
@@ -68,20 +69,6 @@ typedef enum atf_checksum_state {
 } atf_checksum_state;
 
 ATF_API const char *atf_checksum_state_name(atf_checksum_state s);
-
-/** "a regular file", "a directory", "a FIFO", "a socket", ... for a stat()
- *  st_mode: what readers say when they refuse a path that is not a regular
- *  file (an I/O problem, not a verdict about the format). */
-ATF_API const char *atf_file_type_name(unsigned st_mode);
-
-/**
- * Where the data of an open file ends: the end of its last data extent
- * (SEEK_DATA / SEEK_HOLE), so that a sparse tail (a file extended with
- * `truncate -s`, or preallocated, after a crash) is known to be zero bytes
- * without reading it. @p size when the file system cannot say, or when the
- * file has more than a few thousand extents.
- */
-ATF_API uint64_t atf_fd_data_end(int fd, uint64_t size);
 
 /**
  * What a reader found a file to be (conformance/SPEC.md section 6). The

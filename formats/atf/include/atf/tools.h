@@ -24,8 +24,9 @@ typedef enum atf_path_kind {
     ATF_PATH_DETAIL,     /**< a file starting with "ATD2" */
     ATF_PATH_THREAD,     /**< a directory holding index.atf */
     ATF_PATH_SESSION,    /**< a directory holding manifest.json or thread_* directories */
-    ATF_PATH_ROOT        /**< a directory of sessions: the recorder's or tracer's output root
+    ATF_PATH_ROOT,       /**< a directory of sessions: the recorder's or tracer's output root
                               (session_X/pid_N/ directories), or a session_X/ with several pid_N/ */
+    ATF_PATH_WTF         /**< a WTF file (atf/wtf.h, atf_wtf_sniff()): info, dump and validate read it */
 } atf_path_kind;
 
 /**

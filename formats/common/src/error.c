@@ -5,7 +5,7 @@
 #include <atf/error.h>
 #include <atf/version.h>
 
-#include "internal.h"
+#include "common.h"
 
 const char *atf_strerror(atf_status status)
 {

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atf/reader.h>
+#include <atf/fileio.h>
 
-#include "internal.h"
+#include "common.h"
 
 static atf_status read_fully(int fd, uint8_t *dst, size_t size, atf_error *err)
 {

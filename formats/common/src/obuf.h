@@ -27,6 +27,14 @@ void ob_put(obuf *b, const void *p, size_t n);
 /* JSON string (quotes included) with every non-ASCII character escaped as
  * \uXXXX, as Python's json.dumps() prints it (docs/dump-format.md). */
 void ob_json_string(obuf *b, const char *s);
+/* The same for @n bytes (a NUL byte among them is written \u0000). */
+void ob_json_string_n(obuf *b, const char *s, size_t n);
+/* A signed decimal. */
+void ob_i64(obuf *b, int64_t v);
+/* A JSON number by the rule of docs/wtf-dump-format.md: integral values
+ * below 2^53 as integers, others as the first of %.15g/%.16g/%.17g that
+ * reads back the same; NaN and the infinities as strings. */
+void ob_number(obuf *b, double v);
 void ob_hex(obuf *b, const uint8_t *p, size_t n);
 
 static inline unsigned char *ob_room(obuf *b, size_t n)

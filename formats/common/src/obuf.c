@@ -1,4 +1,6 @@
 /* The tools' write buffer (obuf.h). */
+#include <stdlib.h>
+
 #include "obuf.h"
 
 const char ob_digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -63,23 +65,28 @@ static void put_u16_escape(obuf *b, uint32_t c)
 
 void ob_json_string(obuf *b, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
+    ob_json_string_n(b, s, strlen(s));
+}
+
+void ob_json_string_n(obuf *b, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
     ob_char(b, '"');
-    while (*p) {
+    while (p < end) {
         /* Runs of characters that need no escape go in one copy. */
         const unsigned char *run = p;
-        while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+        while (p < end && *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
             p++;
         if (p > run)
             ob_put(b, run, (size_t)(p - run));
-        if (!*p)
+        if (p == end)
             break;
         uint32_t c = *p++;
         if (c >= 0x80) {
             int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : -1;
             c = extra == 3 ? c & 0x07 : extra == 2 ? c & 0x0F : c & 0x1F;
             for (int i = 0; i < extra; i++) {
-                if ((*p & 0xC0) != 0x80) {
+                if (p == end || (*p & 0xC0) != 0x80) {
                     extra = -1;
                     break;
                 }
@@ -145,4 +152,40 @@ void ob_hex(obuf *b, const uint8_t *p, size_t n)
         p += k;
         n -= k;
     }
+}
+
+void ob_i64(obuf *b, int64_t v)
+{
+    if (v < 0) {
+        ob_char(b, '-');
+        ob_u64(b, (uint64_t)0 - (uint64_t)v);
+    } else {
+        ob_u64(b, (uint64_t)v);
+    }
+}
+
+void ob_number(obuf *b, double v)
+{
+    char tmp[40];
+    if (v != v) {
+        ob_lit(b, "\"NaN\"");
+        return;
+    }
+    if (v > 1.7976931348623157e308 || v < -1.7976931348623157e308) {
+        if (v > 0)
+            ob_lit(b, "\"Infinity\"");
+        else
+            ob_lit(b, "\"-Infinity\"");
+        return;
+    }
+    if (v < 9007199254740992.0 && v > -9007199254740992.0 && v == (double)(int64_t)v) {
+        ob_i64(b, (int64_t)v);   /* -0 prints as 0 */
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (prec == 17 || strtod(tmp, NULL) == v)
+            break;
+    }
+    ob_put(b, tmp, strlen(tmp));
 }

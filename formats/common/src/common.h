@@ -1,0 +1,51 @@
+/* Helpers shared by every format's codec (formats/<format>/src): errors with file,
+ * offset and field; a file's bytes mapped or read; path and write helpers.
+ * Not installed. */
+#ifndef ATF_COMMON_H
+#define ATF_COMMON_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include <atf/error.h>
+
+/* err->offset when no byte offset applies. */
+#define ATF_NO_OFFSET UINT64_MAX
+
+#if defined(__GNUC__)
+#  define ATF_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#  define ATF_PRINTF(a, b)
+#endif
+
+/* Fills err (if not NULL) and returns code. fmt may be NULL (message = strerror). */
+atf_status atf_fail(atf_error *err, atf_status code, uint64_t offset, const char *field,
+                    const char *fmt, ...) ATF_PRINTF(5, 6);
+void atf_error_set_file(atf_error *err, const char *file);
+void atf_error_clear(atf_error *err);
+
+/* A file's bytes: mapped, read into memory, or borrowed from the caller. */
+typedef struct atf_blob {
+    const uint8_t *data;
+    size_t size;
+    uint64_t data_end; /* bytes past it are a hole (zeros): atf_fd_data_end(); size for memory */
+    void *map;        /* mmap base, or NULL */
+    void *heap;       /* malloc'd copy, or NULL */
+} atf_blob;
+
+atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *err);
+void atf_blob_close(atf_blob *b);
+
+/* strdup that returns NULL on NULL. */
+char *atf_strdup(const char *s);
+/* Joins a directory and a name into a new string. */
+char *atf_path_join(const char *dir, const char *name);
+/* mkdir -p (mode 0755). Returns 0, -1 (errno says why) or -2 (out of
+ * memory, errno ENOMEM). Also used by the recorder, the kit and atf-bench. */
+int atf_make_dirs(const char *path);
+
+/* Write all bytes with pwrite/write retries. */
+atf_status atf_write_all(int fd, const void *src, size_t size, uint64_t offset, int positional);
+
+#endif /* ATF_COMMON_H */

@@ -1,0 +1,478 @@
+/* `atf dump` and `atf info` of a WTF file: the canonical JSON Lines of
+ * docs/wtf-dump-format.md, a text form of the same, and a summary. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include <atf/tools.h>
+#include <atf/wtf.h>
+
+#include "common.h"
+#include "obuf.h"
+#include "wtf_internal.h"
+
+/* ---- JSON values (file header, `any`) --------------------------------------- */
+
+static void put_json(obuf *o, const json_t *j)
+{
+    size_t i;
+    const char *k;
+    json_t *v;
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: {
+        ob_char(o, '{');
+        int first = 1;
+        json_object_foreach((json_t *)j, k, v) {
+            if (!first)
+                ob_char(o, ',');
+            first = 0;
+            ob_json_string(o, k);
+            ob_char(o, ':');
+            put_json(o, v);
+        }
+        ob_char(o, '}');
+        return;
+    }
+    case JSON_ARRAY:
+        ob_char(o, '[');
+        json_array_foreach((json_t *)j, i, v) {
+            if (i)
+                ob_char(o, ',');
+            put_json(o, v);
+        }
+        ob_char(o, ']');
+        return;
+    case JSON_STRING: ob_json_string_n(o, json_string_value(j), json_string_length(j)); return;
+    case JSON_INTEGER: ob_number(o, (double)json_integer_value(j)); return;
+    case JSON_REAL: ob_number(o, json_real_value(j)); return;
+    case JSON_TRUE: ob_lit(o, "true"); return;
+    case JSON_FALSE: ob_lit(o, "false"); return;
+    default: ob_lit(o, "null"); return;
+    }
+}
+
+/* Parses JSON text as docs/wtf-dump-format.md says (numbers as doubles,
+ * \u0000 allowed, one value); NULL when it does not parse. */
+static json_t *parse_json(const char *s, size_t n)
+{
+    return json_loadb(s, n, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, NULL);
+}
+
+/* ---- Arguments ----------------------------------------------------------------- */
+
+/* char and wchar values: a JSON string of UTF-16 code units, each written
+ * as ob_json_string writes an ASCII character, or as \uxxxx. */
+static void put_unit(obuf *o, uint32_t u)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (u >= 0x20 && u < 0x7f && u != '"' && u != '\\') {
+        ob_char(o, (char)u);
+        return;
+    }
+    switch (u) {
+    case '"': ob_lit(o, "\\\""); return;
+    case '\\': ob_lit(o, "\\\\"); return;
+    case '\n': ob_lit(o, "\\n"); return;
+    case '\r': ob_lit(o, "\\r"); return;
+    case '\t': ob_lit(o, "\\t"); return;
+    case '\b': ob_lit(o, "\\b"); return;
+    case '\f': ob_lit(o, "\\f"); return;
+    default: {
+        char e[6] = { '\\', 'u', hex[(u >> 12) & 15], hex[(u >> 8) & 15], hex[(u >> 4) & 15], hex[u & 15] };
+        ob_put(o, e, 6);
+    }
+    }
+}
+
+static void put_scalar(obuf *o, const atf_wtf_value *v)
+{
+    switch (v->type) {
+    case ATF_WTF_CHAR:
+    case ATF_WTF_WCHAR:
+        ob_char(o, '"');
+        put_unit(o, (uint32_t)v->u);
+        ob_char(o, '"');
+        return;
+    case ATF_WTF_BOOL:
+        if (v->u)
+            ob_lit(o, "true");
+        else
+            ob_lit(o, "false");
+        return;
+    case ATF_WTF_INT8:
+    case ATF_WTF_INT16:
+    case ATF_WTF_INT32: ob_i64(o, v->i); return;
+    case ATF_WTF_FLOAT32: ob_number(o, v->f); return;
+    case ATF_WTF_ASCII:
+    case ATF_WTF_UTF8:
+        if (!v->s)
+            ob_lit(o, "null");
+        else
+            ob_json_string_n(o, v->s, v->s_len);
+        return;
+    case ATF_WTF_ANY: {
+        if (!v->s) {
+            ob_lit(o, "null");
+            return;
+        }
+        json_t *j = parse_json(v->s, v->s_len);
+        if (j)
+            put_json(o, j);
+        else
+            ob_json_string_n(o, v->s, v->s_len);
+        json_decref(j);
+        return;
+    }
+    default: ob_u64(o, v->u); return;
+    }
+}
+
+static void put_args(obuf *o, const atf_wtf_reader *r, const atf_wtf_event *ev)
+{
+    const atf_wtf_def *d = ev->def;
+    const atf_wtf_strings *st = atf_wtf_reader_strings(r);
+    ob_char(o, '{');
+    for (size_t i = 0; i < d->arg_count; i++) {
+        atf_wtf_value v;
+        if (i)
+            ob_char(o, ',');
+        ob_json_string(o, d->args[i].name);
+        ob_char(o, ':');
+        if (atf_wtf_event_arg(r, ev, i, &v, NULL) != ATF_OK) {
+            ob_lit(o, "null");
+            continue;
+        }
+        if (!v.array) {
+            put_scalar(o, &v);
+            continue;
+        }
+        if (v.is_null) {
+            ob_lit(o, "null");
+            continue;
+        }
+        if (v.type == ATF_WTF_CHAR || v.type == ATF_WTF_WCHAR) {
+            ob_char(o, '"');
+            for (uint32_t k = 0; k < v.count; k++) {
+                atf_wtf_value e;
+                atf_wtf_array_elem(&v, k, st, &e);
+                put_unit(o, (uint32_t)e.u);
+            }
+            ob_char(o, '"');
+            continue;
+        }
+        ob_char(o, '[');
+        for (uint32_t k = 0; k < v.count; k++) {
+            atf_wtf_value e;
+            if (k)
+                ob_char(o, ',');
+            atf_wtf_array_elem(&v, k, st, &e);
+            put_scalar(o, &e);
+        }
+        ob_char(o, ']');
+    }
+    ob_char(o, '}');
+}
+
+/* ---- Lines -------------------------------------------------------------------- */
+
+static void put_chunk_line(obuf *o, const atf_wtf_chunk *c, uint32_t index)
+{
+    ob_lit(o, "{\"chunk\":");
+    ob_u64(o, index);
+    ob_lit(o, ",\"offset\":");
+    ob_u64(o, c->offset);
+    ob_lit(o, ",\"id\":");
+    ob_u64(o, c->id);
+    ob_lit(o, ",\"type\":");
+    ob_u64(o, c->type);
+    ob_lit(o, ",\"start\":");
+    ob_u64(o, c->start_time);
+    ob_lit(o, ",\"end\":");
+    ob_u64(o, c->end_time);
+    ob_lit(o, ",\"parts\":[");
+    for (uint32_t i = 0; i < c->part_count; i++) {
+        if (i)
+            ob_char(o, ',');
+        ob_lit(o, "{\"type\":");
+        ob_u64(o, c->parts[i].type);
+        ob_lit(o, ",\"offset\":");
+        ob_u64(o, c->parts[i].offset);
+        ob_lit(o, ",\"length\":");
+        ob_u64(o, c->parts[i].length);
+        ob_char(o, '}');
+    }
+    ob_lit(o, "]}\n");
+}
+
+static void put_event_line(obuf *o, const atf_wtf_reader *r, const atf_wtf_event *ev)
+{
+    ob_lit(o, "{\"chunk\":");
+    ob_u64(o, ev->chunk);
+    ob_lit(o, ",\"offset\":");
+    ob_u64(o, ev->offset);
+    ob_lit(o, ",\"wire_id\":");
+    ob_u64(o, ev->wire_id);
+    ob_lit(o, ",\"event\":");
+    ob_json_string(o, ev->def->name);
+    ob_lit(o, ",\"time\":");
+    ob_u64(o, ev->time);
+    ob_lit(o, ",\"zone\":");
+    if (ev->zone < 0)
+        ob_lit(o, "null");
+    else
+        ob_u64(o, (uint64_t)ev->zone);
+    ob_lit(o, ",\"args\":");
+    put_args(o, r, ev);
+    ob_lit(o, "}\n");
+}
+
+/* The text form: one line per event, indented by scope depth. */
+static void put_event_text(obuf *o, const atf_wtf_reader *r, const atf_wtf_event *ev)
+{
+    char tmp[64];
+    int n = snprintf(tmp, sizeof tmp, "%10u ", (unsigned)ev->time);
+    ob_put(o, tmp, (size_t)n);
+    if (ev->zone >= 0) {
+        n = snprintf(tmp, sizeof tmp, "z%-3d ", (int)ev->zone);
+        ob_put(o, tmp, (size_t)n);
+    } else {
+        ob_lit(o, "  -  ");
+    }
+    for (uint32_t i = 0; i < ev->depth && i < 64; i++)
+        ob_lit(o, "  ");
+    ob_put(o, ev->def->name, strlen(ev->def->name));
+    if (ev->def->arg_count) {
+        ob_char(o, ' ');
+        put_args(o, r, ev);
+    }
+    ob_char(o, '\n');
+}
+
+/* ---- The tools ------------------------------------------------------------------ */
+
+static void diag_error(FILE *diag, const atf_error *e, const char *what)
+{
+    if (!diag)
+        return;
+    char line[768];
+    atf_error_format(line, sizeof line, e);
+    fprintf(diag, "atf: %s: %s\n", what, line);
+}
+
+/* One line on diag for a file not read whole (SPEC-WTF 6). */
+static void diag_summary(FILE *diag, const char *path, const atf_wtf_summary *s)
+{
+    if (!diag || s->state == ATF_WTF_COMPLETE)
+        return;
+    if (s->state == ATF_WTF_CRASH_TRUNCATED)
+        fprintf(diag,
+                "atf: %s: crash-truncated: %llu events read from %llu chunks (%llu of them from the chunk cut short); "
+                "the last %llu bytes were not a complete chunk or event\n",
+                path, (unsigned long long)s->events, (unsigned long long)s->chunks,
+                (unsigned long long)s->events_in_cut_chunk, (unsigned long long)s->bytes_unread);
+    else
+        fprintf(diag,
+                "atf: %s: damaged: %llu events read from %llu chunks; %llu chunk(s) stopped at a bad event, "
+                "%llu bytes not read\n",
+                path, (unsigned long long)s->events, (unsigned long long)s->chunks,
+                (unsigned long long)s->chunks_skipped, (unsigned long long)s->bytes_unread);
+    if (s->parts_not_read)
+        fprintf(diag, "atf: %s: %llu event buffer part(s) in the JSON or legacy form were not read\n", path,
+                (unsigned long long)s->parts_not_read);
+}
+
+static atf_status finish(obuf *o, atf_wtf_reader *r, const char *path, const atf_tool_options *opts, atf_status st,
+                         atf_error *err)
+{
+    atf_wtf_summary s;
+    atf_wtf_reader_summary(r, &s);
+    if (ob_flush(o) != 0 && st == ATF_OK)
+        st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write the output");
+    diag_summary(opts ? opts->diag : NULL, path, &s);
+    atf_wtf_reader_close(r);
+    if (st != ATF_OK)
+        return st;
+    if (s.state == ATF_WTF_DAMAGED) {
+        if (err)
+            *err = s.first_damage;
+        return ATF_E_DAMAGED;
+    }
+    return ATF_OK;
+}
+
+static atf_status open_reader(atf_wtf_reader **r, const char *path, atf_error *err)
+{
+    atf_status st = atf_wtf_reader_open(r, path, NULL, err);
+    if (st == ATF_E_IO || st == ATF_E_NOMEM || st == ATF_OK)
+        return st;
+    return st;
+}
+
+atf_status wtf_tool_dump(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
+{
+    atf_wtf_reader *r = NULL;
+    atf_status st = open_reader(&r, path, err);
+    if (st != ATF_OK)
+        return st;
+    int json = opts && opts->json;
+    FILE *diag = opts ? opts->diag : NULL;
+    obuf *o = (obuf *)malloc(sizeof *o);
+    if (!o) {
+        atf_wtf_reader_close(r);
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    }
+    ob_init(o, out);
+    const atf_wtf_file_header *h = atf_wtf_reader_header(r);
+    size_t hl = 0;
+    const char *hj = atf_wtf_reader_header_json(r, &hl);
+    json_t *hv = hj ? parse_json(hj, hl) : NULL;
+    if (json) {
+        ob_lit(o, "{\"wtf_version\":");
+        ob_u64(o, h->wtf_version);
+        ob_lit(o, ",\"format_version\":");
+        ob_u64(o, h->format_version);
+        ob_lit(o, ",\"header\":");
+        if (hv)
+            put_json(o, hv);
+        else
+            ob_lit(o, "null");
+        ob_lit(o, "}\n");
+    } else {
+        char line[160];
+        int n = snprintf(line, sizeof line, "wtf file: version 0x%08x, format %u, timebase %.3f ms\n",
+                         (unsigned)h->wtf_version, (unsigned)h->format_version, atf_wtf_reader_timebase(r));
+        ob_put(o, line, (size_t)n);
+    }
+    json_decref(hv);
+    const atf_wtf_chunk *c;
+    atf_error e;
+    while (!o->failed) {
+        st = atf_wtf_reader_next_chunk(r, &c, &e);
+        if (st == ATF_E_NOT_FOUND) {
+            st = ATF_OK;
+            break;
+        }
+        if (st != ATF_OK) {
+            diag_error(diag, &e, "chunk not read");
+            st = ATF_OK;   /* counted as damage in the summary */
+            break;
+        }
+        atf_wtf_summary sum;
+        atf_wtf_reader_summary(r, &sum);
+        uint32_t index = (uint32_t)(sum.chunks - 1);
+        if (json) {
+            put_chunk_line(o, c, index);
+        } else {
+            char line[160];
+            int n = snprintf(line, sizeof line, "chunk %u at %llu: type %u, %u bytes, %u part(s)%s\n",
+                             (unsigned)index, (unsigned long long)c->offset, (unsigned)c->type,
+                             (unsigned)c->length, (unsigned)c->part_count,
+                             atf_wtf_reader_chunk_cut(r) ? " (cut short)" : "");
+            ob_put(o, line, (size_t)n);
+        }
+        atf_wtf_event ev;
+        for (;;) {
+            atf_status es = atf_wtf_reader_next_event(r, &ev, &e);
+            if (es == ATF_E_NOT_FOUND)
+                break;
+            if (es == ATF_E_NOMEM) {
+                st = es;
+                break;
+            }
+            if (es != ATF_OK) {
+                diag_error(diag, &e, "rest of the chunk not read");
+                break;
+            }
+            if (json)
+                put_event_line(o, r, &ev);
+            else
+                put_event_text(o, r, &ev);
+        }
+        if (st != ATF_OK)
+            break;
+    }
+    st = finish(o, r, path, opts, st, err);
+    free(o);
+    return st;
+}
+
+atf_status wtf_tool_info(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
+{
+    atf_wtf_reader *r = NULL;
+    atf_status st = open_reader(&r, path, err);
+    if (st != ATF_OK)
+        return st;
+    const atf_wtf_chunk *c;
+    atf_wtf_event ev;
+    atf_error e;
+    uint64_t resources = 0, strings = 0;
+    uint32_t t_min = UINT32_MAX, t_max = 0;
+    while ((st = atf_wtf_reader_next_chunk(r, &c, &e)) == ATF_OK) {
+        for (uint32_t i = 0; i < c->part_count; i++)
+            if ((c->parts[i].type & 0xFFFF0000u) == 0x40000u)
+                resources++;
+        strings += atf_wtf_reader_strings(r)->count;
+        atf_status es;
+        while ((es = atf_wtf_reader_next_event(r, &ev, &e)) == ATF_OK) {
+            if (ev.def->flags & (ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL))
+                continue;
+            if (ev.time < t_min)
+                t_min = ev.time;
+            if (ev.time > t_max)
+                t_max = ev.time;
+        }
+        if (es == ATF_E_NOMEM)
+            break;
+    }
+    atf_wtf_summary s;
+    atf_wtf_reader_summary(r, &s);
+    const atf_wtf_file_header *h = atf_wtf_reader_header(r);
+    int json = opts && opts->json;
+    static const char *const states[] = { "complete", "crash-truncated", "damaged" };
+    if (json)
+        fprintf(out,
+                "{\"format\":\"wtf\",\"wtf_version\":%u,\"format_version\":%u,\"timebase_ms\":%.17g,\"file_flags\":%u,"
+                "\"state\":\"%s\",\"size\":%llu,\"chunks\":%llu,\"event_chunks\":%llu,\"events\":%llu,"
+                "\"strings\":%llu,\"resources\":%llu,\"bytes_unread\":%llu}\n",
+                (unsigned)h->wtf_version, (unsigned)h->format_version, atf_wtf_reader_timebase(r),
+                atf_wtf_reader_file_flags(r), states[s.state], (unsigned long long)s.file_size,
+                (unsigned long long)s.chunks, (unsigned long long)s.event_chunks, (unsigned long long)s.events,
+                (unsigned long long)strings, (unsigned long long)resources, (unsigned long long)s.bytes_unread);
+    else {
+        fprintf(out, "%s: WTF chunked file, version 0x%08x, format %u\n", path, (unsigned)h->wtf_version,
+                (unsigned)h->format_version);
+        fprintf(out, "  timebase    %.3f ms%s%s\n", atf_wtf_reader_timebase(r),
+                atf_wtf_reader_file_flags(r) & ATF_WTF_FILE_HIGH_RES_TIMES ? ", high-resolution times" : "",
+                atf_wtf_reader_file_flags(r) & ATF_WTF_FILE_TIMES_AS_COUNT ? ", times as counts" : "");
+        fprintf(out, "  state       %s\n", states[s.state]);
+        fprintf(out, "  chunks      %llu (%llu of events), %llu bytes\n", (unsigned long long)s.chunks,
+                (unsigned long long)s.event_chunks, (unsigned long long)s.file_size);
+        fprintf(out, "  events      %llu, %llu strings, %llu resources\n", (unsigned long long)s.events,
+                (unsigned long long)strings, (unsigned long long)resources);
+        if (t_min <= t_max)
+            fprintf(out, "  time        %u .. %u us from the timebase (user events)\n", (unsigned)t_min,
+                    (unsigned)t_max);
+    }
+    diag_summary(opts ? opts->diag : NULL, path, &s);
+    atf_wtf_reader_close(r);
+    if (st != ATF_OK && st != ATF_E_NOT_FOUND && st != ATF_E_DAMAGED && st != ATF_E_LENGTH && st != ATF_E_OFFSET &&
+        st != ATF_E_LIMIT)
+        return atf_fail(err, st, ATF_NO_OFFSET, NULL, NULL);
+    if (s.state == ATF_WTF_DAMAGED) {
+        if (err)
+            *err = s.first_damage;
+        return ATF_E_DAMAGED;
+    }
+    return ATF_OK;
+}
+
+int atf_wtf_sniff(const void *head, size_t n, const char *path)
+{
+    const uint8_t *d = (const uint8_t *)head;
+    static const uint8_t le[4] = { 0xEF, 0xBE, 0xAD, 0xDE }, be[4] = { 0xDE, 0xAD, 0xBE, 0xEF };
+    if (n >= 4 && (memcmp(d, le, 4) == 0 || memcmp(d, be, 4) == 0))
+        return 1;
+    size_t pl = path ? strlen(path) : 0;
+    return pl >= 10 && strcmp(path + pl - 10, ".wtf-trace") == 0;
+}

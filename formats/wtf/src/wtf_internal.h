@@ -1,0 +1,68 @@
+/* Internal parts of the WTF codec shared by its sources, the validator's
+ * WTF pass and the fuzz targets (not installed). */
+#ifndef ATF_WTF_INTERNAL_H
+#define ATF_WTF_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <atf/wtf.h>
+
+/* The built-in event (ATF_WTF_BI_*) a name is, or 0. */
+unsigned wtf_builtin_of(const char *name);
+/* The name of built-in @builtin, or NULL. */
+const char *wtf_builtin_name(unsigned builtin);
+
+/* atf_wtf_decode_event() with @base added to every offset in @err (the
+ * buffer's offset in the file). */
+atf_status wtf_decode_event_at(const atf_wtf_def *const *defs, size_t ndefs, const atf_wtf_strings *st,
+                               const uint8_t *buf, size_t len, size_t pos, uint64_t base, uint32_t *size,
+                               atf_error *err);
+
+/* Argument @i of an event of definition @d whose argument bytes are @args
+ * (@avail of them; the event was checked by the decoder). */
+atf_status wtf_arg_value(const atf_wtf_def *d, const uint8_t *args, size_t avail, const atf_wtf_strings *st,
+                         size_t i, atf_wtf_value *out);
+
+/* The signature of wtf.event#define, the one event every file knows. */
+#define WTF_DEFINE_SIGNATURE "uint16 wireId, uint16 eventClass, uint32 flags, ascii name, ascii args"
+
+/* A definition made from a define event's arguments (owned copy). NULL
+ * and @err filled when the signature does not parse. */
+atf_wtf_def *wtf_def_new(uint16_t wire_id, uint16_t event_class, uint32_t flags, const char *name, size_t name_len,
+                         const char *sig, size_t sig_len, atf_error *err);
+void wtf_def_free(atf_wtf_def *d);
+/* 1 when two definitions say the same (class, flags, name, signature). */
+int wtf_def_same(const atf_wtf_def *a, const atf_wtf_def *b);
+
+/* What the reader noticed on the way that a validator reports: the reader
+ * itself reads on. Filled by atf_wtf_reader_next_event() for the event it
+ * returns. */
+typedef struct wtf_event_notes {
+    unsigned redefined;        /* a define of a wire id already defined */
+    unsigned redefined_differs;/* ... with another name or signature */
+    unsigned define_bad;       /* a define whose signature did not parse (event skipped as unknown later) */
+    unsigned leave_unbalanced; /* a wtf.scope#leave with no open scope in its zone */
+    unsigned zone_unknown;     /* a wtf.zone#set of a zone never created */
+    atf_error define_error;    /* why the define was refused */
+} wtf_event_notes;
+
+const wtf_event_notes *wtf_reader_notes(const atf_wtf_reader *r);
+/* The current chunk's binary event buffer part, or NULL. */
+const atf_wtf_part *wtf_reader_event_part(const atf_wtf_reader *r);
+/* Open scopes per zone at the end (for the validator's balance check):
+ * calls @fn for every zone with open scopes. Zone -1: no zone set. */
+void wtf_reader_open_scopes(const atf_wtf_reader *r, void (*fn)(void *user, int32_t zone, uint32_t depth),
+                            void *user);
+/* Name given to the reader (for messages). */
+const char *wtf_reader_name(const atf_wtf_reader *r);
+
+/* ---- Tools ---- */
+struct atf_tool_options;
+/* `atf dump` (opts->json: docs/wtf-dump-format.md) and `atf info` of a WTF
+ * file; statuses as atf_tool_dump(): ATF_OK (crash-truncated included),
+ * ATF_E_DAMAGED, ATF_E_IO, or the open error. */
+atf_status wtf_tool_dump(FILE *out, const char *path, const struct atf_tool_options *opts, atf_error *err);
+atf_status wtf_tool_info(FILE *out, const char *path, const struct atf_tool_options *opts, atf_error *err);
+
+#endif /* ATF_WTF_INTERNAL_H */

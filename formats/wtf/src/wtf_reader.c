@@ -1,0 +1,568 @@
+/* The WTF file reader: chunks in file order, the events of each chunk's
+ * binary event buffer with their definitions, zones and scope depth, and
+ * what a crash or damage left (conformance/SPEC-WTF.md section 6). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include <atf/wtf.h>
+
+#include "bytes.h"
+#include "common.h"
+#include "wtf_internal.h"
+
+#define WTF_WIRE_IDS 65536u
+#define WTF_ZONES 65536u
+
+struct atf_wtf_reader {
+    atf_blob blob;
+    char name[256];
+    atf_wtf_file_header header;
+    const char *header_json;
+    size_t header_json_len;
+    double timebase;
+    unsigned file_flags;
+
+    uint64_t pos;                 /* next chunk header */
+    uint64_t end;                 /* bytes that hold data (a sparse or zero tail excluded) */
+    int started, done;
+    uint32_t chunk_index;
+    atf_wtf_chunk chunk;
+    int chunk_cut;
+    atf_wtf_strings strings;
+
+    const uint8_t *ev;            /* event buffer bytes available */
+    size_t ev_len, ev_pos;
+    uint64_t ev_base;
+    int ev_cut;                   /* the buffer runs past the end of the file */
+    const atf_wtf_part *ev_part;
+
+    atf_wtf_def **defs;           /* WTF_WIRE_IDS entries, allocated at the first define */
+    atf_wtf_def *define;          /* wire id 1 */
+    int32_t zone;
+    uint32_t *depth;              /* per zone + 1 (index 0: no zone set); allocated with defs */
+    uint8_t *zone_made;           /* WTF_ZONES bits */
+    wtf_event_notes notes;
+    atf_wtf_summary sum;
+};
+
+static void note_damage(atf_wtf_reader *r, const atf_error *e)
+{
+    r->sum.state = ATF_WTF_DAMAGED;
+    if (r->sum.first_damage.code == ATF_OK && e)
+        r->sum.first_damage = *e;
+}
+
+static void note_cut(atf_wtf_reader *r, uint64_t unread)
+{
+    if (r->sum.state == ATF_WTF_COMPLETE)
+        r->sum.state = ATF_WTF_CRASH_TRUNCATED;
+    r->sum.bytes_unread += unread;
+}
+
+/* ---- Definitions -------------------------------------------------------- */
+
+atf_wtf_def *wtf_def_new(uint16_t wire_id, uint16_t event_class, uint32_t flags, const char *name, size_t name_len,
+                         const char *sig, size_t sig_len, atf_error *err)
+{
+    /* One allocation: the struct, the name, the signature, the argument names. */
+    size_t names_cap = sig_len + 1;
+    atf_wtf_def *d = (atf_wtf_def *)malloc(sizeof *d + name_len + 1 + sig_len + 1 + names_cap);
+    if (!d) {
+        atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, "define", "cannot allocate a definition");
+        return NULL;
+    }
+    memset(d, 0, sizeof *d);
+    char *p = (char *)(d + 1);
+    memcpy(p, name, name_len);
+    p[name_len] = 0;
+    d->name = p;
+    p += name_len + 1;
+    memcpy(p, sig, sig_len);
+    p[sig_len] = 0;
+    d->signature = p;
+    p += sig_len + 1;
+    d->wire_id = wire_id;
+    d->event_class = event_class;
+    d->flags = flags;
+    if (atf_wtf_parse_signature(d->signature, sig_len, d, p, names_cap, err) != ATF_OK) {
+        free(d);
+        return NULL;
+    }
+    d->builtin = wtf_builtin_of(d->name);
+    return d;
+}
+
+void wtf_def_free(atf_wtf_def *d)
+{
+    free(d);
+}
+
+int wtf_def_same(const atf_wtf_def *a, const atf_wtf_def *b)
+{
+    return a->event_class == b->event_class && a->flags == b->flags && strcmp(a->name, b->name) == 0 &&
+           strcmp(a->signature, b->signature) == 0;
+}
+
+static atf_status ensure_tables(atf_wtf_reader *r, atf_error *err)
+{
+    if (r->defs)
+        return ATF_OK;
+    r->defs = (atf_wtf_def **)calloc(WTF_WIRE_IDS, sizeof *r->defs);
+    r->depth = (uint32_t *)calloc(WTF_ZONES + 1, sizeof *r->depth);
+    r->zone_made = (uint8_t *)calloc(WTF_ZONES / 8, 1);
+    if (!r->defs || !r->depth || !r->zone_made)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, "cannot allocate the definition table");
+    r->defs[ATF_WTF_WIRE_DEFINE] = r->define;
+    return ATF_OK;
+}
+
+/* ---- Opening ------------------------------------------------------------- */
+
+static atf_status read_file_header_chunk(atf_wtf_reader *r)
+{
+    /* The first chunk's file-header part, when it is there and whole. */
+    atf_wtf_chunk c;
+    uint64_t at = ATF_WTF_FILE_HEADER_SIZE;
+    if (at >= r->end)
+        return ATF_OK;
+    if (atf_wtf_parse_chunk(r->blob.data + at, (size_t)(r->end - at), at, &c, NULL) != ATF_OK)
+        return ATF_OK;
+    if (c.type != ATF_WTF_CHUNK_FILE_HEADER)
+        return ATF_OK;
+    for (uint32_t i = 0; i < c.part_count; i++) {
+        const atf_wtf_part *p = &c.parts[i];
+        if (p->type != ATF_WTF_PART_FILE_HEADER)
+            continue;
+        if (p->file_offset + p->length > r->end)
+            return ATF_OK;
+        r->header_json = (const char *)r->blob.data + p->file_offset;
+        r->header_json_len = p->length;
+        json_t *j = json_loadb(r->header_json, r->header_json_len, JSON_DECODE_ANY, NULL);
+        if (json_is_object(j)) {
+            json_t *tb = json_object_get(j, "timebase");
+            if (json_is_number(tb))
+                r->timebase = json_number_value(tb);
+            json_t *fl = json_object_get(j, "flags");
+            size_t k;
+            json_t *v;
+            if (json_is_array(fl))
+                json_array_foreach(fl, k, v) {
+                    const char *s = json_string_value(v);
+                    if (s && strcmp(s, "has_high_resolution_times") == 0)
+                        r->file_flags |= ATF_WTF_FILE_HIGH_RES_TIMES;
+                    if (s && strcmp(s, "times_as_count") == 0)
+                        r->file_flags |= ATF_WTF_FILE_TIMES_AS_COUNT;
+                }
+        }
+        json_decref(j);
+        return ATF_OK;
+    }
+    return ATF_OK;
+}
+
+static atf_status open_common(atf_wtf_reader *r, atf_error *err)
+{
+    atf_error e;
+    atf_error_clear(&e);
+    r->zone = -1;
+    r->sum.file_size = r->blob.size;
+    r->end = r->blob.data_end < r->blob.size ? r->blob.data_end : r->blob.size;
+    r->define = wtf_def_new(ATF_WTF_WIRE_DEFINE, ATF_WTF_CLASS_INSTANCE, ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL,
+                            "wtf.event#define", strlen("wtf.event#define"), WTF_DEFINE_SIGNATURE,
+                            strlen(WTF_DEFINE_SIGNATURE), err);
+    if (!r->define)
+        return err ? err->code : ATF_E_NOMEM;
+    atf_status s = atf_wtf_parse_file_header(r->blob.data, r->blob.size, &r->header, &e);
+    if (s == ATF_E_TRUNCATED) {
+        /* A file cut inside its 12-byte header: crash-truncated when what is
+         * there is the start of a valid one (SPEC-WTF 6.2). */
+        static const uint8_t want[12] = { 0xEF, 0xBE, 0xAD, 0xDE };
+        size_t n = r->blob.size;
+        int prefix = memcmp(r->blob.data, want, n < 4 ? n : 4) == 0;
+        if (n > 8) {
+            uint8_t fv[4] = { 10, 0, 0, 0 };
+            prefix = prefix && memcmp(r->blob.data + 8, fv, n - 8) == 0;
+        }
+        if (prefix) {
+            r->sum.state = ATF_WTF_CRASH_TRUNCATED;
+            r->sum.bytes_unread = n;
+            r->done = 1;
+            return ATF_OK;
+        }
+    }
+    if (s != ATF_OK) {
+        if (err) {
+            *err = e;
+            atf_error_set_file(err, r->name);
+        }
+        return s;
+    }
+    r->pos = ATF_WTF_FILE_HEADER_SIZE;
+    return read_file_header_chunk(r);
+}
+
+atf_status atf_wtf_reader_open(atf_wtf_reader **out, const char *path, const atf_wtf_read_options *opts,
+                               atf_error *err)
+{
+    *out = NULL;
+    if (!path)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "no path");
+    atf_wtf_reader *r = (atf_wtf_reader *)calloc(1, sizeof *r);
+    if (!r)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    snprintf(r->name, sizeof r->name, "%s", path);
+    atf_status s = atf_blob_open(&r->blob, path, opts ? (int)opts->no_mmap : 0, err);
+    if (s == ATF_OK)
+        s = open_common(r, err);
+    if (s != ATF_OK) {
+        if (err)
+            atf_error_set_file(err, path);
+        atf_wtf_reader_close(r);
+        return s;
+    }
+    *out = r;
+    return ATF_OK;
+}
+
+atf_status atf_wtf_reader_open_memory(atf_wtf_reader **out, const void *data, size_t size, const char *name,
+                                      atf_error *err)
+{
+    *out = NULL;
+    if (!data && size)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "no data");
+    atf_wtf_reader *r = (atf_wtf_reader *)calloc(1, sizeof *r);
+    if (!r)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    snprintf(r->name, sizeof r->name, "%s", name ? name : "trace.wtf-trace");
+    static const uint8_t empty[1] = { 0 };
+    r->blob.data = size ? (const uint8_t *)data : empty;
+    r->blob.size = size;
+    r->blob.data_end = size;
+    atf_status s = open_common(r, err);
+    if (s != ATF_OK) {
+        atf_wtf_reader_close(r);
+        return s;
+    }
+    *out = r;
+    return ATF_OK;
+}
+
+void atf_wtf_reader_close(atf_wtf_reader *r)
+{
+    if (!r)
+        return;
+    if (r->defs) {
+        for (size_t i = 0; i < WTF_WIRE_IDS; i++)
+            if (r->defs[i] != r->define)
+                wtf_def_free(r->defs[i]);
+        free(r->defs);
+    }
+    wtf_def_free(r->define);
+    free(r->depth);
+    free(r->zone_made);
+    atf_wtf_strings_free(&r->strings);
+    if (r->blob.map || r->blob.heap)
+        atf_blob_close(&r->blob);
+    free(r);
+}
+
+const atf_wtf_file_header *atf_wtf_reader_header(const atf_wtf_reader *r)
+{
+    return &r->header;
+}
+
+const char *atf_wtf_reader_header_json(const atf_wtf_reader *r, size_t *len)
+{
+    if (len)
+        *len = r->header_json_len;
+    return r->header_json;
+}
+
+double atf_wtf_reader_timebase(const atf_wtf_reader *r)
+{
+    return r->timebase;
+}
+
+unsigned atf_wtf_reader_file_flags(const atf_wtf_reader *r)
+{
+    return r->file_flags;
+}
+
+const char *wtf_reader_name(const atf_wtf_reader *r)
+{
+    return r->name;
+}
+
+/* ---- Chunks -------------------------------------------------------------- */
+
+static int all_zero(const uint8_t *p, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+atf_status atf_wtf_reader_next_chunk(atf_wtf_reader *r, const atf_wtf_chunk **out, atf_error *err)
+{
+    *out = NULL;
+    /* What is left of the previous chunk's events was not read. */
+    atf_wtf_strings_free(&r->strings);
+    r->ev = NULL;
+    r->ev_len = r->ev_pos = 0;
+    r->ev_part = NULL;
+    if (r->done)
+        return ATF_E_NOT_FOUND;
+    if (r->started)
+        r->chunk_index++;
+    r->started = 1;
+    uint64_t size = r->blob.size;
+    if (r->pos >= size) {
+        r->done = 1;
+        return ATF_E_NOT_FOUND;
+    }
+    if (r->pos >= r->end || all_zero(r->blob.data + r->pos, r->end - r->pos)) {
+        /* Zeros to the end: space a writer reserved (or a hole) and never
+         * filled before it stopped. */
+        note_cut(r, size - r->pos);
+        r->done = 1;
+        return ATF_E_NOT_FOUND;
+    }
+    atf_error e;
+    atf_error_clear(&e);
+    atf_status s = atf_wtf_parse_chunk(r->blob.data + r->pos, (size_t)(size - r->pos), r->pos, &r->chunk, &e);
+    if (s == ATF_E_TRUNCATED) {
+        note_cut(r, size - r->pos);
+        r->done = 1;
+        return ATF_E_NOT_FOUND;
+    }
+    if (s != ATF_OK) {
+        atf_error_set_file(&e, r->name);
+        note_damage(r, &e);
+        r->sum.bytes_unread += size - r->pos;
+        r->done = 1;
+        if (err)
+            *err = e;
+        return s;
+    }
+    r->sum.chunks++;
+    r->chunk_cut = r->chunk.length > size - r->pos;
+    uint64_t avail_end = r->chunk_cut ? size : r->pos + r->chunk.length;
+    if (r->chunk.type == ATF_WTF_CHUNK_EVENT_DATA)
+        r->sum.event_chunks++;
+    /* The string table (first one) and the binary event buffer (first one). */
+    const atf_wtf_part *strings = NULL, *events = NULL;
+    for (uint32_t i = 0; i < r->chunk.part_count; i++) {
+        const atf_wtf_part *p = &r->chunk.parts[i];
+        if (p->type == ATF_WTF_PART_STRING_TABLE && !strings)
+            strings = p;
+        else if (p->type == ATF_WTF_PART_BINARY_EVENTS && !events)
+            events = p;
+        else if (p->type == ATF_WTF_PART_JSON_EVENTS || p->type == ATF_WTF_PART_LEGACY_EVENTS ||
+                 p->type == ATF_WTF_PART_BINARY_EVENTS)
+            r->sum.parts_not_read++;
+    }
+    if (r->chunk.type != ATF_WTF_CHUNK_EVENT_DATA)
+        events = NULL;
+    int strings_whole = !strings || strings->file_offset + strings->length <= avail_end;
+    if (strings && strings_whole &&
+        atf_wtf_strings_init(&r->strings, r->blob.data + strings->file_offset, strings->length, err) != ATF_OK)
+        return err ? err->code : ATF_E_NOMEM;
+    if (events && strings_whole && events->file_offset < avail_end) {
+        uint64_t n = events->length;
+        if (events->file_offset + n > avail_end)
+            n = avail_end - events->file_offset;
+        r->ev = r->blob.data + events->file_offset;
+        r->ev_len = (size_t)n;
+        r->ev_base = events->file_offset;
+        r->ev_cut = n < events->length;
+        r->ev_part = events;
+    }
+    if (r->chunk_cut) {
+        /* What follows the last complete event is counted when the events
+         * run out; a cut chunk without readable events is all unread. */
+        if (!r->ev)
+            note_cut(r, size - r->pos);
+        else if (!r->ev_cut)
+            note_cut(r, size - (r->ev_base + r->ev_len));
+        r->done = 1;
+    } else {
+        r->pos += r->chunk.length;
+    }
+    *out = &r->chunk;
+    return ATF_OK;
+}
+
+int atf_wtf_reader_chunk_cut(const atf_wtf_reader *r)
+{
+    return r->chunk_cut;
+}
+
+const atf_wtf_strings *atf_wtf_reader_strings(const atf_wtf_reader *r)
+{
+    return &r->strings;
+}
+
+const atf_wtf_part *wtf_reader_event_part(const atf_wtf_reader *r)
+{
+    return r->ev_part;
+}
+
+/* ---- Events ---------------------------------------------------------------- */
+
+static void apply_define(atf_wtf_reader *r, const atf_wtf_event *ev)
+{
+    atf_wtf_value wire, cls, flags, name, sig;
+    const atf_wtf_def *d = ev->def;
+    size_t avail = r->ev_len - (size_t)(ev->args - r->ev);
+    wtf_arg_value(d, ev->args, avail, &r->strings, 0, &wire);
+    wtf_arg_value(d, ev->args, avail, &r->strings, 1, &cls);
+    wtf_arg_value(d, ev->args, avail, &r->strings, 2, &flags);
+    wtf_arg_value(d, ev->args, avail, &r->strings, 3, &name);
+    wtf_arg_value(d, ev->args, avail, &r->strings, 4, &sig);
+    atf_error e;
+    atf_error_clear(&e);
+    atf_wtf_def *nd = wtf_def_new((uint16_t)wire.u, (uint16_t)cls.u, (uint32_t)flags.u, name.s ? name.s : "",
+                                  name.s_len, sig.s ? sig.s : "", sig.s_len, &e);
+    if (!nd) {
+        r->notes.define_bad = 1;
+        e.offset = ev->offset;
+        e.field = "define.args";
+        r->notes.define_error = e;
+        return;
+    }
+    atf_wtf_def *old = r->defs[nd->wire_id];
+    if (old) {
+        r->notes.redefined = 1;
+        r->notes.redefined_differs = !wtf_def_same(old, nd);
+        if (old == r->define || !r->notes.redefined_differs) {
+            /* The same again (or wire id 1 itself): keep the one we have. */
+            wtf_def_free(nd);
+            return;
+        }
+        wtf_def_free(old);
+    }
+    r->defs[nd->wire_id] = nd;
+}
+
+static void apply_builtin(atf_wtf_reader *r, atf_wtf_event *ev)
+{
+    const atf_wtf_def *d = ev->def;
+    size_t avail = r->ev_len - (size_t)(ev->args - r->ev);
+    atf_wtf_value v;
+    uint32_t *depth = &r->depth[r->zone < 0 ? 0 : (uint32_t)r->zone + 1];
+    ev->depth = *depth;
+    switch (d->builtin) {
+    case ATF_WTF_BI_DEFINE: apply_define(r, ev); return;
+    case ATF_WTF_BI_ZONE_CREATE:
+        if (d->arg_count >= 1 && wtf_arg_value(d, ev->args, avail, &r->strings, 0, &v) == ATF_OK && !v.array)
+            r->zone_made[(v.u & 0xFFFF) / 8] |= (uint8_t)(1u << (v.u % 8));
+        return;
+    case ATF_WTF_BI_ZONE_SET:
+        if (d->arg_count >= 1 && wtf_arg_value(d, ev->args, avail, &r->strings, 0, &v) == ATF_OK && !v.array) {
+            uint32_t z = (uint32_t)(v.u & 0xFFFF);
+            r->zone = (int32_t)z;
+            r->notes.zone_unknown = !(r->zone_made[z / 8] & (1u << (z % 8)));
+        }
+        return;
+    case ATF_WTF_BI_SCOPE_LEAVE:
+        if (*depth == 0)
+            r->notes.leave_unbalanced = 1;
+        else
+            (*depth)--;
+        ev->depth = *depth;
+        return;
+    default:
+        break;
+    }
+    if (d->event_class == ATF_WTF_CLASS_SCOPE)
+        (*depth)++;
+}
+
+atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_error *err)
+{
+    memset(&r->notes, 0, sizeof r->notes);
+    if (!r->ev || r->ev_pos >= r->ev_len) {
+        if (r->ev && r->ev_cut) {
+            note_cut(r, r->blob.size - (r->ev_base + r->ev_len));
+            r->ev_cut = 0;
+        }
+        return ATF_E_NOT_FOUND;
+    }
+    atf_status s = ensure_tables(r, err);
+    if (s != ATF_OK)
+        return s;
+    uint32_t size = 0;
+    atf_error e;
+    atf_error_clear(&e);
+    s = wtf_decode_event_at((const atf_wtf_def *const *)r->defs, WTF_WIRE_IDS, &r->strings, r->ev, r->ev_len,
+                            r->ev_pos, r->ev_base, &size, &e);
+    if (s == ATF_E_TRUNCATED && r->ev_cut) {
+        /* The file ends inside this event: a crash cut it. */
+        note_cut(r, r->blob.size - (r->ev_base + r->ev_pos));
+        r->ev_pos = r->ev_len;
+        r->ev_cut = 0;
+        return ATF_E_NOT_FOUND;
+    }
+    if (s != ATF_OK) {
+        atf_error_set_file(&e, r->name);
+        note_damage(r, &e);
+        r->sum.chunks_skipped++;
+        r->ev_pos = r->ev_len;
+        r->ev_cut = 0;
+        if (err)
+            *err = e;
+        return s;
+    }
+    memset(ev, 0, sizeof *ev);
+    ev->offset = r->ev_base + r->ev_pos;
+    ev->wire_id = atf_load_le32(r->ev + r->ev_pos);
+    ev->time = atf_load_le32(r->ev + r->ev_pos + 4);
+    ev->def = r->defs[ev->wire_id];
+    ev->chunk = r->chunk_index;
+    ev->size = size;
+    ev->args = r->ev + r->ev_pos + 8;
+    r->ev_pos += size;
+    apply_builtin(r, ev);
+    ev->zone = r->zone;
+    r->sum.events++;
+    if (r->chunk_cut)
+        r->sum.events_in_cut_chunk++;
+    return ATF_OK;
+}
+
+atf_status atf_wtf_event_arg(const atf_wtf_reader *r, const atf_wtf_event *ev, size_t i, atf_wtf_value *out,
+                             atf_error *err)
+{
+    (void)err;
+    return wtf_arg_value(ev->def, ev->args, ev->size - 8, &r->strings, i, out);
+}
+
+const atf_wtf_def *atf_wtf_reader_def(const atf_wtf_reader *r, uint32_t wire_id)
+{
+    if (wire_id == ATF_WTF_WIRE_DEFINE)
+        return r->define;
+    return r->defs && wire_id < WTF_WIRE_IDS ? r->defs[wire_id] : NULL;
+}
+
+const wtf_event_notes *wtf_reader_notes(const atf_wtf_reader *r)
+{
+    return &r->notes;
+}
+
+void wtf_reader_open_scopes(const atf_wtf_reader *r, void (*fn)(void *user, int32_t zone, uint32_t depth),
+                            void *user)
+{
+    if (!r->depth)
+        return;
+    for (uint32_t z = 0; z <= WTF_ZONES; z++)
+        if (r->depth[z])
+            fn(user, (int32_t)z - 1, r->depth[z]);
+}
+
+void atf_wtf_reader_summary(const atf_wtf_reader *r, atf_wtf_summary *out)
+{
+    *out = r->sum;
+}
