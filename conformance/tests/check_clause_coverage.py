@@ -3,6 +3,10 @@
 
     check_clause_coverage.py --atf PATH [--spec SPEC.md] [--corpus DIR]
 
+One format at a time: the validator lists every format's clauses, and only
+those of the spec's format are compared (a spec's clauses all share the
+prefix of its first one when it is "WTF-"; ATF's are the others).
+
 * SPEC.md: every clause table row `| \\`ID\\` | error|warning ... |` defines a clause.
 * The validator: `atf validate --list-clauses` prints its clause table, one clause
   a line: ID, tab, severity (error or warning), tab, one-line summary. Every
@@ -42,7 +46,7 @@ def spec_clauses(path):
     return out
 
 
-def validator_clauses(atf, problems):
+def validator_clauses(atf, problems, prefix=None, want_prefix=True):
     cmd = ([sys.executable, atf] if atf.endswith(".py") else [atf]) + \
         ["validate", "--list-clauses"]
     try:
@@ -57,6 +61,8 @@ def validator_clauses(atf, problems):
         return None
     out = {}
     for n, line in enumerate(p.stdout.decode("utf-8", "replace").splitlines(), 1):
+        if prefix is not None and (line.startswith(prefix) != want_prefix):
+            continue
         if not line.strip():
             continue
         parts = line.split("\t")
@@ -106,7 +112,9 @@ def main(argv=None):
         print("error: no clause table row found in %s" % a.spec, file=sys.stderr)
         return 2
     problems = []
-    val = validator_clauses(os.path.abspath(a.atf), problems)
+    # The format of the spec: its clause IDs' prefix ("WTF-"), or ATF (the rest).
+    wtf = all(cid.startswith("WTF-") for cid in spec)
+    val = validator_clauses(os.path.abspath(a.atf), problems, "WTF-", wtf)
     if val is not None:
         for cid in spec:
             if cid not in val:

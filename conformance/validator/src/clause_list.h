@@ -8,7 +8,12 @@
 #ifndef ATF_VALIDATOR_CLAUSE_LIST_H
 #define ATF_VALIDATOR_CLAUSE_LIST_H
 
-#define ATF_CLAUSE_LIST(X)                                                                              \
+#include "clause_list_wtf.h"
+
+/* Every format's clauses: ATF's (SPEC.md), then WTF's (SPEC-WTF.md). */
+#define ATF_CLAUSE_LIST(X) ATF_CLAUSE_LIST_ATF(X) ATF_CLAUSE_LIST_WTF(X)
+
+#define ATF_CLAUSE_LIST_ATF(X)                                                                            \
     X(GEN_LAY_001, "GEN-LAY", "001", E, 0, "The index and detail files of one thread MUST use the same layout.", \
       "Write index.atf and detail.atf of a thread with the same version byte (1 or 2).") \
     X(GEN_LAY_002, "GEN-LAY", "002", W, 0, "All threads of one session SHOULD use the same layout.", \
