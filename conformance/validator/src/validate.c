@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atf/wtf.h>
+
 #include "internal.h"   /* the codec's: atf_thread_dir_misnamed */
 #include "manifest_check.h"
 
@@ -585,6 +587,12 @@ static atf_status lone_file(atf_validation *v, const char *path, atf_error *err)
         return st;
     char name[256];
     base_name(path, name, sizeof name);
+    if (atf_wtf_sniff(m.data, m.size < 4 ? (size_t)m.size : 4, path)) {
+        /* A WTF file (SPEC-WTF.md 7): its magic, or a .wtf-trace name. */
+        v_wtf_pass(v, v_file(v, name), m.data, m.size, m.data_end);
+        vmap_close(&m);
+        return ATF_OK;
+    }
     /* SPEC 7a.1: index.atf / detail.atf by name, any other file by its magic. */
     int detail;
     if (!strcmp(name, "index.atf"))
@@ -674,6 +682,21 @@ atf_status atf_validate_index_memory(atf_validation **out, const void *data, siz
     vindex ix;
     size_t f = v_file(v, name ? name : "index.atf");
     v_index_pass(v, f, data ? data : (const void *)"", size, size, 0, 0, &ix);
+    return finish(v, ATF_OK, out, err);
+}
+
+atf_status atf_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
+                                   const atf_validate_options *opts, atf_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!out || (!data && size))
+        return fail(err, ATF_E_ARG, NULL, NULL);
+    atf_validation *v = v_create(name ? name : "trace.wtf-trace", opts);
+    if (!v)
+        return fail(err, ATF_E_NOMEM, name, NULL);
+    size_t f = v_file(v, name ? name : "trace.wtf-trace");
+    v_wtf_pass(v, f, data ? data : (const void *)"", size, size);
     return finish(v, ATF_OK, out, err);
 }
 

@@ -189,4 +189,8 @@ atf_status v_thread(atf_validation *v, const char *label_prefix, const uint8_t *
                     uint64_t idata_end, int det_present, const uint8_t *det, uint64_t dsize, uint64_t ddata_end,
                     vthread_summary *out);
 
+/* The WTF pass (wtf_pass.c): every WTF-* clause over one file of @p size
+ * bytes (data_end: where a sparse tail starts). */
+void v_wtf_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end);
+
 #endif /* ATF_VALIDATOR_INTERNAL_H */

@@ -320,6 +320,8 @@ atf_status atf_wtf_reader_next_chunk(atf_wtf_reader *r, const atf_wtf_chunk **ou
     r->started = 1;
     uint64_t size = r->blob.size;
     if (r->pos >= size) {
+        if (r->sum.chunks == 0)
+            note_cut(r, 0);   /* only the file header: stopped before its first chunk (SPEC-WTF 6) */
         r->done = 1;
         return ATF_E_NOT_FOUND;
     }

@@ -117,7 +117,9 @@ typedef struct atf_validation atf_validation;
 
 /**
  * Validates @p path: an index file, a detail file, a thread directory, a
- * session directory, or a directory holding exactly one `pid_*` session.
+ * session directory, a directory holding exactly one `pid_*` session, or a
+ * WTF file (either WTF magic, or a name ending in `.wtf-trace`:
+ * conformance/SPEC-WTF.md).
  * A regular file is validated whatever its magic (a wrong one is a finding):
  * `index.atf` and `detail.atf` as that kind, any other name by its magic
  * (conformance/SPEC.md 7a.1).
@@ -142,6 +144,10 @@ ATF_API atf_status atf_validate_path(atf_validation **out, const char *path, con
 ATF_API atf_status atf_validate_index_memory(atf_validation **out, const void *data, size_t size,
                                              const char *name, const atf_validate_options *opts,
                                              atf_error *err);
+
+/** Validates a WTF file held in memory (conformance/SPEC-WTF.md); @p name NULL gives "trace.wtf-trace". */
+ATF_API atf_status atf_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
+                                           const atf_validate_options *opts, atf_error *err);
 
 /** Validates a detail file held in memory (file-level clauses only); @p name NULL gives "detail.atf". */
 ATF_API atf_status atf_validate_detail_memory(atf_validation **out, const void *data, size_t size,

@@ -1,0 +1,662 @@
+/* The WTF pass: every clause of conformance/SPEC-WTF.md over one file, with
+ * byte offsets. Chunks are walked in file order with the codec's parsers
+ * (formats/wtf/src); the pass keeps its own tables (definitions, zones,
+ * scope depth) so that it can report what the reader reads past. Memory is
+ * bounded by the input: one pointer table of 65536 wire ids, one of zones,
+ * and per chunk an index of its string table. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include <atf/wtf.h>
+
+#include "vinternal.h"
+#include "common.h"
+#include "wtf_internal.h"
+
+#define W_WIRES 65536u
+#define W_ZONES 65536u
+#define W_MAX_DEPTH 1024u
+
+typedef struct wzone {
+    uint8_t made;
+    uint32_t ident;       /* hash of name, type and location */
+    uint32_t depth;
+    uint8_t too_deep;
+} wzone;
+
+typedef struct wpass {
+    atf_validation *v;
+    size_t file;
+    const uint8_t *d;
+    uint64_t size;
+    atf_wtf_def **defs;   /* [W_WIRES] */
+    wzone *zones;         /* [W_ZONES + 1]: index 0 is "no zone set" */
+    int32_t zone;
+    uint64_t events;
+    int cut;
+    int damaged;          /* a chunk's events stopped at a bad one */
+    /* name -> wire id, open addressing */
+    uint32_t *names;
+    uint32_t names_cap, names_used;
+} wpass;
+
+static uint32_t hash_bytes(uint32_t h, const void *p, size_t n)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 16777619u;
+    return h;
+}
+
+static wzone *cur_zone(wpass *w)
+{
+    return &w->zones[w->zone < 0 ? 0 : (uint32_t)w->zone + 1];
+}
+
+/* ---- Definitions ------------------------------------------------------------ */
+
+/* The wire id holding name @name, or 0; inserts @wire for it when @insert. */
+static uint32_t name_lookup(wpass *w, const char *name, uint32_t wire, int insert)
+{
+    if (!w->names) {
+        w->names_cap = 1024;
+        w->names = (uint32_t *)calloc(w->names_cap, sizeof *w->names);
+        if (!w->names) {
+            w->v->oom = 1;
+            return 0;
+        }
+    }
+    uint32_t k = hash_bytes(2166136261u, name, strlen(name)) & (w->names_cap - 1);
+    while (w->names[k]) {
+        const atf_wtf_def *d = w->defs[w->names[k]];
+        if (d && strcmp(d->name, name) == 0)
+            return w->names[k];
+        k = (k + 1) & (w->names_cap - 1);
+    }
+    if (!insert)
+        return 0;
+    w->names[k] = wire;
+    if (++w->names_used * 2 > w->names_cap) {
+        uint32_t cap = w->names_cap * 2;
+        uint32_t *t = (uint32_t *)calloc(cap, sizeof *t);
+        if (!t) {
+            w->v->oom = 1;
+            return 0;
+        }
+        for (uint32_t i = 0; i < w->names_cap; i++) {
+            if (!w->names[i] || !w->defs[w->names[i]])
+                continue;
+            const char *n = w->defs[w->names[i]]->name;
+            uint32_t j = hash_bytes(2166136261u, n, strlen(n)) & (cap - 1);
+            while (t[j])
+                j = (j + 1) & (cap - 1);
+            t[j] = w->names[i];
+        }
+        free(w->names);
+        w->names = t;
+        w->names_cap = cap;
+    }
+    return 0;
+}
+
+static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st, uint64_t at)
+{
+    atf_wtf_value a[5];
+    size_t avail = ev->size - 8;
+    for (size_t i = 0; i < 5; i++)
+        wtf_arg_value(ev->def, ev->args, avail, st, i, &a[i]);
+    uint32_t wire = (uint32_t)a[0].u, cls = (uint32_t)a[1].u, flags = (uint32_t)a[2].u;
+    if (!a[3].s || !a[3].s_len) {
+        v_report(w->v, w->file, C_WTF_DEF_007, 0, at + 20, "define.name", "define of wire id %u has no name",
+                 (unsigned)wire);
+        return;
+    }
+    if (cls > 1)
+        v_report(w->v, w->file, C_WTF_DEF_002, 0, at + 12, "define.eventClass", "event class %u of %.*s", (unsigned)cls,
+                 (int)(a[3].s_len > 80 ? 80 : a[3].s_len), a[3].s);
+    if (flags & ~0x7Eu)
+        v_report(w->v, w->file, C_WTF_DEF_005, 0, at + 16, "define.flags", "flags 0x%x of %.*s", (unsigned)flags,
+                 (int)(a[3].s_len > 80 ? 80 : a[3].s_len), a[3].s);
+    atf_error e;
+    atf_error_clear(&e);
+    atf_wtf_def *nd = wtf_def_new((uint16_t)wire, (uint16_t)cls, flags, a[3].s, a[3].s_len, a[4].s ? a[4].s : "",
+                                  a[4].s_len, &e);
+    if (!nd) {
+        if (e.code == ATF_E_NOMEM) {
+            w->v->oom = 1;
+            return;
+        }
+        v_report(w->v, w->file, C_WTF_DEF_001, 0, at + 24, "define.args", "%.*s: %s",
+                 (int)(a[3].s_len > 80 ? 80 : a[3].s_len), a[3].s, e.message);
+        return;
+    }
+    if (wire == 0 || (wire == ATF_WTF_WIRE_DEFINE && !wtf_def_same(nd, w->defs[ATF_WTF_WIRE_DEFINE]) &&
+                      !(strcmp(nd->name, "wtf.event#define") == 0 &&
+                        strcmp(nd->signature, WTF_DEFINE_SIGNATURE) == 0))) {
+        v_report(w->v, w->file, C_WTF_DEF_004, 0, at + 8, "define.wireId",
+                 wire == 0 ? "wire id 0 for %s" : "wire id 1 defined as %s, not wtf.event#define", nd->name);
+        wtf_def_free(nd);
+        return;
+    }
+    if (wire == ATF_WTF_WIRE_DEFINE) {
+        wtf_def_free(nd);
+        return;
+    }
+    atf_wtf_def *old = w->defs[wire];
+    if (old) {
+        if (!wtf_def_same(old, nd))
+            v_report(w->v, w->file, C_WTF_DEF_003, 0, at, "define.wireId",
+                     "wire id %u defined again as %s (%s), first %s (%s)", (unsigned)wire, nd->name, nd->signature,
+                     old->name, old->signature);
+        wtf_def_free(old);
+        w->defs[wire] = nd;
+        if (!name_lookup(w, nd->name, wire, 0))
+            name_lookup(w, nd->name, wire, 1);
+        return;
+    }
+    uint32_t same = name_lookup(w, nd->name, wire, 0);
+    if (same && w->defs[same] && strcmp(w->defs[same]->signature, nd->signature) != 0)
+        v_report(w->v, w->file, C_WTF_DEF_006, 0, at, "define.name",
+                 "%s defined with arguments \"%s\" at wire id %u and \"%s\" at wire id %u", nd->name,
+                 w->defs[same]->signature, (unsigned)same, nd->signature, (unsigned)wire);
+    w->defs[wire] = nd;
+    if (!same)
+        name_lookup(w, nd->name, wire, 1);
+}
+
+/* ---- Events ------------------------------------------------------------------ */
+
+static int json_ok(const char *s, size_t n)
+{
+    json_t *j = json_loadb(s, n, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, NULL);
+    json_decref(j);
+    return j != NULL;
+}
+
+/* String arguments: `any` texts (WTF-EVT-005) and empty table entries (WTF-STR-002). */
+static void check_strings(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st)
+{
+    const atf_wtf_def *d = ev->def;
+    for (size_t i = 0; i < d->arg_count; i++) {
+        atf_wtf_type t = d->args[i].type;
+        if (t != ATF_WTF_ASCII && t != ATF_WTF_UTF8 && t != ATF_WTF_ANY)
+            continue;
+        atf_wtf_value v;
+        if (wtf_arg_value(d, ev->args, ev->size - 8, st, i, &v) != ATF_OK)
+            continue;
+        uint32_t n = v.array ? v.count : 1;
+        for (uint32_t k = 0; k < n && !(v.array && v.is_null); k++) {
+            atf_wtf_value e = v;
+            if (v.array)
+                atf_wtf_array_elem(&v, k, st, &e);
+            if (e.u < st->count && e.s && e.s_len == 0)
+                v_report(w->v, w->file, C_WTF_STR_002, 0, ev->offset, d->args[i].name,
+                         "%s: ordinal %u is an empty string stored in the table", d->name, (unsigned)e.u);
+            if (t == ATF_WTF_ANY && (uint32_t)e.u != ATF_WTF_STRING_NULL && (!e.s || !json_ok(e.s, e.s_len)))
+                v_report(w->v, w->file, C_WTF_EVT_005, 0, ev->offset, d->args[i].name,
+                         "%s: argument %s (ordinal %u) is not JSON text", d->name, d->args[i].name, (unsigned)e.u);
+        }
+    }
+}
+
+static void on_zone(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st)
+{
+    const atf_wtf_def *d = ev->def;
+    atf_wtf_value v;
+    if (d->arg_count < 1 || wtf_arg_value(d, ev->args, ev->size - 8, st, 0, &v) != ATF_OK || v.array)
+        return;
+    uint32_t z = (uint32_t)(v.u & 0xFFFF);
+    wzone *zr = &w->zones[z + 1];
+    if (d->builtin == ATF_WTF_BI_ZONE_CREATE) {
+        uint32_t h = 2166136261u;
+        for (size_t i = 1; i < d->arg_count && i < 4; i++) {
+            atf_wtf_value s;
+            wtf_arg_value(d, ev->args, ev->size - 8, st, i, &s);
+            h = hash_bytes(h, s.s ? s.s : "\xff", s.s ? s.s_len + 1 : 1);
+        }
+        if (zr->made && zr->ident != h)
+            v_report(w->v, w->file, C_WTF_ZON_002, 0, ev->offset, "zoneId",
+                     "zone %u created again with another name, type or location", (unsigned)z);
+        zr->made = 1;
+        zr->ident = h;
+    } else if (d->builtin == ATF_WTF_BI_ZONE_SET) {
+        if (!zr->made)
+            v_report(w->v, w->file, C_WTF_ZON_001, 0, ev->offset + 8, "zoneId", "zone %u was never created",
+                     (unsigned)z);
+        w->zone = (int32_t)z;
+    }
+}
+
+static void on_scope(wpass *w, const atf_wtf_event *ev)
+{
+    wzone *z = cur_zone(w);
+    if (ev->def->builtin == ATF_WTF_BI_SCOPE_LEAVE) {
+        if (z->depth == 0)
+            v_report(w->v, w->file, C_WTF_SCO_001, 0, ev->offset, "wire_id",
+                     "wtf.scope#leave with no scope open in zone %d", (int)w->zone);
+        else
+            z->depth--;
+        return;
+    }
+    if (ev->def->event_class != ATF_WTF_CLASS_SCOPE)
+        return;
+    z->depth++;
+    if (z->depth > W_MAX_DEPTH && !z->too_deep) {
+        z->too_deep = 1;
+        v_report(w->v, w->file, C_WTF_SCO_003, 0, ev->offset, "wire_id", "scopes %u deep in zone %d",
+                 (unsigned)z->depth, (int)w->zone);
+    }
+}
+
+/* The events of one binary event buffer (@n of its bytes are in the file). */
+static void walk_events(wpass *w, const atf_wtf_chunk *c, const atf_wtf_part *ep, uint64_t n,
+                        const atf_wtf_strings *st)
+{
+    const uint8_t *buf = w->d + ep->file_offset;
+    int times_set = c->start_time != ATF_WTF_NO_TIME || c->end_time != ATF_WTF_NO_TIME;
+    int have_last = 0;
+    uint32_t last = 0;
+    for (size_t pos = 0; pos < n;) {
+        uint32_t size = 0;
+        atf_error e;
+        atf_error_clear(&e);
+        atf_status s = wtf_decode_event_at((const atf_wtf_def *const *)w->defs, W_WIRES, st, buf, (size_t)n, pos,
+                                           ep->file_offset, &size, &e);
+        if (s == ATF_E_TRUNCATED && n < ep->length)
+            return; /* the file ends inside this event: WTF-REC-001 (reported by the chunk) */
+        if (s != ATF_OK) {
+            vclause c2 = s == ATF_E_NOT_FOUND ? C_WTF_EVT_001
+                         : s == ATF_E_RANGE   ? C_WTF_EVT_003
+                         : s == ATF_E_LENGTH  ? C_WTF_EVT_004
+                                              : C_WTF_EVT_002;
+            v_report(w->v, w->file, c2, 0, e.offset, e.field, "%s (the rest of the chunk is not checked)", e.message);
+            w->damaged = 1;
+            return;
+        }
+        atf_wtf_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.offset = ep->file_offset + pos;
+        ev.wire_id = v_le32(buf + pos);
+        ev.time = v_le32(buf + pos + 4);
+        ev.def = w->defs[ev.wire_id];
+        ev.size = size;
+        ev.args = buf + pos + 8;
+        pos += size;
+        w->events++;
+        const atf_wtf_def *d = ev.def;
+        if (times_set && (ev.time < c->start_time || ev.time > c->end_time))
+            v_report(w->v, w->file, C_WTF_EVT_007, 0, ev.offset + 4, "event.time",
+                     "time %u outside the chunk's %u..%u", (unsigned)ev.time, (unsigned)c->start_time,
+                     (unsigned)c->end_time);
+        if (!(d->flags & (ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL)) && !d->builtin) {
+            if (have_last && ev.time < last)
+                v_report(w->v, w->file, C_WTF_EVT_006, 0, ev.offset + 4, "event.time",
+                         "%s at %u after an event at %u", d->name, (unsigned)ev.time, (unsigned)last);
+            have_last = 1;
+            last = ev.time;
+        }
+        check_strings(w, &ev, st);
+        switch (d->builtin) {
+        case ATF_WTF_BI_DEFINE: on_define(w, &ev, st, ev.offset); break;
+        case ATF_WTF_BI_ZONE_CREATE:
+        case ATF_WTF_BI_ZONE_SET: on_zone(w, &ev, st); break;
+        default: on_scope(w, &ev); break;
+        }
+    }
+}
+
+/* ---- Chunks -------------------------------------------------------------------- */
+
+static int is_known_part(uint32_t t)
+{
+    return t == ATF_WTF_PART_FILE_HEADER || t == ATF_WTF_PART_JSON_EVENTS || t == ATF_WTF_PART_LEGACY_EVENTS ||
+           t == ATF_WTF_PART_BINARY_EVENTS || t == ATF_WTF_PART_STRING_TABLE || t == ATF_WTF_PART_BINARY_RESOURCE ||
+           t == ATF_WTF_PART_STRING_RESOURCE;
+}
+
+static void file_header_part(wpass *w, const atf_wtf_part *p)
+{
+    json_error_t je;
+    json_t *j = json_loadb((const char *)w->d + p->file_offset, p->length, JSON_DECODE_INT_AS_REAL, &je);
+    if (!json_is_object(j)) {
+        v_report(w->v, w->file, C_WTF_FH_003, 0, p->file_offset + (j ? 0 : (uint64_t)je.position), "file_header",
+                 "%s", j ? "the file header is JSON but not an object" : je.text);
+        json_decref(j);
+        return;
+    }
+    if (!json_is_number(json_object_get(j, "timebase")))
+        v_report(w->v, w->file, C_WTF_FH_004, 0, p->file_offset, "file_header.timebase",
+                 json_object_get(j, "timebase") ? "timebase is not a number" : "no timebase");
+    json_t *fl = json_object_get(j, "flags");
+    if (fl && !json_is_array(fl))
+        v_report(w->v, w->file, C_WTF_FH_005, 0, p->file_offset, "file_header.flags", "flags is not an array");
+    size_t i;
+    json_t *f;
+    if (json_is_array(fl))
+        json_array_foreach(fl, i, f) {
+            const char *s = json_string_value(f);
+            if (!s)
+                v_report(w->v, w->file, C_WTF_FH_005, 0, p->file_offset, "file_header.flags",
+                         "flags[%zu] is not a string", i);
+            else if (strcmp(s, "has_high_resolution_times") != 0 && strcmp(s, "times_as_count") != 0)
+                v_report(w->v, w->file, C_WTF_FH_006, 0, p->file_offset, "file_header.flags",
+                         "flags[%zu] \"%.60s\" is not a flag of the format", i, s);
+        }
+    json_t *ci = json_object_get(j, "contextInfo");
+    if (!json_is_object(ci) || !json_is_string(json_object_get(ci, "contextType")) ||
+        !json_is_string(json_object_get(ci, "uri")))
+        v_report(w->v, w->file, C_WTF_FH_007, 0, p->file_offset, "file_header.contextInfo", "%s",
+                 !ci ? "no contextInfo"
+                 : !json_is_object(ci) ? "contextInfo is not an object"
+                 : "contextInfo lacks a string contextType or uri");
+    json_decref(j);
+}
+
+static int valid_utf8(const uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = p[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 ? 2 : c >= 0xC2 && c < 0xE0 ? 1 : 0;
+        if (!k || k >= n - i)
+            return 0;
+        for (size_t j = 1; j <= k; j++)
+            if ((p[i + j] & 0xC0) != 0x80)
+                return 0;
+        if ((c == 0xE0 && p[i + 1] < 0xA0) || (c == 0xED && p[i + 1] >= 0xA0) || (c == 0xF0 && p[i + 1] < 0x90) ||
+            (c == 0xF4 && p[i + 1] >= 0x90))
+            return 0;
+        i += k + 1;
+    }
+    return 1;
+}
+
+/* One chunk at w->d + pos (@avail bytes to the end of the file). Returns the
+ * next chunk's offset, or 0 to stop. */
+static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
+{
+    atf_validation *v = w->v;
+    size_t f = w->file;
+    const uint8_t *d = w->d + pos;
+    uint64_t avail = w->size - pos;
+    if (avail < ATF_WTF_CHUNK_HEADER_SIZE) {
+        v_report(v, f, C_WTF_REC_001, 0, pos, "chunk.header",
+                 "crash-truncated: the file ends %llu bytes into a chunk header", (unsigned long long)avail);
+        w->cut = 1;
+        return 0;
+    }
+    atf_wtf_chunk c;
+    memset(&c, 0, sizeof c);
+    c.offset = pos;
+    c.id = v_le32(d);
+    c.type = v_le32(d + 4);
+    c.length = v_le32(d + 8);
+    c.start_time = v_le32(d + 12);
+    c.end_time = v_le32(d + 16);
+    c.part_count = v_le32(d + 20);
+    if (c.part_count > ATF_WTF_MAX_PARTS) {
+        v_report(v, f, C_WTF_CHK_006, 0, pos + 20, "chunk.part_count",
+                 "%u parts (at most %u); nothing after this chunk header is read", (unsigned)c.part_count,
+                 ATF_WTF_MAX_PARTS);
+        return 0;
+    }
+    uint64_t table_end = ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)c.part_count * ATF_WTF_PART_ENTRY_SIZE;
+    int bad_length = 0;
+    if (c.length < table_end) {
+        v_report(v, f, C_WTF_CHK_001, 0, pos + 8, "chunk.length",
+                 "%u: less than the header and part table (%llu); nothing after this chunk is read",
+                 (unsigned)c.length, (unsigned long long)table_end);
+        bad_length = 1;
+    }
+    if (c.length % 4) {
+        v_report(v, f, C_WTF_CHK_002, 0, pos + 8, "chunk.length",
+                 "%u: not a multiple of 4; nothing after this chunk is read", (unsigned)c.length);
+        bad_length = 1;
+    }
+    if (avail < table_end) {
+        v_report(v, f, C_WTF_REC_001, 0, pos + avail, "chunk.parts",
+                 "crash-truncated: the file ends inside a part table (%llu of %llu bytes)",
+                 (unsigned long long)avail, (unsigned long long)table_end);
+        w->cut = 1;
+        return 0;
+    }
+    if (bad_length && c.length < table_end)
+        return 0;
+    uint64_t body = c.length >= table_end ? c.length - table_end : 0;
+    uint64_t parts_end = 0;   /* end of the last part, padded, from the end of the table */
+    for (uint32_t i = 0; i < c.part_count; i++) {
+        const uint8_t *e = d + ATF_WTF_CHUNK_HEADER_SIZE + (size_t)i * ATF_WTF_PART_ENTRY_SIZE;
+        uint64_t at = pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)i * ATF_WTF_PART_ENTRY_SIZE;
+        atf_wtf_part *p = &c.parts[i];
+        p->type = v_le32(e);
+        p->offset = v_le32(e + 4);
+        p->length = v_le32(e + 8);
+        p->file_offset = pos + table_end + p->offset;
+        if (!is_known_part(p->type))
+            v_report(v, f, C_WTF_CHK_008, 0, at, "part.type", "part %u: type 0x%x", (unsigned)i, (unsigned)p->type);
+        if (p->offset % 4)
+            v_report(v, f, C_WTF_CHK_004, 0, at + 4, "part.offset", "part %u: offset %u", (unsigned)i,
+                     (unsigned)p->offset);
+        uint64_t end = (uint64_t)p->offset + p->length;
+        if (end > body)
+            v_report(v, f, C_WTF_CHK_005, 0, at + 4, "part.offset",
+                     "part %u: bytes %u..%llu, the chunk has %llu bytes of parts", (unsigned)i, (unsigned)p->offset,
+                     (unsigned long long)end, (unsigned long long)body);
+        uint64_t padded = (end + 3) & ~(uint64_t)3;
+        if (padded > parts_end)
+            parts_end = padded;
+        for (uint32_t j = 0; j < i; j++) {
+            const atf_wtf_part *q = &c.parts[j];
+            if (p->length && q->length && p->offset < (uint64_t)q->offset + q->length &&
+                q->offset < (uint64_t)p->offset + p->length) {
+                v_report(v, f, C_WTF_CHK_006, 0, at + 4, "part.offset", "parts %u and %u overlap", (unsigned)j,
+                         (unsigned)i);
+                break;
+            }
+        }
+    }
+    /* A chunk running past the end of the file: a crash cut it, unless its
+     * parts end inside the file and bytes other than zeros follow them. */
+    int cut = c.length > avail;
+    if (cut) {
+        uint64_t pe = table_end + parts_end;
+        if (pe <= avail && v_first_nonzero(d + pe, (size_t)(avail - pe)) < avail - pe) {
+            v_report(v, f, C_WTF_CHK_003, 0, pos + 8, "chunk.length",
+                     "%u runs past the end of the file (%llu bytes left) while the parts end at %llu and other "
+                     "bytes follow: a wrong length; nothing after this chunk is read",
+                     (unsigned)c.length, (unsigned long long)avail, (unsigned long long)pe);
+            return 0;
+        }
+        v_report(v, f, C_WTF_REC_001, 0, pos + avail, "chunk.length",
+                 "crash-truncated: chunk %u at %llu is %u bytes, %llu are in the file", (unsigned)index,
+                 (unsigned long long)pos, (unsigned)c.length, (unsigned long long)avail);
+        w->cut = 1;
+    } else if (table_end + parts_end < c.length) {
+        v_report(v, f, C_WTF_CHK_011, 0, pos + table_end + parts_end, "chunk.length",
+                 "%llu bytes of the chunk are in no part", (unsigned long long)(c.length - table_end - parts_end));
+    }
+    uint64_t limit = cut ? avail : c.length;   /* bytes of the chunk in the file */
+    /* Padding after each part (WTF-CHK-009). */
+    for (uint32_t i = 0; i < c.part_count; i++) {
+        const atf_wtf_part *p = &c.parts[i];
+        uint64_t end = table_end + (uint64_t)p->offset + p->length, padded = (end + 3) & ~(uint64_t)3;
+        if (padded <= limit && (uint64_t)p->offset + p->length <= body &&
+            v_first_nonzero(d + end, (size_t)(padded - end)) < padded - end)
+            v_report(v, f, C_WTF_CHK_009, 0, pos + end, "part.padding", "part %u: padding bytes are not zero",
+                     (unsigned)i);
+    }
+    if ((c.start_time == ATF_WTF_NO_TIME) != (c.end_time == ATF_WTF_NO_TIME) ||
+        (c.start_time != ATF_WTF_NO_TIME && c.start_time > c.end_time))
+        v_report(v, f, C_WTF_CHK_010, 0, pos + 12, "chunk.start", "start %u, end %u", (unsigned)c.start_time,
+                 (unsigned)c.end_time);
+    /* The chunk's kind. */
+    if (index == 0 && c.type != ATF_WTF_CHUNK_FILE_HEADER)
+        v_report(v, f, C_WTF_FH_001, 0, pos + 4, "chunk.type", "the first chunk has type %u", (unsigned)c.type);
+    if (index > 0 && c.type == ATF_WTF_CHUNK_FILE_HEADER)
+        v_report(v, f, C_WTF_FH_008, 0, pos + 4, "chunk.type", "chunk %u is a second file-header chunk",
+                 (unsigned)index);
+    if (c.type != ATF_WTF_CHUNK_FILE_HEADER && c.type != ATF_WTF_CHUNK_EVENT_DATA)
+        v_report(v, f, C_WTF_CHK_007, 0, pos + 4, "chunk.type", "chunk type %u", (unsigned)c.type);
+    const atf_wtf_part *strings = NULL, *events = NULL;
+    unsigned n_fh = 0, n_ev = 0, n_st = 0;
+    for (uint32_t i = 0; i < c.part_count; i++) {
+        const atf_wtf_part *p = &c.parts[i];
+        uint64_t at = pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)i * ATF_WTF_PART_ENTRY_SIZE;
+        int inside = p->offset % 4 == 0 && (uint64_t)p->offset + p->length <= body;
+        if (p->type == ATF_WTF_PART_FILE_HEADER) {
+            n_fh++;
+            if (c.type == ATF_WTF_CHUNK_FILE_HEADER && n_fh == 1 && inside && table_end + p->offset + p->length <= limit)
+                file_header_part(w, p);
+        } else if (p->type >= ATF_WTF_PART_JSON_EVENTS && p->type <= ATF_WTF_PART_BINARY_EVENTS) {
+            n_ev++;
+            if (p->type != ATF_WTF_PART_BINARY_EVENTS)
+                v_report(v, f, C_WTF_EVC_003, 0, at, "part.type", "part %u: a %s event buffer, not read", (unsigned)i,
+                         p->type == ATF_WTF_PART_JSON_EVENTS ? "JSON" : "legacy");
+            else if (!events && inside)
+                events = p;
+            if (p->type == ATF_WTF_PART_BINARY_EVENTS && p->length % 4)
+                v_report(v, f, C_WTF_EVC_004, 0, at + 8, "part.length",
+                         "event buffer of %u bytes: not a multiple of 4", (unsigned)p->length);
+        } else if (p->type == ATF_WTF_PART_STRING_TABLE) {
+            n_st++;
+            if (!strings && inside)
+                strings = p;
+        } else if ((p->type & 0xFFFF0000u) == 0x40000u && c.type != ATF_WTF_CHUNK_EVENT_DATA) {
+            v_report(v, f, C_WTF_EVC_006, 0, at, "part.type", "a resource part in a chunk of type %u",
+                     (unsigned)c.type);
+        }
+    }
+    if (c.type == ATF_WTF_CHUNK_FILE_HEADER && n_fh != 1)
+        v_report(v, f, C_WTF_FH_002, 0, pos + 20, "chunk.part_count", "%u file-header parts", n_fh);
+    if (c.type != ATF_WTF_CHUNK_EVENT_DATA)
+        return cut || bad_length ? 0 : pos + c.length;
+    if (n_ev != 1)
+        v_report(v, f, C_WTF_EVC_001, 0, pos + 20, "chunk.part_count", "%u event buffer parts", n_ev);
+    if (n_st > 1)
+        v_report(v, f, C_WTF_EVC_002, 0, pos + 20, "chunk.part_count", "%u string tables", n_st);
+    if (strings && events && strings->offset > events->offset)
+        v_report(v, f, C_WTF_EVC_005, 0, strings->file_offset, "part.offset",
+                 "the string table comes after the event buffer");
+    atf_wtf_strings st;
+    memset(&st, 0, sizeof st);
+    int strings_ok = 1;
+    if (strings) {
+        if (table_end + strings->offset + strings->length > limit) {
+            strings_ok = 0;   /* cut by the end of the file: none of its events */
+        } else {
+            atf_error e;
+            if (atf_wtf_strings_init(&st, w->d + strings->file_offset, strings->length, &e) != ATF_OK) {
+                v->oom = 1;
+                return 0;
+            }
+            if (st.unterminated)
+                v_report(v, f, C_WTF_STR_001, 0, strings->file_offset + strings->length - 1, "string_table",
+                         "the table does not end with a NUL byte");
+            if (!valid_utf8(w->d + strings->file_offset, strings->length))
+                v_report(v, f, C_WTF_STR_003, 0, strings->file_offset, "string_table",
+                         "the table holds bytes that are not UTF-8");
+        }
+    }
+    if (events && strings_ok && table_end + events->offset < limit) {
+        uint64_t n = events->length;
+        if (table_end + events->offset + n > limit)
+            n = limit - table_end - events->offset;
+        walk_events(w, &c, events, n, &st);
+    }
+    atf_wtf_strings_free(&st);
+    return cut || bad_length ? 0 : pos + c.length;
+}
+
+static void open_scope_at_end(wpass *w)
+{
+    for (uint32_t z = 0; z <= W_ZONES; z++)
+        if (w->zones[z].depth)
+            v_report(w->v, w->file, C_WTF_SCO_002, 0, V_NO_OFFSET, NULL, "%u scope(s) left open in zone %d",
+                     (unsigned)w->zones[z].depth, (int)z - 1);
+}
+
+void v_wtf_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end)
+{
+    for (int c = C_WTF_HDR_001; c <= C_WTF_REC_001; c++)
+        v_check(v, (vclause)c);
+    atf_wtf_file_header h;
+    atf_error e;
+    atf_error_clear(&e);
+    atf_status s = atf_wtf_parse_file_header(d, (size_t)size, &h, &e);
+    if (s == ATF_E_TRUNCATED) {
+        static const uint8_t want[12] = { 0xEF, 0xBE, 0xAD, 0xDE, 0, 0, 0, 0, 10, 0, 0, 0 };
+        int prefix = 1;
+        for (uint64_t i = 0; i < size; i++)
+            if (i < 4 || i >= 8)
+                prefix = prefix && d[i] == want[i];
+        if (prefix) {
+            v_report(v, file, C_WTF_REC_001, 0, size, "magic", "crash-truncated: %llu bytes, inside the file header",
+                     (unsigned long long)size);
+            v_recovered(v, file, 0);
+            return;
+        }
+    }
+    if (s == ATF_E_VERSION) {
+        v_report(v, file, C_WTF_HDR_002, 0, 8, "format_version", "%s", e.message);
+        return;
+    }
+    if (s != ATF_OK) {
+        v_report(v, file, C_WTF_HDR_001, 0, e.offset == ATF_VALIDATE_NO_OFFSET ? 0 : e.offset, "magic", "%s",
+                 e.message);
+        return;
+    }
+    wpass w;
+    memset(&w, 0, sizeof w);
+    w.v = v;
+    w.file = file;
+    w.d = d;
+    w.size = size;
+    w.zone = -1;
+    w.defs = (atf_wtf_def **)calloc(W_WIRES, sizeof *w.defs);
+    w.zones = (wzone *)calloc(W_ZONES + 1, sizeof *w.zones);
+    if (!w.defs || !w.zones) {
+        free(w.defs);
+        free(w.zones);
+        v->oom = 1;
+        return;
+    }
+    w.defs[ATF_WTF_WIRE_DEFINE] =
+        wtf_def_new(ATF_WTF_WIRE_DEFINE, 0, ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL, "wtf.event#define",
+                    strlen("wtf.event#define"), WTF_DEFINE_SIGNATURE, strlen(WTF_DEFINE_SIGNATURE), NULL);
+    if (!w.defs[ATF_WTF_WIRE_DEFINE])
+        v->oom = 1;
+    uint64_t pos = ATF_WTF_FILE_HEADER_SIZE;
+    uint64_t end = data_end < size ? data_end : size;
+    uint32_t index = 0;
+    while (pos && pos < size && !v->oom) {
+        if (pos >= end || v_first_nonzero(d + pos, (size_t)(end - pos)) == end - pos) {
+            v_report(v, file, C_WTF_REC_001, 0, pos, "chunk.header",
+                     "crash-truncated: %llu zero bytes where chunk %u would start", (unsigned long long)(size - pos),
+                     (unsigned)index);
+            w.cut = 1;
+            break;
+        }
+        pos = chunk(&w, pos, index++);
+    }
+    if (index == 0 && !w.cut) {
+        /* Only the 12-byte header: a writer stopped before its first chunk. */
+        v_report(v, file, C_WTF_REC_001, 0, ATF_WTF_FILE_HEADER_SIZE, "chunk",
+                 "crash-truncated: no chunk after the file header");
+        w.cut = 1;
+    }
+    if (w.cut)
+        v_recovered(v, file, w.events);
+    else if (!w.damaged)
+        open_scope_at_end(&w);
+    for (uint32_t i = 0; i < W_WIRES; i++)
+        wtf_def_free(w.defs[i]);
+    free(w.defs);
+    free(w.zones);
+    free(w.names);
+}
