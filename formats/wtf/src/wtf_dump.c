@@ -311,6 +311,12 @@ static atf_status open_reader(atf_wtf_reader **r, const char *path, atf_error *e
 
 atf_status wtf_tool_dump(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
 {
+    if (opts && (opts->window || opts->threads)) {
+        atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL,
+                 "--from, --to and --thread select ATF events; a WTF file is dumped whole");
+        atf_error_set_file(err, path);
+        return ATF_E_ARG;
+    }
     atf_wtf_reader *r = NULL;
     atf_status st = open_reader(&r, path, err);
     if (st != ATF_OK)
