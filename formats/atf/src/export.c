@@ -129,25 +129,8 @@ static void names_free(name_table *t)
 
 /* A packet being built. Nested lengths are 4-byte varints (non-minimal,
  * which every protobuf parser accepts), patched when the message ends. */
-typedef struct pb {
-    uint8_t *p;
-    size_t n, cap;
-} pb;
-
-static int pb_reserve(pb *b, size_t more)
-{
-    if (b->cap - b->n >= more)
-        return 0;
-    size_t ncap = b->cap ? b->cap : 4096;
-    while (ncap - b->n < more)
-        ncap *= 2;
-    uint8_t *np = realloc(b->p, ncap);
-    if (!np)
-        return -1;
-    b->p = np;
-    b->cap = ncap;
-    return 0;
-}
+typedef atf_bytebuf pb;
+#define pb_reserve atf_bytebuf_reserve
 
 /* Callers reserve first: each of these writes at most 20 bytes plus data. */
 static void pb_varint(pb *b, uint64_t v)

@@ -48,4 +48,13 @@ int atf_make_dirs(const char *path);
 /* Write all bytes with pwrite/write retries. */
 atf_status atf_write_all(int fd, const void *src, size_t size, uint64_t offset, int positional);
 
+/* A growable byte buffer (writers' chunks, packets being built). */
+typedef struct atf_bytebuf {
+    uint8_t *p;
+    size_t n, cap;
+} atf_bytebuf;
+
+/* Room for @more bytes after b->n. @return 0, or -1 when out of memory (b unchanged). */
+int atf_bytebuf_reserve(atf_bytebuf *b, size_t more);
+
 #endif /* ATF_COMMON_H */

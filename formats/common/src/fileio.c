@@ -198,3 +198,21 @@ int atf_make_dirs(const char *path)
     errno = e;
     return rc;
 }
+
+int atf_bytebuf_reserve(atf_bytebuf *b, size_t more)
+{
+    if (b->cap - b->n >= more)
+        return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap - b->n < more) {
+        if (cap > SIZE_MAX / 2)
+            return -1;
+        cap *= 2;
+    }
+    uint8_t *p = (uint8_t *)realloc(b->p, cap);
+    if (!p)
+        return -1;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}

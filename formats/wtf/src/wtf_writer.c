@@ -19,28 +19,8 @@
 #include "common.h"
 #include "wtf_internal.h"
 
-typedef struct bytes_buf {
-    uint8_t *p;
-    size_t n, cap;
-} bytes_buf;
-
-static int bb_reserve(bytes_buf *b, size_t more)
-{
-    if (b->cap - b->n >= more)
-        return 0;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap - b->n < more) {
-        if (cap > SIZE_MAX / 2)
-            return -1;
-        cap *= 2;
-    }
-    uint8_t *p = (uint8_t *)realloc(b->p, cap);
-    if (!p)
-        return -1;
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
+typedef atf_bytebuf bytes_buf;
+#define bb_reserve atf_bytebuf_reserve
 
 typedef struct zone_rec {
     uint16_t id;
