@@ -1,0 +1,283 @@
+"""The fixed structures of the binary WTF chunked file format and the event
+type system, written from the source documents (the seed "wtf-trace File
+Format", /work/shared/NEIGHBOURS.md, docs/wtf-dump-format.md,
+conformance/SPEC-WTF.md); nothing here comes from the C codec.
+
+Byte layouts (all little-endian u32):
+
+file header (12)     magic 0xDEADBEEF, wtf_version, format_version (10)
+chunk header (24)    id, type, length (header + part table + padded parts),
+                     start, end, part_count
+part entry (12)      type, offset (from the end of the chunk header: the
+                     part table counts), length (not padded)
+event                wire_id, time, then the arguments in 4-byte slots
+
+Argument slots: bool/int8/uint8 use the low byte of a 4-byte slot,
+int16/uint16 the low 2 bytes, int32/uint32/float32/flowId/time32 all 4;
+ascii/utf8/any are a u32 string-table ordinal (0xFFFFFFFF null, 0xFFFFFFFE
+the empty string). ``T[]`` is an i32 element count (-1: null) followed by
+the elements packed (1, 2 or 4 bytes each; strings as ordinals) and padded
+to a multiple of 4.
+"""
+
+import re
+import struct
+
+MAGIC = 0xDEADBEEF
+MAGIC_LEGACY = 0xEFBEADDE          # the legacy big-endian format, read little-endian
+FORMAT_VERSION = 10
+VERSION_JS = 0x90BA3800            # wtf.version.getValue() of the JS library, 2015.7.15
+VERSION_CPP = 0xE8214400           # what the C++ bindings write
+
+FILE_HEADER_SIZE = 12
+CHUNK_HEADER_SIZE = 24
+PART_ENTRY_SIZE = 12
+NO_TIME = 0xFFFFFFFF
+
+CHUNK_FILE_HEADER = 0x1
+CHUNK_EVENT_DATA = 0x2
+
+PART_FILE_HEADER = 0x10000
+PART_JSON_EVENTS = 0x20000
+PART_LEGACY_EVENTS = 0x20001
+PART_BINARY_EVENTS = 0x20002
+PART_STRING_TABLE = 0x30000
+PART_BINARY_RESOURCE = 0x40000
+PART_STRING_RESOURCE = 0x40001
+KNOWN_PARTS = (PART_FILE_HEADER, PART_JSON_EVENTS, PART_LEGACY_EVENTS, PART_BINARY_EVENTS,
+               PART_STRING_TABLE, PART_BINARY_RESOURCE, PART_STRING_RESOURCE)
+
+STRING_NULL = 0xFFFFFFFF
+STRING_EMPTY = 0xFFFFFFFE
+
+CLASS_INSTANCE = 0
+CLASS_SCOPE = 1
+FLAG_HIGH_FREQUENCY = 0x02
+FLAG_SYSTEM_TIME = 0x04
+FLAG_INTERNAL = 0x08
+FLAG_APPEND_SCOPE_DATA = 0x10
+FLAG_BUILTIN = 0x20
+FLAG_APPEND_FLOW_DATA = 0x40
+
+WIRE_DEFINE = 1
+U32_MAX = 0xFFFFFFFF
+
+
+def u32(data, off):
+    return int.from_bytes(data[off:off + 4], "little")
+
+
+def p32(v):
+    return (v & U32_MAX).to_bytes(4, "little")
+
+
+def pad4(n):
+    return (n + 3) & ~3
+
+
+# ---- Fixed structures ----------------------------------------------------------
+
+def encode_file_header(wtf_version=VERSION_JS, format_version=FORMAT_VERSION, magic=MAGIC):
+    return p32(magic) + p32(wtf_version) + p32(format_version)
+
+
+class Part:
+    __slots__ = ("type", "offset", "length", "file_offset")
+
+    def __init__(self, type, offset, length, file_offset=None):
+        self.type, self.offset, self.length, self.file_offset = type, offset, length, file_offset
+
+    def entry(self):
+        return p32(self.type) + p32(self.offset) + p32(self.length)
+
+    def __repr__(self):
+        return "Part(0x%x, %d, %d)" % (self.type, self.offset, self.length)
+
+
+class ChunkHeader:
+    """The 24-byte chunk header and its part table."""
+    __slots__ = ("id", "type", "length", "start", "end", "part_count", "parts")
+
+    def __init__(self, id, type, length, start, end, part_count, parts=()):
+        self.id, self.type, self.length = id, type, length
+        self.start, self.end, self.part_count = start, end, part_count
+        self.parts = list(parts)
+
+    def encode(self):
+        return b"".join(p32(v) for v in (self.id, self.type, self.length, self.start, self.end,
+                                         self.part_count)) + b"".join(p.entry() for p in self.parts)
+
+    @classmethod
+    def decode_fixed(cls, data, off):
+        """The six u32 at ``off`` (the caller checked there are 24 bytes)."""
+        return cls(*(u32(data, off + 4 * k) for k in range(6)))
+
+
+# ---- Types and signatures --------------------------------------------------------
+
+# name -> (slot kind, element size in an array)
+TYPES = {
+    "bool": ("u", 1), "int8": ("s", 1), "uint8": ("u", 1), "int16": ("s", 2),
+    "uint16": ("u", 2), "int32": ("s", 4), "uint32": ("u", 4), "float32": ("f", 4),
+    "flowId": ("u", 4), "time32": ("u", 4), "ascii": ("str", 4), "utf8": ("str", 4),
+    "any": ("any", 4),
+}
+STRING_TYPES = ("ascii", "utf8")
+
+
+def slot_bytes(t):
+    """Bytes a scalar of type ``t`` uses in its 4-byte slot."""
+    return 4 if TYPES[t][0] in ("str", "any", "f") else TYPES[t][1]
+
+
+def elem_size(t):
+    return TYPES[t][1]
+
+
+class SignatureError(ValueError):
+    def __init__(self, message, position):
+        ValueError.__init__(self, message)
+        self.position = position
+
+
+_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+
+
+class Arg:
+    __slots__ = ("name", "type", "array")
+
+    def __init__(self, name, type, array=False):
+        self.name, self.type, self.array = name, type, bool(array)
+
+    def spelled(self):
+        return "%s%s %s" % (self.type, "[]" if self.array else "", self.name)
+
+    def __eq__(self, other):
+        return isinstance(other, Arg) and (self.name, self.type, self.array) == (
+            other.name, other.type, other.array)
+
+    def __repr__(self):
+        return "Arg(%r)" % self.spelled()
+
+
+def parse_signature(sig):
+    """[Arg] of an argument signature: ``type name`` items separated by commas,
+    blanks (space, tab) around items and between type and name, ``type[]``
+    for arrays; an empty or blank signature has no arguments. Raises
+    SignatureError (with the character position) for an unknown type, a
+    missing or malformed name, an empty item or a duplicate name."""
+    if isinstance(sig, (bytes, bytearray)):
+        try:
+            sig = bytes(sig).decode("ascii")
+        except UnicodeDecodeError as e:
+            raise SignatureError("non-ASCII byte in the signature", e.start)
+    if sig.strip(" \t") == "":
+        return []
+    out, names, pos = [], set(), 0
+    for item in sig.split(","):
+        lead = len(item) - len(item.lstrip(" \t"))
+        words = item.strip(" \t")
+        at = pos + lead
+        if not words:
+            raise SignatureError("empty argument in the signature", at)
+        parts = re.split(r"[ \t]+", words)
+        if len(parts) != 2:
+            raise SignatureError("argument %r is not `type name`" % words, at)
+        tname, name = parts
+        array = tname.endswith("[]")
+        if array:
+            tname = tname[:-2]
+        if tname not in TYPES:
+            raise SignatureError("unknown argument type %r" % parts[0], at)
+        if not _NAME.match(name):
+            raise SignatureError("bad argument name %r" % name, at + len(parts[0]) + 1)
+        if name in names:
+            raise SignatureError("argument name %r appears twice" % name,
+                                 at + len(parts[0]) + 1)
+        names.add(name)
+        out.append(Arg(name, tname, array))
+        pos += len(item) + 1
+    return out
+
+
+def format_signature(args):
+    return ", ".join(a.spelled() for a in args)
+
+
+class Define:
+    """One event type: from a ``wtf.event#define`` event or built in (wire id 1)."""
+    __slots__ = ("wire_id", "event_class", "flags", "name", "signature", "args")
+
+    def __init__(self, wire_id, event_class, flags, name, signature, args=None):
+        self.wire_id, self.event_class, self.flags = wire_id, event_class, flags
+        self.name = name                 # bytes
+        self.signature = signature       # bytes, as stored
+        self.args = parse_signature(signature) if args is None else args
+
+    @property
+    def builtin(self):
+        return BUILTIN_BY_NAME.get(self.name)
+
+    def __repr__(self):
+        return "Define(%d, %r, %r)" % (self.wire_id, self.name, self.signature)
+
+
+# The built-in events (NEIGHBOURS.md): name -> signature.
+BUILTINS = (
+    ("wtf.event#define", "uint16 wireId, uint16 eventClass, uint32 flags, ascii name, ascii args"),
+    ("wtf.trace#discontinuity", ""),
+    ("wtf.zone#create", "uint16 zoneId, ascii name, ascii type, ascii location"),
+    ("wtf.zone#delete", "uint16 zoneId"),
+    ("wtf.zone#set", "uint16 zoneId"),
+    ("wtf.scope#enter", "ascii name"),
+    ("wtf.scope#enterTracing", ""),
+    ("wtf.scope#leave", ""),
+    ("wtf.scope#appendData", "ascii name, any value"),
+    ("wtf.flow#branch", "flowId id, flowId parentId, ascii name, any value"),
+    ("wtf.flow#extend", "flowId id, ascii name, any value"),
+    ("wtf.flow#terminate", "flowId id, any value"),
+    ("wtf.flow#appendData", "flowId id, ascii name, any value"),
+    ("wtf.trace#mark", "ascii name, any value"),
+    ("wtf.trace#timeStamp", "ascii name, any value"),
+    ("wtf.timeRange#begin", "uint32 id, ascii name, any value"),
+    ("wtf.timeRange#end", "uint32 id"),
+)
+BUILTIN_SIGNATURES = {n.encode(): s.encode() for n, s in BUILTINS}
+BUILTIN_BY_NAME = {n.encode(): n for n, _ in BUILTINS}
+DEFINE_EVENT = Define(WIRE_DEFINE, CLASS_INSTANCE, FLAG_BUILTIN | FLAG_INTERNAL,
+                      b"wtf.event#define", BUILTIN_SIGNATURES[b"wtf.event#define"])
+
+
+# ---- Argument values --------------------------------------------------------------
+
+def f32(x):
+    """The float32 nearest to ``x``, as a Python float (exact)."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def decode_scalar(t, raw):
+    """Value of a scalar of type ``t`` from its ``elem_size`` or slot bytes
+    (strings: the ordinal)."""
+    kind, size = TYPES[t]
+    if kind == "f":
+        return struct.unpack("<f", raw[:4])[0]
+    if kind in ("str", "any"):
+        return int.from_bytes(raw[:4], "little")
+    if t == "bool":
+        return raw[0] != 0
+    v = int.from_bytes(raw[:size], "little")
+    if kind == "s" and v >= 1 << (8 * size - 1):
+        v -= 1 << (8 * size)
+    return v
+
+
+def encode_scalar(t, v, size):
+    """``size`` bytes of value ``v`` of type ``t`` (strings: ``v`` is the ordinal)."""
+    kind, natural = TYPES[t]
+    if kind == "f":
+        return struct.pack("<f", v) + bytes(size - 4)
+    if t == "bool":
+        v = 1 if v else 0
+    if isinstance(v, bool):
+        v = int(v)
+    return (v & ((1 << (8 * min(size, 4))) - 1)).to_bytes(size, "little")

@@ -1,0 +1,387 @@
+"""Writing WTF files: raw builders that write any bytes a test needs (broken
+files included), and a normal writer (TraceWriter) that records, beside the
+bytes, the model of what it wrote (model.Trace): the oracle of the dump.
+
+Raw builders
+  file_header(...)                     the 12-byte file header
+  string_table(strings, trailing_nul)  a string-table part
+  encode_args(args, values, table)     argument bytes of one event
+  encode_event(wire_id, time, args)    one event
+  build_chunk(...)                     a chunk: header, part table, parts,
+                                       with any field overridden
+  header_chunk(json, ...)              the file-header chunk
+
+TraceWriter writes what the JS library or the C++ bindings write (chunk
+ids, versions, string tables), rotates event chunks by size, and keeps the
+model: chunk offsets and headers, every event with its offset, zone and
+arguments.
+"""
+
+import json
+
+from . import wire
+from .canon import parse_json
+from .model import ChunkInfo, EventInfo, Trace
+from .wire import (CHUNK_EVENT_DATA, CHUNK_FILE_HEADER, CHUNK_HEADER_SIZE, DEFINE_EVENT,
+                   NO_TIME, PART_BINARY_EVENTS, PART_ENTRY_SIZE, PART_FILE_HEADER,
+                   PART_STRING_TABLE, STRING_EMPTY, STRING_NULL, ChunkHeader, Define, Part,
+                   p32, pad4)
+
+file_header = wire.encode_file_header
+
+
+def as_bytes(s):
+    if s is None or isinstance(s, bytes):
+        return s
+    if isinstance(s, (bytearray, memoryview)):
+        return bytes(s)
+    return s.encode("utf-8")
+
+
+class StringTable:
+    """A chunk's string table being written. ``empty_ordinal``: write "" as
+    the ordinal 0xFFFFFFFE (as the JS library does) instead of a table entry;
+    ``dedup``: one entry per distinct string."""
+
+    def __init__(self, empty_ordinal=True, dedup=False):
+        self.strings, self.empty_ordinal, self.dedup = [], empty_ordinal, dedup
+        self._seen = {}
+
+    def add(self, s):
+        s = as_bytes(s)
+        if s is None:
+            return STRING_NULL
+        if s == b"" and self.empty_ordinal:
+            return STRING_EMPTY
+        if b"\0" in s:
+            raise ValueError("a string-table string cannot hold NUL: %r" % s)
+        if self.dedup and s in self._seen:
+            return self._seen[s]
+        self.strings.append(s)
+        self._seen.setdefault(s, len(self.strings) - 1)
+        return len(self.strings) - 1
+
+    def __len__(self):
+        return len(self.strings)
+
+
+def string_table(strings, trailing_nul=False):
+    """Bytes of a string-table part: every string followed by NUL, and one more
+    NUL when ``trailing_nul`` (the seed's form)."""
+    return b"".join(as_bytes(s) + b"\0" for s in strings) + (b"\0" if trailing_nul else b"")
+
+
+def encode_value(t, array, v, table):
+    """Bytes of one argument of type ``t`` (``array``: ``t[]``)."""
+    if array:
+        if v is None:
+            return p32(-1)
+        size = wire.elem_size(t)
+        body = b"".join(wire.encode_scalar(t, _ordinal(t, x, table), size) for x in v)
+        return p32(len(v)) + body + bytes(pad4(len(body)) - len(body))
+    return wire.encode_scalar(t, _ordinal(t, v, table), 4)
+
+
+def _ordinal(t, v, table):
+    if t in wire.STRING_TYPES or t == "any":
+        if isinstance(v, int) and not isinstance(v, bool):
+            return v                       # a raw ordinal, as given
+        return table.add(v)
+    return v
+
+
+def encode_args(args, values, table):
+    if len(args) != len(values):
+        raise ValueError("%d values for %d arguments" % (len(values), len(args)))
+    return b"".join(encode_value(a.type, a.array, v, table) for a, v in zip(args, values))
+
+
+def encode_event(wire_id, time, args=b""):
+    return p32(wire_id) + p32(time) + args
+
+
+def parts_base(part_count):
+    """Bytes from the chunk's start to where part offset 0 points."""
+    return CHUNK_HEADER_SIZE + PART_ENTRY_SIZE * part_count
+
+
+def build_chunk(id, type, parts, start=NO_TIME, end=NO_TIME, *, length=None, part_count=None,
+                entries=None, fill=b"\0"):
+    """A chunk: ``parts`` is [(type, bytes)], laid out in order, each padded to
+    4 bytes with ``fill`` bytes (the padding's content is not defined).
+    ``length`` / ``part_count`` override the header fields; ``entries``
+    replaces the part table with [(type, offset, length)] (the part bytes
+    stay where the default table puts them)."""
+    parts = [(t, as_bytes(d)) for t, d in parts]
+    table, body, off = [], b"", 0
+    for t, d in parts:
+        table.append((t, off, len(d)))
+        padding = pad4(len(d)) - len(d)
+        body += d + (fill * padding)[:padding]
+        off += pad4(len(d))
+    if entries is not None:
+        table = list(entries)
+    n = len(table)
+    head_len = parts_base(n)
+    real_length = head_len + len(body)
+    h = ChunkHeader(id, type, real_length if length is None else length, start, end,
+                    n if part_count is None else part_count,
+                    [Part(t, o, ln) for t, o, ln in table])
+    return h.encode() + body
+
+
+def header_json(timebase=1.4e12, *, flags=(), context_uri="file://", extra=None):
+    """A file-header JSON object (as an ordered list of pairs), the way the JS
+    library lays it out."""
+    o = [("flags", list(flags)), ("timebase", timebase),
+         ("contextInfo", {"contextType": "script", "uri": context_uri})]
+    for k, v in (extra or []):
+        o.append((k, v))
+    return o
+
+
+def dump_header_json(obj):
+    """JSON text of an ordered object (list of pairs / dict) for the header part."""
+    if isinstance(obj, (bytes, str)):
+        return as_bytes(obj)
+    if isinstance(obj, list):
+        obj = _ordered(obj)
+    return json.dumps(obj, separators=(",", ":")).encode("utf-8")
+
+
+def _ordered(pairs):
+    from collections import OrderedDict
+    return OrderedDict(pairs)
+
+
+def header_chunk(header, *, id=0, start=NO_TIME, end=NO_TIME, extra_parts=(), **kw):
+    """The file-header chunk: one 0x10000 part holding ``header`` (JSON text,
+    or an object to serialize)."""
+    return build_chunk(id, CHUNK_FILE_HEADER,
+                       [(PART_FILE_HEADER, dump_header_json(header))] + list(extra_parts),
+                       start, end, **kw)
+
+
+# ---- The normal writer ----------------------------------------------------------
+
+class Flavor:
+    """What differs between real writers."""
+
+    def __init__(self, *, name, wtf_version, header_chunk_id, event_chunk_id,
+                 trailing_nul, empty_ordinal, redefine_each_chunk):
+        self.name, self.wtf_version = name, wtf_version
+        self.header_chunk_id = header_chunk_id
+        self.event_chunk_id = event_chunk_id      # int, or "count": 1, 2, 3... after the header
+        self.trailing_nul, self.empty_ordinal = trailing_nul, empty_ordinal
+        self.redefine_each_chunk = redefine_each_chunk
+
+
+JS = Flavor(name="js", wtf_version=wire.VERSION_JS, header_chunk_id=0, event_chunk_id="count",
+            trailing_nul=False, empty_ordinal=True, redefine_each_chunk=False)
+CPP = Flavor(name="cpp", wtf_version=wire.VERSION_CPP, header_chunk_id=1, event_chunk_id=2,
+             trailing_nul=False, empty_ordinal=True, redefine_each_chunk=True)
+
+
+class TraceWriter:
+    """Writes a WTF file and its model.
+
+        w = TraceWriter(header=header_json(1.4e12))
+        outer = w.define("app#outer", "uint32 n", wire.CLASS_SCOPE)
+        w.event(outer, 10, 7)
+        w.leave(20)
+        data = w.finish()           # bytes; w.trace is the model
+
+    Wire ids are given out from 2 in order of definition. Built-in events are
+    defined on first use. A chunk is closed when its event buffer reaches
+    ``chunk_bytes`` (or by end_chunk()).
+    """
+
+    def __init__(self, *, flavor=JS, header=None, wtf_version=None, chunk_bytes=1 << 20,
+                 header_parts=None, chunk_times="events"):
+        self.flavor = flavor
+        self.wtf_version = flavor.wtf_version if wtf_version is None else wtf_version
+        self.header = header_json() if header is None else header
+        self.chunk_bytes, self.chunk_times = chunk_bytes, chunk_times
+        self.out = bytearray(file_header(self.wtf_version))
+        self.trace = Trace()
+        t = self.trace
+        t.magic, t.wtf_version, t.format_version = wire.MAGIC, self.wtf_version, wire.FORMAT_VERSION
+        hb = dump_header_json(self.header)
+        t.header_bytes = hb
+        try:
+            t.header, t.header_parsed = parse_json(hb), True
+        except ValueError:
+            t.header, t.header_parsed = None, False
+        self._add_chunk(self.flavor.header_chunk_id, CHUNK_FILE_HEADER,
+                        [(PART_FILE_HEADER, hb)] + list(header_parts or ()), NO_TIME, NO_TIME)
+        self.defines = {wire.WIRE_DEFINE: DEFINE_EVENT}
+        self.by_name = {}
+        self.next_wire = 2
+        self.zone = None
+        self.depth = {}
+        self._open_chunk()
+
+    # -- chunks
+    def _open_chunk(self):
+        self.table = StringTable(empty_ordinal=self.flavor.empty_ordinal)
+        self.buf = bytearray()
+        self.pending = []          # (position in buffer, EventInfo without offset/chunk)
+        self.times = []
+        if self.flavor.redefine_each_chunk and len(self.trace.chunks) > 1:
+            for d in sorted(self.defines.values(), key=lambda d: d.wire_id):
+                if d.wire_id != wire.WIRE_DEFINE:
+                    self._write_define(d, 0)
+
+    def _add_chunk(self, cid, ctype, parts, start, end):
+        data = build_chunk(cid, ctype, parts, start, end)
+        h = ChunkHeader.decode_fixed(data, 0)
+        base = parts_base(h.part_count)
+        off = len(self.out)
+        h.parts = [Part(wire.u32(data, 24 + 12 * k), wire.u32(data, 28 + 12 * k),
+                        wire.u32(data, 32 + 12 * k)) for k in range(h.part_count)]
+        for p in h.parts:
+            p.file_offset = off + base + p.offset
+        ci = ChunkInfo(len(self.trace.chunks), off, h)
+        self.trace.chunks.append(ci)
+        self.out += data
+        return ci, h
+
+    def end_chunk(self, start=None, end=None):
+        """Writes out the current event chunk (nothing when it holds no event)."""
+        if not self.pending:
+            return None
+        cid = self.flavor.event_chunk_id
+        if cid == "count":
+            cid = len(self.trace.chunks)
+        if start is None:
+            start = min(self.times) if self.chunk_times == "events" else 0
+        if end is None:
+            end = max(self.times) if self.chunk_times == "events" else 0
+        tbl = string_table(self.table.strings, self.flavor.trailing_nul)
+        ci, h = self._add_chunk(cid, CHUNK_EVENT_DATA,
+                                [(PART_STRING_TABLE, tbl), (PART_BINARY_EVENTS, bytes(self.buf))],
+                                start, end)
+        ci.strings = list(self.table.strings) + ([b""] if self.flavor.trailing_nul else [])
+        ebuf = next(p for p in h.parts if p.type == PART_BINARY_EVENTS)
+        for pos, ev in self.pending:
+            ev.chunk, ev.offset = ci.index, ebuf.file_offset + pos
+            self.trace.events.append(ev)
+        self._open_chunk()
+        return ci
+
+    # -- events
+    def _emit(self, define, time, values):
+        args = encode_args(define.args, values, self.table)
+        pos = len(self.buf)
+        ev = EventInfo(None, None, define.wire_id, define, time, _model_values(define, values),
+                       zone=self.zone, size=8 + len(args))
+        self.buf += encode_event(define.wire_id, time, args)
+        self.pending.append((pos, ev))
+        self.times.append(time)
+        return ev
+
+    def _write_define(self, d, time):
+        return self._emit(DEFINE_EVENT, time, [d.wire_id, d.event_class, d.flags, d.name,
+                                               d.signature])
+
+    def define(self, name, signature="", event_class=wire.CLASS_INSTANCE, flags=0, time=0,
+               wire_id=None):
+        """Defines an event (returns its wire id; the same name and signature
+        again returns the same id without writing anything)."""
+        name, signature = as_bytes(name), as_bytes(signature)
+        known = self.by_name.get((name, signature))
+        if known is not None and wire_id is None:
+            return known
+        if wire_id is None:
+            wire_id = self.next_wire
+        self.next_wire = max(self.next_wire, wire_id + 1)
+        d = Define(wire_id, event_class, flags, name, signature)
+        self.defines[wire_id] = d
+        self.by_name[(name, signature)] = wire_id
+        self._write_define(d, time)
+        self._rotate()
+        return wire_id
+
+    def builtin(self, name, time=0):
+        """The wire id of built-in ``name`` (defined on first use)."""
+        sig = wire.BUILTIN_SIGNATURES[as_bytes(name)]
+        flags = wire.FLAG_BUILTIN | wire.FLAG_INTERNAL
+        cls = wire.CLASS_SCOPE if name in ("wtf.scope#enter", "wtf.scope#enterTracing") \
+            else wire.CLASS_INSTANCE
+        return self.define(name, sig, cls, flags, time)
+
+    def event(self, wire_id, time, *values):
+        d = self.defines[wire_id]
+        ev = self._emit(d, time, list(values))
+        ev.depth = self.depth.get(self.zone, 0)
+        if d.event_class == wire.CLASS_SCOPE:
+            self.depth[self.zone] = self.depth.get(self.zone, 0) + 1
+        self._rotate()
+        return ev
+
+    def _rotate(self):
+        if len(self.buf) >= self.chunk_bytes:
+            self.end_chunk()
+
+    def zone_create(self, zone_id, name, type="script", location="", time=0):
+        return self.event(self.builtin("wtf.zone#create", time), time, zone_id, name, type,
+                          location)
+
+    def zone_set(self, zone_id, time=0):
+        ev = self.event(self.builtin("wtf.zone#set", time), time, zone_id)
+        self.zone = zone_id
+        return ev
+
+    def enter(self, name, time=0):
+        return self.event(self.builtin("wtf.scope#enter", time), time, name)
+
+    def leave(self, time=0):
+        ev = self.event(self.builtin("wtf.scope#leave", time), time)
+        if self.depth.get(self.zone, 0) > 0:
+            self.depth[self.zone] -= 1
+        ev.depth = self.depth.get(self.zone, 0)
+        return ev
+
+    def append_data(self, name, json_text, time=0):
+        return self.event(self.builtin("wtf.scope#appendData", time), time, name, json_text)
+
+    def time_stamp(self, name, json_text=None, time=0):
+        return self.event(self.builtin("wtf.trace#timeStamp", time), time, name, json_text)
+
+    def finish(self):
+        self.end_chunk()
+        self.trace.size = len(self.out)
+        return bytes(self.out)
+
+
+def _model_values(define, values):
+    """The values as a reader gives them back (strings as bytes, float32
+    rounded, "" for the empty ordinal)."""
+    out = []
+    for a, v in zip(define.args, values):
+        if a.array:
+            out.append(None if v is None else [_model_scalar(a.type, x) for x in v])
+        else:
+            out.append(_model_scalar(a.type, v))
+    return out
+
+
+def _model_scalar(t, v):
+    if t in wire.STRING_TYPES or t == "any":
+        if isinstance(v, int) and not isinstance(v, bool):
+            if v == STRING_NULL:
+                return None
+            if v == STRING_EMPTY:
+                return b""
+            raise ValueError("a raw string ordinal has no model value")
+        return as_bytes(v)
+    if t == "float32":
+        return wire.f32(v)
+    if t == "bool":
+        return bool(v)
+    kind, size = wire.TYPES[t]
+    bits = 8 * size
+    v &= (1 << bits) - 1
+    if kind == "s" and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
