@@ -121,6 +121,9 @@ TYPES = {
     "uint16": ("u", 2), "int32": ("s", 4), "uint32": ("u", 4), "float32": ("f", 4),
     "flowId": ("u", 4), "time32": ("u", 4), "ascii": ("str", 4), "utf8": ("str", 4),
     "any": ("any", 4),
+    # The JS library also accepts these (wtf-real-facts.md): a character code
+    # in one byte, a UTF-16 code unit in two.
+    "char": ("u", 1), "wchar": ("u", 2),
 }
 STRING_TYPES = ("ascii", "utf8")
 
@@ -166,6 +169,8 @@ def parse_signature(sig):
     for arrays; an empty or blank signature has no arguments. Raises
     SignatureError (with the character position) for an unknown type, a
     missing or malformed name, an empty item or a duplicate name."""
+    if sig is None:
+        return []
     if isinstance(sig, (bytes, bytearray)):
         try:
             sig = bytes(sig).decode("ascii")
@@ -222,30 +227,45 @@ class Define:
         return "Define(%d, %r, %r)" % (self.wire_id, self.name, self.signature)
 
 
-# The built-in events (NEIGHBOURS.md): name -> signature.
+# The built-in events (NEIGHBOURS.md; wire ids, classes, flags and the null
+# signature of argument-less events as the JS library writes them, from
+# /work/notes/wtf-real-facts.md): (JS wire id, name, class, flags, signature).
 BUILTINS = (
-    ("wtf.event#define", "uint16 wireId, uint16 eventClass, uint32 flags, ascii name, ascii args"),
-    ("wtf.trace#discontinuity", ""),
-    ("wtf.zone#create", "uint16 zoneId, ascii name, ascii type, ascii location"),
-    ("wtf.zone#delete", "uint16 zoneId"),
-    ("wtf.zone#set", "uint16 zoneId"),
-    ("wtf.scope#enter", "ascii name"),
-    ("wtf.scope#enterTracing", ""),
-    ("wtf.scope#leave", ""),
-    ("wtf.scope#appendData", "ascii name, any value"),
-    ("wtf.flow#branch", "flowId id, flowId parentId, ascii name, any value"),
-    ("wtf.flow#extend", "flowId id, ascii name, any value"),
-    ("wtf.flow#terminate", "flowId id, any value"),
-    ("wtf.flow#appendData", "flowId id, ascii name, any value"),
-    ("wtf.trace#mark", "ascii name, any value"),
-    ("wtf.trace#timeStamp", "ascii name, any value"),
-    ("wtf.timeRange#begin", "uint32 id, ascii name, any value"),
-    ("wtf.timeRange#end", "uint32 id"),
+    (1, "wtf.event#define", 0, 40,
+     "uint16 wireId, uint16 eventClass, uint32 flags, ascii name, ascii args"),
+    (2, "wtf.trace#discontinuity", 0, 32, None),
+    (3, "wtf.zone#create", 0, 40, "uint16 zoneId, ascii name, ascii type, ascii location"),
+    (4, "wtf.zone#delete", 0, 40, "uint16 zoneId"),
+    (5, "wtf.zone#set", 0, 40, "uint16 zoneId"),
+    (6, "wtf.scope#enter", 1, 32, "ascii name"),
+    (7, "wtf.scope#enterTracing", 1, 44, None),
+    (8, "wtf.scope#leave", 0, 40, None),
+    (9, "wtf.scope#appendData", 0, 56, "ascii name, any value"),
+    (10, "wtf.flow#branch", 0, 40, "flowId id, flowId parentId, ascii name, any value"),
+    (11, "wtf.flow#extend", 0, 40, "flowId id, ascii name, any value"),
+    (12, "wtf.flow#terminate", 0, 40, "flowId id, any value"),
+    (13, "wtf.flow#appendData", 0, 104, "flowId id, ascii name, any value"),
+    (14, "wtf.trace#mark", 0, 40, "ascii name, any value"),
+    (15, "wtf.trace#timeStamp", 0, 32, "ascii name, any value"),
+    (16, "wtf.timeRange#begin", 0, 40, "uint32 id, ascii name, any value"),
+    (17, "wtf.timeRange#end", 0, 40, "uint32 id"),
 )
-BUILTIN_SIGNATURES = {n.encode(): s.encode() for n, s in BUILTINS}
-BUILTIN_BY_NAME = {n.encode(): n for n, _ in BUILTINS}
-DEFINE_EVENT = Define(WIRE_DEFINE, CLASS_INSTANCE, FLAG_BUILTIN | FLAG_INTERNAL,
-                      b"wtf.event#define", BUILTIN_SIGNATURES[b"wtf.event#define"])
+JS_FIRST_USER_WIRE = 29      # 18..28: provider events node registers but does not use
+
+
+class Builtin:
+    __slots__ = ("js_wire_id", "name", "event_class", "flags", "signature")
+
+    def __init__(self, js_wire_id, name, event_class, flags, signature):
+        self.js_wire_id, self.name = js_wire_id, name.encode()
+        self.event_class, self.flags = event_class, flags
+        self.signature = None if signature is None else signature.encode()
+
+
+BUILTIN = {b.name: b for b in (Builtin(*x) for x in BUILTINS)}
+BUILTIN_BY_NAME = {n: n.decode() for n in BUILTIN}
+DEFINE_EVENT = Define(WIRE_DEFINE, CLASS_INSTANCE, 40, b"wtf.event#define",
+                      BUILTIN[b"wtf.event#define"].signature)
 
 
 # ---- Argument values --------------------------------------------------------------

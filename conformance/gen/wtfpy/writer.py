@@ -165,21 +165,33 @@ def header_chunk(header, *, id=0, start=NO_TIME, end=NO_TIME, extra_parts=(), **
 # ---- The normal writer ----------------------------------------------------------
 
 class Flavor:
-    """What differs between real writers."""
+    """What differs between real writers.
 
-    def __init__(self, *, name, wtf_version, header_chunk_id, event_chunk_id,
-                 trailing_nul, empty_ordinal, redefine_each_chunk):
+    js   the JS library (2015.7.15): version 0x90BA3800, chunk start/end
+         0xFFFFFFFF, built-ins under their fixed wire ids 1..17, user events
+         from 29, chunk ids from a process-wide counter (given per chunk),
+         no trailing NUL after the string table.
+    cpp  the C++ bindings: version 0xE8214400, header chunk id 1, every event
+         chunk id 2, wire ids given out in order of definition from 2.
+    """
+
+    def __init__(self, *, name, wtf_version, header_chunk_id, event_chunk_id, chunk_times,
+                 builtin_wire_ids, first_user_wire, trailing_nul=False, empty_ordinal=True,
+                 redefine_each_chunk=False):
         self.name, self.wtf_version = name, wtf_version
         self.header_chunk_id = header_chunk_id
-        self.event_chunk_id = event_chunk_id      # int, or "count": 1, 2, 3... after the header
+        self.event_chunk_id = event_chunk_id    # int, or "count": 1, 2, ... after the header
+        self.chunk_times = chunk_times          # "none" (0xFFFFFFFF) or "events" (first/last)
+        self.builtin_wire_ids, self.first_user_wire = builtin_wire_ids, first_user_wire
         self.trailing_nul, self.empty_ordinal = trailing_nul, empty_ordinal
         self.redefine_each_chunk = redefine_each_chunk
 
 
 JS = Flavor(name="js", wtf_version=wire.VERSION_JS, header_chunk_id=0, event_chunk_id="count",
-            trailing_nul=False, empty_ordinal=True, redefine_each_chunk=False)
+            chunk_times="none", builtin_wire_ids=True, first_user_wire=wire.JS_FIRST_USER_WIRE)
 CPP = Flavor(name="cpp", wtf_version=wire.VERSION_CPP, header_chunk_id=1, event_chunk_id=2,
-             trailing_nul=False, empty_ordinal=True, redefine_each_chunk=True)
+             chunk_times="events", builtin_wire_ids=False, first_user_wire=2,
+             redefine_each_chunk=True)
 
 
 class TraceWriter:
@@ -191,17 +203,17 @@ class TraceWriter:
         w.leave(20)
         data = w.finish()           # bytes; w.trace is the model
 
-    Wire ids are given out from 2 in order of definition. Built-in events are
-    defined on first use. A chunk is closed when its event buffer reaches
-    ``chunk_bytes`` (or by end_chunk()).
+    Built-in events are defined on first use (under their JS wire ids in the
+    js flavor). A chunk is closed when its event buffer reaches
+    ``chunk_bytes`` or by end_chunk(), which may give its id and times.
     """
 
     def __init__(self, *, flavor=JS, header=None, wtf_version=None, chunk_bytes=1 << 20,
-                 header_parts=None, chunk_times="events"):
+                 header_parts=None, header_chunk_id=None):
         self.flavor = flavor
         self.wtf_version = flavor.wtf_version if wtf_version is None else wtf_version
         self.header = header_json() if header is None else header
-        self.chunk_bytes, self.chunk_times = chunk_bytes, chunk_times
+        self.chunk_bytes = chunk_bytes
         self.out = bytearray(file_header(self.wtf_version))
         self.trace = Trace()
         t = self.trace
@@ -212,11 +224,12 @@ class TraceWriter:
             t.header, t.header_parsed = parse_json(hb), True
         except ValueError:
             t.header, t.header_parsed = None, False
-        self._add_chunk(self.flavor.header_chunk_id, CHUNK_FILE_HEADER,
-                        [(PART_FILE_HEADER, hb)] + list(header_parts or ()), NO_TIME, NO_TIME)
+        self._add_chunk(flavor.header_chunk_id if header_chunk_id is None else header_chunk_id,
+                        CHUNK_FILE_HEADER, [(PART_FILE_HEADER, hb)] + list(header_parts or ()),
+                        NO_TIME, NO_TIME)
         self.defines = {wire.WIRE_DEFINE: DEFINE_EVENT}
         self.by_name = {}
-        self.next_wire = 2
+        self.next_wire = flavor.first_user_wire
         self.zone = None
         self.depth = {}
         self._open_chunk()
@@ -246,17 +259,23 @@ class TraceWriter:
         self.out += data
         return ci, h
 
-    def end_chunk(self, start=None, end=None):
+    @property
+    def buffered(self):
+        """Events in the chunk being written."""
+        return len(self.pending)
+
+    def end_chunk(self, id=None, start=None, end=None):
         """Writes out the current event chunk (nothing when it holds no event)."""
         if not self.pending:
             return None
-        cid = self.flavor.event_chunk_id
+        cid = self.flavor.event_chunk_id if id is None else id
         if cid == "count":
             cid = len(self.trace.chunks)
+        events_times = self.flavor.chunk_times == "events"
         if start is None:
-            start = min(self.times) if self.chunk_times == "events" else 0
+            start = min(self.times) if events_times else NO_TIME
         if end is None:
-            end = max(self.times) if self.chunk_times == "events" else 0
+            end = max(self.times) if events_times else NO_TIME
         tbl = string_table(self.table.strings, self.flavor.trailing_nul)
         ci, h = self._add_chunk(cid, CHUNK_EVENT_DATA,
                                 [(PART_STRING_TABLE, tbl), (PART_BINARY_EVENTS, bytes(self.buf))],
@@ -274,7 +293,7 @@ class TraceWriter:
         args = encode_args(define.args, values, self.table)
         pos = len(self.buf)
         ev = EventInfo(None, None, define.wire_id, define, time, _model_values(define, values),
-                       zone=self.zone, size=8 + len(args))
+                       zone=self.zone, depth=self.depth.get(self.zone, 0), size=8 + len(args))
         self.buf += encode_event(define.wire_id, time, args)
         self.pending.append((pos, ev))
         self.times.append(time)
@@ -286,15 +305,16 @@ class TraceWriter:
 
     def define(self, name, signature="", event_class=wire.CLASS_INSTANCE, flags=0, time=0,
                wire_id=None):
-        """Defines an event (returns its wire id; the same name and signature
-        again returns the same id without writing anything)."""
+        """Defines an event and returns its wire id. The same name and
+        signature again returns the known id without writing anything
+        (redefine() writes a define again)."""
         name, signature = as_bytes(name), as_bytes(signature)
         known = self.by_name.get((name, signature))
-        if known is not None and wire_id is None:
+        if known is not None and wire_id in (None, known):
             return known
         if wire_id is None:
             wire_id = self.next_wire
-        self.next_wire = max(self.next_wire, wire_id + 1)
+            self.next_wire += 1
         d = Define(wire_id, event_class, flags, name, signature)
         self.defines[wire_id] = d
         self.by_name[(name, signature)] = wire_id
@@ -302,19 +322,35 @@ class TraceWriter:
         self._rotate()
         return wire_id
 
+    def redefine(self, wire_id, time=0):
+        """Writes the define of a known event again (the JS library does, in
+        every snapshot's first event chunk)."""
+        self._write_define(self.defines[wire_id], time)
+        self._rotate()
+
     def builtin(self, name, time=0):
         """The wire id of built-in ``name`` (defined on first use)."""
-        sig = wire.BUILTIN_SIGNATURES[as_bytes(name)]
-        flags = wire.FLAG_BUILTIN | wire.FLAG_INTERNAL
-        cls = wire.CLASS_SCOPE if name in ("wtf.scope#enter", "wtf.scope#enterTracing") \
-            else wire.CLASS_INSTANCE
-        return self.define(name, sig, cls, flags, time)
+        b = wire.BUILTIN[as_bytes(name)]
+        if b.name == b"wtf.event#define":
+            if (b.name, b.signature) not in self.by_name:    # the JS writer defines it too
+                self.by_name[(b.name, b.signature)] = wire.WIRE_DEFINE
+                self._write_define(DEFINE_EVENT, time)
+            return wire.WIRE_DEFINE
+        return self.define(b.name, b.signature, b.event_class, b.flags, time,
+                           wire_id=b.js_wire_id if self.flavor.builtin_wire_ids else None)
 
     def event(self, wire_id, time, *values):
+        """Writes one event of a defined wire id; a wtf.zone#set changes the
+        current zone and scopes open and close as a reader tracks them."""
         d = self.defines[wire_id]
         ev = self._emit(d, time, list(values))
-        ev.depth = self.depth.get(self.zone, 0)
-        if d.event_class == wire.CLASS_SCOPE:
+        if d.name == b"wtf.scope#leave":
+            if self.depth.get(self.zone, 0) > 0:
+                self.depth[self.zone] -= 1
+            ev.depth = self.depth.get(self.zone, 0)
+        elif d.name == b"wtf.zone#set":
+            self.zone = values[0]
+        elif d.event_class == wire.CLASS_SCOPE:
             self.depth[self.zone] = self.depth.get(self.zone, 0) + 1
         self._rotate()
         return ev
@@ -328,19 +364,16 @@ class TraceWriter:
                           location)
 
     def zone_set(self, zone_id, time=0):
-        ev = self.event(self.builtin("wtf.zone#set", time), time, zone_id)
-        self.zone = zone_id
-        return ev
+        return self.event(self.builtin("wtf.zone#set", time), time, zone_id)
+
+    def zone_delete(self, zone_id, time=0):
+        return self.event(self.builtin("wtf.zone#delete", time), time, zone_id)
 
     def enter(self, name, time=0):
         return self.event(self.builtin("wtf.scope#enter", time), time, name)
 
     def leave(self, time=0):
-        ev = self.event(self.builtin("wtf.scope#leave", time), time)
-        if self.depth.get(self.zone, 0) > 0:
-            self.depth[self.zone] -= 1
-        ev.depth = self.depth.get(self.zone, 0)
-        return ev
+        return self.event(self.builtin("wtf.scope#leave", time), time)
 
     def append_data(self, name, json_text, time=0):
         return self.event(self.builtin("wtf.scope#appendData", time), time, name, json_text)
