@@ -26,6 +26,7 @@ sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from atfpy_tool import USAGE, cmd_validate, regular_file_error  # noqa: E402
+from wtfpy.clauses import SEVERITY  # noqa: E402
 from wtfpy.dump import dump_lines  # noqa: E402
 from wtfpy.reader import read_trace  # noqa: E402
 from wtfpy.validate import list_clauses, validate  # noqa: E402
@@ -53,10 +54,17 @@ def cmd_dump(path):
         return USAGE
     t = read_trace(data, os.path.basename(path))
     sys.stdout.write("".join(dump_lines(t)))
+    # What was not read, and why: errors, the crash cut, skipped parts (not
+    # the warnings: `validate` reports those).
     for n in t.notes:
+        if n.clause is not None and SEVERITY[n.clause] != "error" and n.clause not in (
+                "WTF-REC-001", "WTF-EVC-003", "WTF-CHK-007", "WTF-CHK-008"):
+            continue
         where = "" if n.offset is None else " offset %d:" % n.offset
         field = " field %s:" % n.field if n.field else ""
-        print("%s: %s:%s%s %s" % (PROG, path, where, field, n.message), file=sys.stderr)
+        print("%s: %s:%s%s %s%s" % (PROG, path, where, field,
+                                    "%s: " % n.clause if n.clause else "", n.message),
+              file=sys.stderr)
     return 1 if t.state == t.DAMAGED else 0
 
 

@@ -165,25 +165,32 @@ class WriterLayoutTest(unittest.TestCase):
         ev = define_event(tbl, 2, 1, 0, "app#outer", "uint32 n, ascii s, int8[] v", 100)
         ev += u32s(2, 110, 42, tbl.add("hello"), 3) + bytes([1, 0xFE, 3, 0xAA])
         ev += u32s(2, 120, 43, 0xFFFFFFFF, 0xFFFFFFFF)
+        ev += u32s(1, 125, 3, 0, 40, tbl.add("wtf.scope#leave"), 0xFFFFFFFF)   # null args
+        ev += u32s(3, 130) + u32s(3, 131)
         strings = b"".join(s + b"\0" for s in tbl.strings)
-        data = u32s(0xDEADBEEF, 0x90BA3800, 10) + \
-            header_chunk(b'{"timebase":1.5,"flags":[]}', id=4) + \
-            build_chunk(5, 2, [(0x30000, strings), (0x20002, ev)], 100, 120)
+        hjson = b'{"timebase":1.5,"flags":[],"contextInfo":{"contextType":"script","uri":"a"}}'
+        data = u32s(0xDEADBEEF, 0x90BA3800, 10) + header_chunk(hjson, id=4) + \
+            build_chunk(5, 2, [(0x30000, strings), (0x20002, ev)], 100, 131)
         t = read_trace(data)
         self.assertEqual(t.state, "complete", t.notes)
         self.assertEqual(t.wtf_version, 0x90BA3800)
         self.assertEqual([c.header.id for c in t.chunks], [4, 5])
         self.assertEqual([(e.name, e.time) for e in t.events],
-                         [(b"wtf.event#define", 100), (b"app#outer", 110), (b"app#outer", 120)])
+                         [(b"wtf.event#define", 100), (b"app#outer", 110), (b"app#outer", 120),
+                          (b"wtf.event#define", 125), (b"wtf.scope#leave", 130),
+                          (b"wtf.scope#leave", 131)])
         self.assertEqual(t.events[1].values, [42, b"hello", [1, -2, 3]])
         self.assertEqual(t.events[2].values, [43, None, None])
-        self.assertEqual(t.events[1].offset, 12 + 12 + 24 + 12 + 28 + 24 + 24 + 32 + 28)
+        # file header, header chunk (header, 1 entry, padded JSON), event chunk
+        # header with 2 entries, the string table (60 bytes), the define (28).
+        self.assertEqual(len(strings), 60)
+        self.assertEqual(t.events[1].offset, 12 + 36 + (len(hjson) + 3) // 4 * 4 + 48 + 60 + 28)
         self.assertEqual(t.events[2].depth, 1)
         lines = dump_lines(t)
-        self.assertEqual(lines[0], '{"wtf_version":2427107328,"format_version":10,'
-                                   '"header":{"timebase":1.5,"flags":[]}}\n'
-                         .replace("2427107328", str(0x90BA3800)))
+        self.assertEqual(lines[0], '{"wtf_version":2428123136,"format_version":10,"header":%s}\n'
+                         % hjson.decode())
         self.assertEqual(json.loads(lines[4])["args"], {"n": 42, "s": "hello", "v": [1, -2, 3]})
+        self.assertEqual([e.depth for e in t.events], [0, 0, 1, 2, 1, 0])
 
 
 # ---- Round trips ----------------------------------------------------------------------
@@ -199,13 +206,14 @@ SCALARS = {
     "ascii": lambda r: r.choice([None, "", "a", "x y\tz", "\"q\\"]),
     "utf8": lambda r: r.choice([None, "", "\u00e9\u4e2d\U0001f600", "\x01ctl"]),
     "any": lambda r: r.choice([None, '{"a":[1,2.5,{"b":null}],"a":7}', "3", '"s"',
-                               "not json", "[1e400]", "true"]),
+                               "[1e400]", "true", '"\\u00e9\\ud83d\\ude00"']),
 }
 
 
 def random_trace(rng, flavor=JS, chunk_bytes=300, n=60):
+    """A conformant trace with random defines, arguments, zones and scopes."""
     w = TraceWriter(flavor=flavor, chunk_bytes=chunk_bytes)
-    w.zone_create(1, "Script", "script", "/a.js", 0)
+    w.zone_create(1, "Z1", "worker", "", 0)
     w.zone_set(1, 0)
     defs = []
     for k in range(rng.randrange(1, 6)):
@@ -218,7 +226,8 @@ def random_trace(rng, flavor=JS, chunk_bytes=300, n=60):
         c = rng.random()
         time = i * 10
         if c < 0.1:
-            w.leave(time)
+            if w.depth.get(w.zone, 0):
+                w.leave(time)
         elif c < 0.15:
             z = rng.randrange(1, 4)
             w.zone_create(z, "Z%d" % z, "worker", "", time)
@@ -233,6 +242,11 @@ def random_trace(rng, flavor=JS, chunk_bytes=300, n=60):
                 else:
                     vals.append(SCALARS[a.type](rng))
             w.event(wid, time, *vals)
+    for zone, depth in list(w.depth.items()):
+        if depth:
+            w.zone_set(zone, n * 10)
+            for _ in range(depth):
+                w.leave(n * 10)
     return w
 
 
@@ -313,7 +327,7 @@ class ReaderTest(unittest.TestCase):
         bad[victim.offset:victim.offset + 4] = u32s(999)
         t = read_trace(bytes(bad))
         self.assertEqual(t.state, "damaged")
-        self.assertEqual([n.kind for n in t.notes], ["damage"])
+        self.assertEqual([n.clause for n in t.notes], ["WTF-EVT-001"])
         self.assertEqual(t.notes[0].offset, victim.offset)
         self.assertEqual(t.notes[0].field, "wire_id")
         kept = [e.key() for e in t0.events if e.chunk != last or e.offset < victim.offset]
@@ -326,8 +340,8 @@ class ReaderTest(unittest.TestCase):
         bad = bytearray(data)
         bad[victim.offset + 12:victim.offset + 16] = u32s(5000)
         t = read_trace(bytes(bad))
-        self.assertEqual((t.notes[0].kind, t.notes[0].field, t.notes[0].offset),
-                         ("damage", "s", victim.offset + 12))
+        self.assertEqual((t.notes[0].clause, t.notes[0].field, t.notes[0].offset),
+                         ("WTF-EVT-003", "s", victim.offset + 12))
         w2 = TraceWriter()
         a = w2.define("a#r", "uint8[] v")
         w2.event(a, 1, [1, 2])
@@ -336,32 +350,37 @@ class ReaderTest(unittest.TestCase):
         bad = bytearray(good)
         bad[ev.offset + 8:ev.offset + 12] = u32s(-2)
         t = read_trace(bytes(bad))
-        self.assertEqual((t.notes[0].kind, t.notes[0].field), ("damage", "v"))
+        self.assertEqual((t.notes[0].clause, t.notes[0].field), ("WTF-EVT-004", "v"))
         bad[ev.offset + 8:ev.offset + 12] = u32s(0x10000000)
         t = read_trace(bytes(bad))
-        self.assertEqual((t.notes[0].kind, t.notes[0].field), ("damage", "v"))
+        self.assertEqual((t.notes[0].clause, t.notes[0].field), ("WTF-EVT-002", "v"))
 
     def test_structural_errors_stop_reading(self):
         w, data = small_trace()
         c1 = w.trace.chunks[1]
-        for field_off, value, field in ((8, 20, "length"), (20, 65, "part_count"),
-                                        (28, 2, "offset"), (32, 1 << 20, "length")):
+        for field_off, value, field, clause in ((8, 20, "length", "WTF-CHK-001"),
+                                                (20, 65, "part_count", "WTF-CHK-006"),
+                                                (28, 2, "offset", "WTF-CHK-004"),
+                                                (32, 1 << 20, "offset", "WTF-CHK-005")):
             bad = bytearray(data)
             bad[c1.offset + field_off:c1.offset + field_off + 4] = u32s(value)
             t = read_trace(bytes(bad))
             self.assertEqual(t.state, "damaged", field)
-            self.assertEqual(t.notes[-1].kind, "chunk", field)
-            self.assertEqual(t.notes[-1].field, field)
+            self.assertIsNone(t.notes[-1].clause, field)         # "... not read"
+            found = [(n.clause, n.field) for n in t.notes]
+            self.assertIn((clause, field), found)
             self.assertFalse([e for e in t.events if e.chunk >= 1], field)
 
     def test_header_forms(self):
         _, data = small_trace()
         self.assertEqual(read_trace(data[:7]).state, "crash-truncated")
         self.assertEqual(read_trace(b"").state, "crash-truncated")
-        self.assertEqual(read_trace(b"\xef\xbe\xad\xdf").notes[0].kind, "fatal")
+        self.assertEqual(read_trace(b"\xef\xbe\xad\xdf").notes[0].clause, "WTF-HDR-001")
         legacy = read_trace(u32s(0xEFBEADDE, 0, 3) + bytes(40))
-        self.assertEqual(legacy.notes[0].kind, "unsupported")
-        self.assertEqual(read_trace(b' {"wtf_version":1}').notes[0].kind, "unsupported")
+        self.assertEqual(legacy.notes[0].clause, "WTF-HDR-001")
+        self.assertIn("legacy", legacy.notes[0].message)
+        js = read_trace(b' {"wtf_version":1,"format_version":10}')
+        self.assertIn("JSON", js.notes[0].message)
         nine = bytearray(data)
         nine[8] = 9
         self.assertEqual(read_trace(bytes(nine)).notes[0].field, "format_version")

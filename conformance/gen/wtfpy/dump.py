@@ -24,7 +24,19 @@ def chunk_line(ci):
         ci.index, ci.offset, h.id, h.type, h.start, h.end, parts)
 
 
+def units_text(units):
+    """A string of character codes (char: 0..255, wchar: UTF-16 units), as
+    the JS library reads char and wchar: each code as the character it is,
+    ASCII by the string rule, others as their \\u escape."""
+    return '"' + "".join(escape_bytes(bytes([u]))[1:-1] if u < 0x80 else "\\u%04x" % u
+                         for u in units) + '"'
+
+
 def value_text(t, array, v):
+    if t in ("char", "wchar"):
+        if v is None:
+            return "null"
+        return units_text(v if array else [v])
     if array:
         if v is None:
             return "null"
@@ -53,8 +65,9 @@ def event_line(ev):
 
 def dump_lines(t):
     """Every line of the dump of ``t`` (a model.Trace), each ending in a newline.
-    A file without a readable file header has no line at all."""
-    if t.wtf_version is None or any(n.kind in ("fatal", "unsupported") for n in t.notes):
+    A file without a readable 12-byte file header (cut inside it, or not a
+    WTF header) has no line at all."""
+    if t.wtf_version is None or any(n.clause in ("WTF-HDR-001", "WTF-HDR-002") for n in t.notes):
         return []
     out = [file_line(t)]
     by_chunk = {}

@@ -85,7 +85,7 @@ class Trace:
         self.chunks = []
         self.events = []
         self.state = self.COMPLETE
-        self.notes = []                   # reader: [Note]
+        self.notes = []                   # reader: [Note], in file order
         self.recovered = None             # reader: events of a cut chunk, or None
         self.bytes_unread = 0
 
@@ -94,13 +94,13 @@ class Trace:
 
 
 class Note:
-    """A reader's diagnostic: what it could not read, where, and whether that
-    is damage or the cut end of a crashed writer."""
-    __slots__ = ("kind", "offset", "field", "message", "chunk")
+    """What a reader found: the clause of SPEC-WTF.md it breaks (None for a
+    plain remark: what was not read), where (file offset, field), what."""
+    __slots__ = ("clause", "offset", "field", "message", "chunk")
 
-    def __init__(self, kind, offset, field, message, chunk=None):
-        self.kind, self.offset, self.field, self.message = kind, offset, field, message
+    def __init__(self, clause, offset, field, message, chunk=None):
+        self.clause, self.offset, self.field, self.message = clause, offset, field, message
         self.chunk = chunk
 
     def __repr__(self):
-        return "Note(%s @%s %s: %s)" % (self.kind, self.offset, self.field, self.message)
+        return "Note(%s @%s %s: %s)" % (self.clause, self.offset, self.field, self.message)
