@@ -1879,11 +1879,12 @@ def _tree(root):
     return out
 
 
-def check_corpus(directory):
-    """Regenerates into a temporary directory and compares with ``directory``."""
+def check_corpus(directory, write=None):
+    """Regenerates into a temporary directory (with ``write``, default this
+    corpus's write_corpus) and compares with ``directory``."""
     tmp = tempfile.mkdtemp(prefix="atf-corpus-")
     try:
-        write_corpus(os.path.join(tmp, "corpus"))
+        (write or write_corpus)(os.path.join(tmp, "corpus"))
         want, have = _tree(os.path.join(tmp, "corpus")), _tree(directory)
         problems = []
         for rel in sorted(set(want) - set(have)):

@@ -110,9 +110,12 @@ class NumberTest(unittest.TestCase):
 
 # ---- Signatures ---------------------------------------------------------------------
 
+LONG = ", ".join("int8 a%d" % i for i in range(65)).encode()
+
+
 class SignatureTest(unittest.TestCase):
     def test_parse(self):
-        args = wire.parse_signature(b"uint32 n, ascii s,float32[] v ,  any  x")
+        args = wire.parse_signature(b"uint32 n, ascii s,float32[] v ,  any x")
         self.assertEqual([(a.name, a.type, a.array) for a in args],
                          [("n", "uint32", False), ("s", "ascii", False), ("v", "float32", True),
                           ("x", "any", False)])
@@ -121,11 +124,15 @@ class SignatureTest(unittest.TestCase):
         self.assertEqual(wire.format_signature(args), "uint32 n, ascii s, float32[] v, any x")
         for t in wire.TYPES:
             self.assertEqual(wire.parse_signature("%s a, %s[] b" % (t, t))[1].array, True)
+        self.assertEqual(wire.parse_signature("int32 1x, uint8 $_9")[1].name, "$_9")
+        self.assertEqual(len(wire.parse_signature(", ".join("int8 a%d" % i for i in range(64)))),
+                         64)
 
     def test_errors(self):
         for sig, pos in ((b"uint64 n", 0), (b"uint32", 0), (b"uint32 n,", 9),
-                         (b"uint32 n, uint32 n", 17), (b"uint32 n m", 0), (b"int32 1x", 6),
-                         (b"uint32 n,\xff", 9)):
+                         (b"uint32 n, uint32 n", 17), (b"uint32 n m", 0), (b"int32 x-y", 0),
+                         (b"uint32 n,\xff", 9), (b"uint32  n", 0), (b"uint32\tn", 0),
+                         (b"UINT32 n", 0), (b"  ", 2), (LONG, LONG.index(b"int8 a64"))):
             with self.assertRaises(wire.SignatureError, msg=sig) as cm:
                 wire.parse_signature(sig)
             self.assertEqual(cm.exception.position, pos, sig)

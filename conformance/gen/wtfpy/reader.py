@@ -83,6 +83,7 @@ class Reader:
         self.zone = None
         self.depth = {}
         self.deep = set()           # zones already reported under WTF-SCO-003
+        self.partial = False        # some events were not read (damage or a cut)
 
     # ---- findings
     def find(self, clause, offset, field, message, chunk=None):
@@ -198,6 +199,7 @@ class Reader:
                          "events of it recovered)" % (index, len(d) - pos, h.length, n),
                          len(d) - max(self.read_end, pos + need), index)
             if cut or last:
+                self.partial = self.partial or last
                 return
             pos += h.length
             index += 1
@@ -209,12 +211,14 @@ class Reader:
         return p
 
     def stopped(self, pos, index):
+        self.partial = True
         self.t.bytes_unread = len(self.data) - pos
         self.info(pos, "chunk", "chunk %d and the %d bytes from it to the end of the file are not "
                   "read (chunk boundaries can no longer be trusted)"
                   % (index, len(self.data) - pos), index)
 
     def cut(self, pos, field, what, unread, index=None):
+        self.partial = True
         t = self.t
         t.recovered = len(t.events)
         t.bytes_unread = unread
@@ -398,6 +402,7 @@ class Reader:
             try:
                 ev = self.decode_event(ci, pos, buf_end)
             except EventError as e:
+                self.partial = True
                 if e.clause is None:
                     return                       # the crash cut
                 self.find(e.clause, e.offset, e.field, "chunk %d: %s; the rest of the chunk "
@@ -571,9 +576,9 @@ class Reader:
         self.defines[wid] = Define(wid, cls, flags, name, sig, args)
 
     def finish(self):
-        t = self.t
-        if t.state != Trace.CRASH_TRUNCATED and not any(
-                n.clause == "WTF-REC-001" for n in t.notes):
+        """WTF-SCO-002, checked when every event of the file was read (not
+        after a cut or where damage made the reader skip events)."""
+        if not self.partial:
             for zone in sorted(self.depth, key=lambda z: (z is not None, z or 0)):
                 if self.depth[zone] > 0:
                     self.find("WTF-SCO-002", None, "scope", "%d scopes left open in zone %s at "

@@ -143,7 +143,8 @@ class SignatureError(ValueError):
         self.position = position
 
 
-_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+_ITEM = re.compile(r"([A-Za-z0-9]+)(\[\])? ([A-Za-z0-9_$]+)\Z")
+MAX_ARGS = 64
 
 
 class Arg:
@@ -164,11 +165,11 @@ class Arg:
 
 
 def parse_signature(sig):
-    """[Arg] of an argument signature: ``type name`` items separated by commas,
-    blanks (space, tab) around items and between type and name, ``type[]``
-    for arrays; an empty or blank signature has no arguments. Raises
-    SignatureError (with the character position) for an unknown type, a
-    missing or malformed name, an empty item or a duplicate name."""
+    """[Arg] of an argument signature (SPEC-WTF 4.2): for each argument its
+    type (optionally ``[]``), one space, its name (letters, digits, ``_``,
+    ``$``); arguments separated by ``,`` with optional spaces around it; None
+    or empty for none; at most 64 arguments, no name twice. Raises
+    SignatureError (with the character position) otherwise."""
     if sig is None:
         return []
     if isinstance(sig, (bytes, bytearray)):
@@ -176,31 +177,25 @@ def parse_signature(sig):
             sig = bytes(sig).decode("ascii")
         except UnicodeDecodeError as e:
             raise SignatureError("non-ASCII byte in the signature", e.start)
-    if sig.strip(" \t") == "":
+    if sig == "":
         return []
     out, names, pos = [], set(), 0
     for item in sig.split(","):
-        lead = len(item) - len(item.lstrip(" \t"))
-        words = item.strip(" \t")
-        at = pos + lead
-        if not words:
-            raise SignatureError("empty argument in the signature", at)
-        parts = re.split(r"[ \t]+", words)
-        if len(parts) != 2:
-            raise SignatureError("argument %r is not `type name`" % words, at)
-        tname, name = parts
-        array = tname.endswith("[]")
-        if array:
-            tname = tname[:-2]
+        at = pos + len(item) - len(item.lstrip(" "))
+        m = _ITEM.match(item.strip(" "))
+        if not m:
+            raise SignatureError("argument %r is not `type name` (one space between)"
+                                 % item.strip(" "), at)
+        tname, array, name = m.group(1), m.group(2), m.group(3)
         if tname not in TYPES:
-            raise SignatureError("unknown argument type %r" % parts[0], at)
-        if not _NAME.match(name):
-            raise SignatureError("bad argument name %r" % name, at + len(parts[0]) + 1)
+            raise SignatureError("unknown argument type %r" % tname, at)
         if name in names:
             raise SignatureError("argument name %r appears twice" % name,
-                                 at + len(parts[0]) + 1)
+                                 at + len(tname) + len(array or "") + 1)
         names.add(name)
         out.append(Arg(name, tname, array))
+        if len(out) > MAX_ARGS:
+            raise SignatureError("more than %d arguments" % MAX_ARGS, at)
         pos += len(item) + 1
     return out
 

@@ -209,7 +209,8 @@ class TraceWriter:
     """
 
     def __init__(self, *, flavor=JS, header=None, wtf_version=None, chunk_bytes=1 << 20,
-                 header_parts=None, header_chunk_id=None):
+                 header_parts=None, header_chunk_id=None, header_times=(NO_TIME, NO_TIME),
+                 header_fill=b"\0"):
         self.flavor = flavor
         self.wtf_version = flavor.wtf_version if wtf_version is None else wtf_version
         self.header = header_json() if header is None else header
@@ -224,9 +225,10 @@ class TraceWriter:
             t.header, t.header_parsed = parse_json(hb), True
         except ValueError:
             t.header, t.header_parsed = None, False
+        hparts = [(PART_FILE_HEADER, hb)] if header_parts is None else [
+            (PART_FILE_HEADER, hb) if p == "header" else p for p in header_parts]
         self._add_chunk(flavor.header_chunk_id if header_chunk_id is None else header_chunk_id,
-                        CHUNK_FILE_HEADER, [(PART_FILE_HEADER, hb)] + list(header_parts or ()),
-                        NO_TIME, NO_TIME)
+                        CHUNK_FILE_HEADER, hparts, header_times[0], header_times[1], header_fill)
         self.defines = {wire.WIRE_DEFINE: DEFINE_EVENT}
         self.by_name = {}
         self.next_wire = flavor.first_user_wire
@@ -245,8 +247,8 @@ class TraceWriter:
                 if d.wire_id != wire.WIRE_DEFINE:
                     self._write_define(d, 0)
 
-    def _add_chunk(self, cid, ctype, parts, start, end):
-        data = build_chunk(cid, ctype, parts, start, end)
+    def _add_chunk(self, cid, ctype, parts, start, end, fill=b"\0"):
+        data = build_chunk(cid, ctype, parts, start, end, fill=fill)
         h = ChunkHeader.decode_fixed(data, 0)
         base = parts_base(h.part_count)
         off = len(self.out)
@@ -264,28 +266,59 @@ class TraceWriter:
         """Events in the chunk being written."""
         return len(self.pending)
 
-    def end_chunk(self, id=None, start=None, end=None):
-        """Writes out the current event chunk (nothing when it holds no event)."""
-        if not self.pending:
+    def end_chunk(self, id=None, start=None, end=None, *, order=("table", "events"),
+                  extra_parts=(), fill=b"\0", chunk_type=CHUNK_EVENT_DATA,
+                  buffer_type=PART_BINARY_EVENTS, trailing_nul=None, force=False):
+        """Writes out the current event chunk (nothing when it holds no event,
+        unless ``force``). ``order`` lists the parts: "table" (the string
+        table), "events" (the event buffer) and [(type, bytes)] of
+        ``extra_parts`` at "extra"; a part left out of ``order`` is not
+        written. ``fill`` is the padding byte."""
+        if not self.pending and not force:
             return None
         cid = self.flavor.event_chunk_id if id is None else id
         if cid == "count":
             cid = len(self.trace.chunks)
-        events_times = self.flavor.chunk_times == "events"
+        events_times = self.flavor.chunk_times == "events" and self.times
         if start is None:
             start = min(self.times) if events_times else NO_TIME
         if end is None:
             end = max(self.times) if events_times else NO_TIME
-        tbl = string_table(self.table.strings, self.flavor.trailing_nul)
-        ci, h = self._add_chunk(cid, CHUNK_EVENT_DATA,
-                                [(PART_STRING_TABLE, tbl), (PART_BINARY_EVENTS, bytes(self.buf))],
-                                start, end)
-        ci.strings = list(self.table.strings) + ([b""] if self.flavor.trailing_nul else [])
-        ebuf = next(p for p in h.parts if p.type == PART_BINARY_EVENTS)
-        for pos, ev in self.pending:
-            ev.chunk, ev.offset = ci.index, ebuf.file_offset + pos
-            self.trace.events.append(ev)
+        tnul = self.flavor.trailing_nul if trailing_nul is None else trailing_nul
+        tbl = string_table(self.table.strings, tnul)
+        parts = []
+        for what in order:
+            if what == "table":
+                parts.append((PART_STRING_TABLE, tbl))
+            elif what == "events":
+                parts.append((buffer_type, bytes(self.buf)))
+            elif what == "extra":
+                parts += list(extra_parts)
+        ci, h = self._add_chunk(cid, chunk_type, parts, start, end, fill)
+        if "table" in order:
+            ci.strings = list(self.table.strings) + ([b""] if tnul else [])
+        if chunk_type == CHUNK_EVENT_DATA and buffer_type == PART_BINARY_EVENTS and \
+                "events" in order:
+            ebuf = next(p for p in h.parts if p.type == PART_BINARY_EVENTS)
+            for pos, ev in self.pending:
+                ev.chunk, ev.offset = ci.index, ebuf.file_offset + pos
+                self.trace.events.append(ev)
         self._open_chunk()
+        return ci
+
+    def raw_chunk(self, data):
+        """Appends ``data`` as a chunk of its own (any bytes: its header is
+        read back for the model). The current chunk is written out first."""
+        self.end_chunk()
+        h = ChunkHeader.decode_fixed(data, 0)
+        off = len(self.out)
+        n = min(h.part_count, max(0, (len(data) - 24) // 12))
+        h.parts = [Part(wire.u32(data, 24 + 12 * k), wire.u32(data, 28 + 12 * k),
+                        wire.u32(data, 32 + 12 * k), off + parts_base(h.part_count) +
+                        wire.u32(data, 28 + 12 * k)) for k in range(n)]
+        ci = ChunkInfo(len(self.trace.chunks), off, h)
+        self.trace.chunks.append(ci)
+        self.out += data
         return ci
 
     # -- events
