@@ -106,7 +106,7 @@ class Case:
              "description": self.description}
         if self.why:
             o["why"] = self.why
-        o.update({"target": TARGET, "format": "wtf", "verdict": self.verdict,
+        o.update({"target": TARGET, "verdict": self.verdict,
                   "strict_verdict": self.strict_verdict, "error_clauses": self.errors,
                   "warning_clauses": self.warnings, "allowed_extra": self.allowed_extra,
                   "recovered": self.recovered(),
@@ -356,14 +356,28 @@ def valid_cases():
     w.event(arrs, 22, *[None for t in types])
     w.event(arrs, 23, *[[odd[t]] for t in types])
     w.event(scal, 24, *[odd[t] if t not in ("any",) else
-                        '{"dup":1,"b":[true,false,null],"dup":{"deep":[1e400,-0.0,'
-                        '12345678901234567890,0.1]},"u":"\\u00e9\\ud83d\\ude00\\u0000"}'
-                        for t in types])
+                        '{"dup":1,"b":[true,false,null],"dup":{"deep":[-0.0,1.5e300,0.1,'
+                        '-7]},"u":"\\u00e9\\ud83d\\ude00\\/"}' for t in types])
     add("y_evt_every_type", *finished(w), "every argument type of SPEC-WTF 4.1 (char and wchar "
         "included), scalars and arrays, at their extremes: int8 -128, uint32 0xFFFFFFFF, "
         "float32 -0, NaN, infinities, the smallest denormal, 16777217 rounded, strings with "
         "escapes and UTF-8 up to U+1F600, null and empty strings, null and empty arrays, an any "
-        "value with a duplicate key, 1e400 and a big integer")
+        "value with a duplicate key and exponents")
+
+    w = TraceWriter(header=plain_header())
+    ev = w.define("json#edge", "any v", 0, 0, 1)
+    for k, text in enumerate(('[1e400,-1e400]', '12345678901234567890', '"nul \\u0000 in"',
+                              '"lone \\ud800 surrogate"', '{"a":{"a":{"a":[[[[]]]]}}}',
+                              ' 7 ')):
+        w.event(ev, 2 + k, text)
+    add("i_evt_005_any_json_edges", *finished(w), "any arguments that are JSON text by RFC 8259 "
+        "but at the edge of what parsers take: numbers beyond a double (1e400), an integer "
+        "beyond 2^64, \\u0000 and a lone surrogate in a string, blanks around a value",
+        why="RFC 8259 grammar: all are JSON text, so not WTF-EVT-005; the dump writes 1e400 as "
+        "\"Infinity\" (the number rule), the big integer by the number rule, U+0000 as "
+        "\\u0000 and the lone surrogate as \\ud800 (its code point). A parser that refuses "
+        "them (jansson refuses \\u0000 by default and numbers that overflow a double) reads "
+        "them as not JSON: docs/wtf-dump-format.md and SPEC-WTF must say which.")
 
     w = TraceWriter(header=plain_header())
     ev = w.define("slots#narrow", "bool b, int8 i, uint8 u, int16 s, uint16 w, char c, wchar x, "
@@ -1023,11 +1037,139 @@ def write_corpus(out, log=None):
     return cases
 
 
-READINGS = []
+READINGS = [
+    ("A file of exactly 12 bytes", "The file header and no chunk: the writer died before the "
+     "file-header chunk, so WTF-REC-001 with 0 events (SPEC-WTF 6 lists cuts inside a header, "
+     "not at its end). The dump prints the file line only.", "r_cut_after_file_header"),
+    ("A file cut inside its 12-byte header", "Crash-truncated (6.3); the dump prints no line at "
+     "all, since the file line's two numbers are not in the file.", "r_cut_in_file_header_5"),
+    ("A chunk cut inside its part table", "Its chunk line is printed with the header's values "
+     "and the part entries that are whole (\"its chunk line (with the header's values)\"); no "
+     "event.", "r_cut_in_part_table"),
+    ("The zone of a wtf.zone#set event", "The zone before it: the dump's Z is the zone of the "
+     "last wtf.zone#set *before* the event, and 4.3 makes the set zone current for the events "
+     "that follow.", "i_dump_zone_of_zone_set"),
+    ("After a structural error", "WTF-CHK-001, -004, -005, -006: that chunk gets no chunk line "
+     "and nothing from it on is read. WTF-CHK-002, -003: the chunk is read (its parts are "
+     "inside the file), nothing after it.", "n_chk_004_part_offset_unaligned, "
+     "n_chk_003_length_past_end"),
+    ("A crash or a wrong length", "A last chunk running past the end whose parts end inside the "
+     "file and are followed only by zero bytes is a crash (WTF-CHK-003 needs non-zero bytes "
+     "after the parts).", "r_chunk_length_past_end_zeros"),
+    ("Zero tails", "Zero bytes, any number, from a chunk boundary to the end are the end "
+     "(WTF-REC-001), even fewer than a chunk header.", "r_zero_tail_4"),
+    ("WTF-STR-002", "Reported for an argument that references an empty string stored in the "
+     "table; the seed's extra trailing NUL (an empty last string nobody references) is not "
+     "reported (W-E3).", "i_str_002_empty_string_in_table, i_str_trailing_nul_seed_form"),
+    ("WTF-SCO-002", "Checked only when every event of the file was read: not after a cut, nor "
+     "when damage made the reader skip events.", "n_sco_001_leave_in_other_zone"),
+    ("Defines that do not define", "A define breaking WTF-DEF-001, -004 or -007 defines "
+     "nothing (its wire id stays undefined: using it is WTF-EVT-001); one breaking WTF-DEF-002 "
+     "defines. A wire id defined again takes the new definition from there on; WTF-DEF-003 "
+     "and -006 compare the parsed argument lists (null and \"\" are the same).",
+     "n_def_001_then_used, i_def_003_wire_id_redefined"),
+    ("Signature spelling", "Exactly one space between a type and its name, spaces (not tabs) "
+     "around commas and around the whole signature; a name may start with a digit (4.2 lists "
+     "the characters, not an order); a signature of blanks only is not empty.",
+     "n_def_001_two_spaces"),
+    ("Several event buffers or string tables", "WTF-EVC-001 with two buffers: the first "
+     "binary one is decoded; WTF-EVC-002: the first string table is used.",
+     "n_evc_001_two_event_buffers, n_evc_002_two_string_tables"),
+    ("The file-header JSON", "Checked (WTF-FH-002..007) in the first chunk when it is of type "
+     "1; a duplicate key counts with its last value, as the dump shows it.",
+     "i_fh_json_rewritten"),
+    ("JSON at the edges", "JSON text is RFC 8259's grammar: 1e400, integers beyond 2^64, "
+     "\\u0000 and lone surrogate escapes are JSON (not WTF-EVT-005); the dump writes them by "
+     "its number and string rules.", "i_evt_005_any_json_edges"),
+    ("char and wchar in the dump", "docs/wtf-dump-format.md does not list them: written as "
+     "the JS library reads them, a one-character string (a code 0..255, a UTF-16 unit), and "
+     "their arrays as one string.", "y_evt_every_type"),
+    ("WTF-CHK-010, -011", "-010 warns when the two are not both unset and start > end; -011 is "
+     "checked on whole chunks only.", "i_chk_010_header_start_after_end, "
+     "i_chk_011_bytes_after_parts"),
+    ("WTF-EVT-006, -007", "-006 compares consecutive events of one buffer whose define has "
+     "neither BUILTIN nor INTERNAL; -007 applies to every event of the chunk, defines "
+     "included.", "i_evt_006_times_decrease, n_evt_007_time_outside_chunk"),
+    ("recovered", "The number of events read from the whole crash-truncated file.",
+     "r_cut_between_events"),
+]
 
 
 def readme(cases, clauses, cov):
-    return "# The WTF golden corpus\n"
+    counts = {}
+    for c in cases:
+        counts[c.cls] = counts.get(c.cls, 0) + 1
+    total = sum(len(c.data) for c in cases)
+    out = ["# The WTF golden corpus", "",
+           "Binary WTF files (`.wtf-trace`, the Web Tracing Framework's chunked file format) "
+           "with the verdict a conforming validator must give, and for accepted files the "
+           "canonical dump (`atf dump --json`, [docs/wtf-dump-format.md]"
+           "(../../docs/wtf-dump-format.md)) a conforming reader must print. Every "
+           "expectation names the clauses of [conformance/SPEC-WTF.md]"
+           "(../../conformance/SPEC-WTF.md) that decide it.", "",
+           "**Generated; do not edit by hand.** `conformance/gen/make_wtf_corpus.py` writes "
+           "every file here, this README included, with wtfpy (the standard-library Python "
+           "implementation of WTF in `conformance/gen/wtfpy/`), not with the C codec.", "",
+           "%d cases, %d bytes of WTF data. Cases modelled on real writers: `*_js_snapshot*` "
+           "(the JS library tracing-framework 2015.7.15: version 0x90BA3800, its file-header "
+           "JSON, its event-header chunk with the built-in defines under wire ids 1..17, user "
+           "wire ids from 29 defined again in the ring chunks, chunk ids from a process-wide "
+           "counter, start/end 0xFFFFFFFF) and `*_cpp_*` (the C++ bindings: version "
+           "0xE8214400, chunk ids 1 and 2)." % (len(cases), total), "",
+           "## Classes", "",
+           "| prefix | class | cases | a conforming validator | `--strict` | dump |",
+           "| --- | --- | --- | --- | --- | --- |",
+           "| `y_` | valid | %d | accepts, no finding | accepts | expected |"
+           % counts.get("valid", 0),
+           "| `n_` | invalid | %d | rejects (exit 1) with exactly `error_clauses` | rejects | - |"
+           % counts.get("invalid", 0),
+           "| `r_` | recoverable | %d | accepts with WTF-REC-001 and the exact `recovered` count "
+           "| rejects | expected (what is recovered) |" % counts.get("recoverable", 0),
+           "| `i_` | implementation-defined | %d | as `verdict` says; `why` explains | as "
+           "`strict_verdict` | when accepted |" % counts.get("implementation-defined", 0),
+           "", "## Files of a case", "",
+           "* `NAME/trace.wtf-trace`: the input (`target` in the expect file).",
+           "* `NAME.expect.json`: the expectation, schema `%s`, the keys of the ATF corpus "
+           "([corpus/atf/README.md](../atf/README.md)); `recovered` is "
+           "`{\"trace.wtf-trace\": N}` for a crash-truncated file, N the events read from it."
+           % EXPECT_SCHEMA,
+           "* `NAME.dump.jsonl`: for accepted cases, the exact bytes of `atf dump --json "
+           "NAME/trace.wtf-trace`, computed from the writer's model (for a cut file, section 6 "
+           "of SPEC-WTF applied to the model) and checked against wtfpy's reader.", "",
+           "## Running", "", "```sh",
+           "# against the C tool",
+           "/usr/bin/python3 conformance/tests/run_corpus.py --atf build/cli/atf --corpus corpus/wtf",
+           "# against wtfpy (ctest: conformance_wtf_corpus_py)",
+           "/usr/bin/python3 conformance/tests/run_corpus.py --atf conformance/gen/wtfpy_tool.py "
+           "--corpus corpus/wtf --exact-warnings",
+           "# every SPEC-WTF.md clause in the validator's table and in the corpus, and back",
+           "/usr/bin/python3 conformance/tests/check_clause_coverage.py --atf "
+           "conformance/gen/wtfpy_tool.py --spec conformance/SPEC-WTF.md --corpus corpus/wtf",
+           "# regenerate, or check the checked-in bytes (ctest: conformance_wtf_corpus_generated)",
+           "/usr/bin/python3 conformance/gen/make_wtf_corpus.py",
+           "/usr/bin/python3 conformance/gen/make_wtf_corpus.py --check corpus/wtf",
+           "```", "",
+           "## Readings of SPEC-WTF.md and docs/wtf-dump-format.md", "",
+           "Where the texts leave room, the expectations take these readings (wtfpy implements "
+           "the same):", ""]
+    for title, text, example in READINGS:
+        out.append("* **%s.** %s (e.g. %s)" % (
+            title, text, ", ".join("`%s`" % e.strip() for e in example.split(","))))
+    out += ["", "## Clause coverage", "",
+            "| clause | severity | n_ | r_ | i_ | example |",
+            "| --- | --- | --- | --- | --- | --- |"]
+    for cid, sev in clauses:
+        d = cov.get(cid, {})
+        ex = (d.get("invalid") or d.get("recoverable") or d.get("implementation-defined")
+              or ["-"])[0]
+        out.append("| `%s` | %s | %d | %d | %d | `%s` |" % (
+            cid, sev, len(d.get("invalid", [])), len(d.get("recoverable", [])),
+            len(d.get("implementation-defined", [])), ex))
+    out += ["", "## Cases", "", "| case | clauses | what |", "| --- | --- | --- |"]
+    for c in cases:
+        out.append("| `%s` | %s | %s |" % (c.name, " ".join(c.errors + c.warnings) or "-",
+                                          c.description.replace("|", "\\|")))
+    return "\n".join(out) + "\n"
 
 
 def main(argv=None):
