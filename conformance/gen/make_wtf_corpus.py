@@ -207,6 +207,53 @@ def js_snapshot(rng, ring=3, per_chunk=12, open_scopes=0, uri="/srv/app/main.js"
     return w
 
 
+def js_ring(rng, chunks=4, per_chunk=20, drop=0):
+    """A JS-library snapshot of a ring of small chunks holding only
+    ring#scope(uint32 i) scopes and their leaves: a chunk without strings has
+    an empty string table at part offset 0, sharing it with its event buffer,
+    as the library writes it. ``drop`` ring chunks are overwritten (the ring
+    wrapped): the oldest kept chunk may then leave a scope entered in a chunk
+    that is gone."""
+    w = TraceWriter(flavor=JS, header=js_header(uri="/srv/ring.js"),
+                    header_chunk_id=chunks + drop + 1)
+    snap = 9000 + rng.randrange(100)
+    for k, b in enumerate(wire.BUILTINS):
+        w.builtin(b[1], snap)
+    scope = w.define("ring#scope", "uint32 i", wire.CLASS_SCOPE, 0, snap, wire_id=29)
+    w.zone_create(1, "Script", "script", "/srv/ring.js", 0)
+    w.zone_set(1, 0)
+    w.end_chunk(id=chunks + drop + 2)
+    t, i, depth = 100, 0, 0
+    body = []                        # per ring chunk: [(kind, time, i)]
+    for c in range(chunks + drop):
+        evs = []
+        for _ in range(per_chunk):
+            t += rng.randrange(1, 5)
+            if depth and (rng.random() < 0.5 or depth > 2):
+                evs.append(("leave", t, None))
+                depth -= 1
+            else:
+                evs.append(("enter", t, i))
+                i += 1
+                depth += 1
+        body.append(evs)
+    while depth:
+        t += 1
+        body[-1].append(("leave", t, None))
+        depth -= 1
+    kept = body[drop:]
+    for c, evs in enumerate(kept):
+        if c or drop:
+            w.zone_set(1, evs[0][1])
+        for kind, tt, n in evs:
+            if kind == "enter":
+                w.event(scope, tt, n)
+            else:
+                w.event(w.builtin("wtf.scope#leave"), tt)
+        w.end_chunk(id=drop + c + 1)
+    return w
+
+
 def cpp_trace(rng, n=30, chunk_bytes=160):
     """The C++ bindings' form: version 0xE8214400, chunk ids 1 (header) and 2
     (every event chunk); here every chunk repeats the defines it needs."""
@@ -325,6 +372,11 @@ def valid_cases():
     add("y_cpp_bindings", *finished(cpp_trace(r)), "the C++ bindings' form: version 0xE8214400, "
         "header chunk id 1, every event chunk id 2, chunk start/end from the events' times, "
         "defines repeated in each chunk")
+
+    r = R("y_js_ring_chunks_without_strings")
+    add("y_js_ring_chunks_without_strings", *finished(js_ring(r)), "a JS-library ring of four "
+        "chunks of scope events only: each ring chunk's empty string table and its event "
+        "buffer both sit at part offset 0 (as the library writes them; not an overlap)")
 
     w = TraceWriter(header=plain_header())
     add("y_header_chunk_only", *finished(w), "the file header and the file-header chunk, no "
@@ -725,6 +777,16 @@ def invalid_cases():
     w.zone_set(2, 1)
     N("n_zon_001_set_uncreated", w.finish(), "wtf.zone#set of zone 2, which was never created",
       ["WTF-ZON-001"])
+    for drop in range(1, 40):
+        w = js_ring(random.Random("%s:%d" % ("n_sco_001_js_ring_wrapped", drop)), drop=drop)
+        data_w, mm = finished(w)
+        first = mm.events_of(2)
+        if len(first) > 1 and first[1].name == b"wtf.scope#leave":
+            break
+    N("n_sco_001_js_ring_wrapped", data_w, "a JS-library ring that wrapped (%d chunks "
+      "overwritten): the oldest chunk kept starts, after its wtf.zone#set, with the leave of a "
+      "scope whose enter was overwritten. The library's own reader ignores such a leave and "
+      "loads the file" % drop, ["WTF-SCO-001"])
     w = TraceWriter(header=plain_header())
     w.leave(1)
     N("n_sco_001_leave_without_enter", w.finish(), "wtf.scope#leave with no scope open",
