@@ -47,7 +47,7 @@ from make_corpus import (CLASSES, EXPECT_SCHEMA, NAME_RE, _owned, _write,  # noq
                          check_corpus, coverage, spec_clauses)
 from wtfpy import wire  # noqa: E402
 from wtfpy.dump import dump_lines  # noqa: E402
-from wtfpy.model import ChunkInfo, Trace  # noqa: E402
+from wtfpy.model import cut_trace  # noqa: E402
 from wtfpy.reader import read_trace  # noqa: E402
 from wtfpy.wire import (CHUNK_EVENT_DATA, CHUNK_FILE_HEADER, NO_TIME, PART_BINARY_EVENTS,  # noqa: E402
                         PART_BINARY_RESOURCE, PART_FILE_HEADER, PART_JSON_EVENTS,
@@ -322,36 +322,6 @@ def event_of(model, name, n=0, chunk=None):
     evs = [e for e in model.events if e.name == name.encode() and
            (chunk is None or e.chunk == chunk)]
     return evs[n]
-
-
-def cut_model(m, cut):
-    """The dump model of ``m``'s file cut to ``cut`` bytes, from SPEC-WTF 6:
-    every complete chunk; of a cut chunk its line (the part entries that are
-    there) and its complete events when its part table and string table are
-    whole; nothing when the 12-byte header is cut."""
-    t = Trace()
-    if cut < 12:
-        return t
-    t.magic, t.wtf_version, t.format_version = m.magic, m.wtf_version, m.format_version
-    by_chunk = {}
-    for e in m.events:
-        by_chunk.setdefault(e.chunk, []).append(e)
-    for ci in m.chunks:
-        if ci.offset + 24 > cut:
-            break
-        h = ci.header
-        n = min(h.part_count, (cut - ci.offset - 24) // 12)
-        hh = ChunkHeader(h.id, h.type, h.length, h.start, h.end, h.part_count, h.parts[:n])
-        t.chunks.append(ChunkInfo(ci.index, ci.offset, hh, ci.offset + h.length > cut))
-        if ci.index == 0 and h.type == CHUNK_FILE_HEADER and n == h.part_count:
-            hp = [p for p in h.parts if p.type == PART_FILE_HEADER]
-            if hp and hp[0].file_offset + hp[0].length <= cut:
-                t.header, t.header_parsed = m.header, m.header_parsed
-        whole_table = n == h.part_count and all(
-            p.file_offset + p.length <= cut for p in h.parts if p.type == PART_STRING_TABLE)
-        if ci.offset + h.length <= cut or whole_table:
-            t.events += [e for e in by_chunk.get(ci.index, ()) if e.offset + e.size <= cut]
-    return t
 
 
 # ---- y_: valid files ---------------------------------------------------------------------
@@ -985,7 +955,7 @@ def recoverable_cases():
 
     def cut(name, n, desc, src=(data, m)):
         d, mm = src
-        add(name, d[:n], cut_model(mm, n), desc, warnings=[REC])
+        add(name, d[:n], cut_trace(mm, n), desc, warnings=[REC])
 
     cut("r_cut_empty_file", 0, "an empty file (the writer died before its first write)")
     cut("r_cut_in_file_header_5", 5, "5 bytes: the magic and the start of the version")
@@ -1017,7 +987,7 @@ def recoverable_cases():
         "never written, SPEC-WTF 6.4)", warnings=[REC])
     add("r_zero_tail_4", data + bytes(4), m, "4 zero bytes after the last chunk", warnings=[REC])
     grown = put32(data, c2.offset + 8, c2.header.length + 4096) + bytes(100)
-    add("r_chunk_length_past_end_zeros", grown, cut_model(m, len(data)),
+    add("r_chunk_length_past_end_zeros", grown, cut_trace(m, len(data)),
         "the last chunk's length says 4 KiB more than its parts; the file ends 100 zero bytes "
         "after them (a preallocated chunk cut by a crash, not WTF-CHK-003)", warnings=[REC])
 

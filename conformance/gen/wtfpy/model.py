@@ -13,6 +13,8 @@ Argument values:
   T[]                       list of element values, or None (null)
 """
 
+from . import wire
+
 
 class ChunkInfo:
     __slots__ = ("index", "offset", "header", "cut", "strings", "unterminated")
@@ -104,3 +106,33 @@ class Note:
 
     def __repr__(self):
         return "Note(%s @%s %s: %s)" % (self.clause, self.offset, self.field, self.message)
+
+
+def cut_trace(m, cut):
+    """The dump model of ``m``'s file cut to ``cut`` bytes, from SPEC-WTF 6:
+    every complete chunk; of a cut chunk its line (the part entries that are
+    there) and its complete events when its part table and string table are
+    whole; nothing when the 12-byte header is cut."""
+    t = Trace()
+    if cut < 12:
+        return t
+    t.magic, t.wtf_version, t.format_version = m.magic, m.wtf_version, m.format_version
+    by_chunk = {}
+    for e in m.events:
+        by_chunk.setdefault(e.chunk, []).append(e)
+    for ci in m.chunks:
+        if ci.offset + 24 > cut:
+            break
+        h = ci.header
+        n = min(h.part_count, (cut - ci.offset - 24) // 12)
+        hh = wire.ChunkHeader(h.id, h.type, h.length, h.start, h.end, h.part_count, h.parts[:n])
+        t.chunks.append(ChunkInfo(ci.index, ci.offset, hh, ci.offset + h.length > cut))
+        if ci.index == 0 and h.type == wire.CHUNK_FILE_HEADER and n == h.part_count:
+            hp = [p for p in h.parts if p.type == wire.PART_FILE_HEADER]
+            if hp and hp[0].file_offset + hp[0].length <= cut:
+                t.header, t.header_parsed = m.header, m.header_parsed
+        whole_table = n == h.part_count and all(
+            p.file_offset + p.length <= cut for p in h.parts if p.type == wire.PART_STRING_TABLE)
+        if ci.offset + h.length <= cut or whole_table:
+            t.events += [e for e in by_chunk.get(ci.index, ()) if e.offset + e.size <= cut]
+    return t
