@@ -572,14 +572,17 @@ def invalid_cases():
     d = put32(put32(data, part_entry(c1, k) + 4, eb.offset + 2), part_entry(c1, k) + 8,
               eb.length - 4)
     N("n_chk_004_part_offset_unaligned", d, "chunk 1's event buffer starts at part offset %d "
-      "(not a multiple of 4; its length shortened so that it still fits)" % (eb.offset + 2),
-      ["WTF-CHK-004"])
+      "(not a multiple of 4; its length shortened so that it still fits): chunk 1 is not read, "
+      "chunk 2 is, up to its first use of a define made in chunk 1" % (eb.offset + 2),
+      ["WTF-CHK-004", "WTF-EVT-001"])
     N("n_chk_005_part_past_chunk", put32(data, part_entry(c1, k) + 8, eb.length + 8),
-      "chunk 1's event buffer length runs 8 bytes past its chunk", ["WTF-CHK-005"])
+      "chunk 1's event buffer length runs 8 bytes past its chunk: chunk 1 is not read, chunk 2 "
+      "is, up to its first use of a define made in chunk 1", ["WTF-CHK-005", "WTF-EVT-001"])
     st = part_of(c1, PART_STRING_TABLE)
     d = put32(data, part_entry(c1, st) + 8, c1.header.parts[st].length + 8)
     N("n_chk_006_parts_overlap", d, "chunk 1's string table length overlaps the event buffer "
-      "that follows it", ["WTF-CHK-006"])
+      "that follows it: chunk 1 is not read, chunk 2 is, up to its first use of a define made "
+      "in chunk 1", ["WTF-CHK-006", "WTF-EVT-001"])
     w = TraceWriter(header=plain_header())
     ev = w.define("app#a", "uint32 x", 0, 0, 1)
     w.event(ev, 2, 3)
@@ -1081,9 +1084,12 @@ READINGS = [
     ("The zone of a wtf.zone#set event", "The zone before it: the dump's Z is the zone of the "
      "last wtf.zone#set *before* the event, and 4.3 makes the set zone current for the events "
      "that follow.", "i_dump_zone_of_zone_set"),
-    ("After a structural error", "WTF-CHK-001, -004, -005, -006: that chunk gets no chunk line "
-     "and nothing from it on is read. WTF-CHK-002, -003: the chunk is read (its parts are "
-     "inside the file), nothing after it.", "n_chk_004_part_offset_unaligned, "
+    ("After a structural error", "WTF-CHK-001 (a length that does not hold the part table): "
+     "nothing from that chunk on is read. WTF-CHK-004, -005, -006 (a damaged part table): "
+     "that chunk is not read and gets no chunk line, but its length still places the next "
+     "chunk, which is read (SPEC-WTF 6: only a chunk header that cannot be read costs what "
+     "follows). WTF-CHK-002, -003: the chunk is read (its parts are inside the file), "
+     "nothing after it.", "n_chk_004_part_offset_unaligned, n_chk_001_length_20, "
      "n_chk_003_length_past_end"),
     ("A crash or a wrong length", "A last chunk running past the end whose parts end inside the "
      "file and are followed only by zero bytes is a crash (WTF-CHK-003 needs non-zero bytes "

@@ -362,21 +362,30 @@ class ReaderTest(unittest.TestCase):
         t = read_trace(bytes(bad))
         self.assertEqual((t.notes[0].clause, t.notes[0].field), ("WTF-EVT-002", "v"))
 
-    def test_structural_errors_stop_reading(self):
+    def test_structural_errors(self):
+        """A chunk length that cannot be used stops reading; a damaged part
+        table costs its chunk only (no chunk line), the next one is read."""
         w, data = small_trace()
         c1 = w.trace.chunks[1]
-        for field_off, value, field, clause in ((8, 20, "length", "WTF-CHK-001"),
-                                                (20, 65, "part_count", "WTF-CHK-006"),
-                                                (28, 2, "offset", "WTF-CHK-004"),
-                                                (32, 1 << 20, "offset", "WTF-CHK-005")):
+        for field_off, value, field, clause, goes_on in (
+                (8, 20, "length", "WTF-CHK-001", False),
+                (20, 65, "part_count", "WTF-CHK-006", True),
+                (28, 2, "offset", "WTF-CHK-004", True),
+                (32, 1 << 20, "offset", "WTF-CHK-005", True)):
             bad = bytearray(data)
+            if field == "part_count":       # a length that holds 65 entries
+                bad[c1.offset + 8:c1.offset + 12] = u32s(24 + 12 * 65)
+                end = c1.offset + c1.header.length
+                bad[end:end] = bytes(24 + 12 * 65 - c1.header.length)
             bad[c1.offset + field_off:c1.offset + field_off + 4] = u32s(value)
             t = read_trace(bytes(bad))
             self.assertEqual(t.state, "damaged", field)
-            self.assertIsNone(t.notes[-1].clause, field)         # "... not read"
-            found = [(n.clause, n.field) for n in t.notes]
-            self.assertIn((clause, field), found)
-            self.assertFalse([e for e in t.events if e.chunk >= 1], field)
+            self.assertIn((clause, field), [(n.clause, n.field) for n in t.notes])
+            self.assertEqual([c.index for c in t.chunks if c.index >= 1],
+                             list(range(2, len(w.trace.chunks))) if goes_on else [], clause)
+            self.assertFalse([e for e in t.events if e.chunk == 1], clause)
+            if goes_on:        # chunk 2 read, up to its first use of a chunk-1 define
+                self.assertIn("WTF-EVT-001", [n.clause for n in t.notes], clause)
 
     def test_header_forms(self):
         _, data = small_trace()

@@ -148,17 +148,15 @@ class Reader:
                 return
             h = ChunkHeader.decode_fixed(d, pos)
             need = CHUNK_HEADER_SIZE + PART_ENTRY_SIZE * h.part_count
-            stop = False
+            skip = False
             if h.part_count > MAX_PARTS:
                 self.find("WTF-CHK-006", pos + 20, "part_count", "chunk %d lists %d parts (at "
                           "most %d)" % (index, h.part_count, MAX_PARTS), index)
-                stop = True
+                skip = True
             if h.length < need:
                 self.find("WTF-CHK-001", pos + 8, "length", "chunk %d length %d does not hold its "
                           "24-byte header and %d part entries (%d bytes)"
                           % (index, h.length, h.part_count, need), index)
-                stop = True
-            if stop:
                 self.stopped(pos, index)
                 return
             last = False
@@ -166,17 +164,29 @@ class Reader:
                 self.find("WTF-CHK-002", pos + 8, "length", "chunk %d length %d is not a multiple "
                           "of 4: the next chunk cannot be placed" % (index, h.length), index)
                 last = True
-            if avail < need:
+            if avail < need and not skip:
                 for k in range((avail - CHUNK_HEADER_SIZE) // PART_ENTRY_SIZE):
                     h.parts.append(self.part_entry(pos, need, k))
                 t.chunks.append(ChunkInfo(index, pos, h, True))
                 self.cut(pos, "parts", "the file ends inside chunk %d's part table (%d of %d "
                          "entries)" % (index, len(h.parts), h.part_count), avail, index)
                 return
-            h.parts = [self.part_entry(pos, need, k) for k in range(h.part_count)]
-            if not self.check_parts(pos, index, h, need):
-                self.stopped(pos, index)
-                return
+            if not skip:
+                h.parts = [self.part_entry(pos, need, k) for k in range(h.part_count)]
+                skip = not self.check_parts(pos, index, h, need)
+            if skip:
+                # The chunk's length still places the next chunk (SPEC-WTF 6:
+                # damage costs this chunk; only an unreadable chunk header
+                # costs what follows).
+                self.partial = True
+                if last or pos + h.length > len(d):
+                    self.stopped(pos, index)
+                    return
+                self.info(pos, "chunk", "chunk %d is not read (its part table is damaged); "
+                          "reading goes on after its %d bytes" % (index, h.length), index)
+                pos += h.length
+                index += 1
+                continue
             cut = pos + h.length > len(d)
             if cut:
                 parts_end = pos + need + max([p.offset + p.length for p in h.parts] or [0])
