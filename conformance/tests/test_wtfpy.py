@@ -26,8 +26,8 @@ sys.path.insert(0, GEN)
 from wtfpy import canon, wire  # noqa: E402
 from wtfpy.dump import dump_lines  # noqa: E402
 from wtfpy.reader import read_trace  # noqa: E402
-from wtfpy.writer import (CPP, JS, TraceWriter, build_chunk, encode_args, encode_event,  # noqa: E402
-                          file_header, header_chunk, string_table, StringTable)
+from wtfpy.writer import (CPP, JS, TraceWriter, build_chunk, encode_args,  # noqa: E402
+                          header_chunk, header_json, string_table, StringTable)
 
 TOOL = os.path.join(GEN, "wtfpy_tool.py")
 
@@ -415,6 +415,94 @@ def _prefix(model, t):
     m.chunks = t.chunks
     m.events = [e for e in model.events if e.key() in keep]
     return m
+
+
+# ---- Validator -----------------------------------------------------------------------------
+
+class ValidatorTest(unittest.TestCase):
+    def test_clause_table_is_the_spec(self):
+        from wtfpy.clauses import CLAUSES
+        import re
+        with open(os.path.join(os.path.dirname(HERE), "SPEC-WTF.md"), encoding="utf-8") as f:
+            rows = re.findall(r"^\| `(WTF-[A-Z]+-\d{3})` \| (error|warning) \|", f.read(), re.M)
+        self.assertEqual([(c, s) for c, s, _ in CLAUSES], rows)
+
+    def test_report(self):
+        from wtfpy.validate import validate_bytes
+        w, data = small_trace()
+        rep = validate_bytes(data, "t.wtf-trace")
+        self.assertTrue(rep.conformant)
+        doc = rep.to_json()
+        self.assertEqual((doc["schema"], doc["verdict"], doc["findings"], doc["recovered"]),
+                         ("atf-validate/1", "conformant", [], []))
+        self.assertIn("WTF-EVT-001", doc["clauses_checked"])
+        # Bad ordinals in two chunks: one finding, the first place, the count
+        # in the message.
+        chunks = sorted({e.chunk for e in w.trace.events if e.name == b"s#e"})
+        evs = [next(e for e in w.trace.events if e.name == b"s#e" and e.chunk == c)
+               for c in chunks[-2:]]
+        bad = bytearray(data)
+        for e in evs:
+            bad[e.offset + 12:e.offset + 16] = u32s(999)
+        rep = validate_bytes(bytes(bad), "t.wtf-trace", strict=False)
+        f = rep.to_json()["findings"]
+        self.assertEqual([(x["clause"], x["severity"], x["file"], x["offset"], x["field"])
+                          for x in f],
+                         [("WTF-EVT-003", "error", "t.wtf-trace", evs[0].offset + 12, "s")])
+        self.assertIn("(2 events in all)", f[0]["message"])
+        self.assertFalse(rep.conformant)
+        # A cut: WTF-REC-001, the events read, conformant unless --strict.
+        cut = data[:-5]
+        rep = validate_bytes(cut, "t.wtf-trace")
+        self.assertEqual(rep.to_json()["recovered"],
+                         [{"file": "t.wtf-trace", "events": len(read_trace(cut).events)}])
+        self.assertTrue(rep.conformant)
+        self.assertFalse(validate_bytes(cut, "t.wtf-trace", strict=True).conformant)
+
+    def test_semantic_clauses(self):
+        from wtfpy.validate import validate_bytes
+
+        def clauses(w):
+            return sorted({f.clause for f in validate_bytes(w.finish(), "t").findings})
+
+        w = TraceWriter(header=header_json(1.0))
+        w.zone_set(3, 1)
+        self.assertEqual(clauses(w), ["WTF-ZON-001"])
+        w = TraceWriter(header=header_json(1.0))
+        e = w.define("a#b", "uint32 x", 1, 0x80, 1)
+        w.event(e, 5, 1)
+        w.event(e, 4, 2)
+        self.assertEqual(clauses(w), ["WTF-DEF-005", "WTF-EVT-006", "WTF-SCO-002"])
+        w = TraceWriter(header=header_json(1.0, flags=["x"]))
+        w.time_stamp("t", "{", 1)
+        self.assertEqual(clauses(w), ["WTF-EVT-005", "WTF-FH-006"])
+
+
+class CorpusGeneratorTest(unittest.TestCase):
+    def test_deterministic_and_checked(self):
+        tmp = tempfile.mkdtemp(prefix="wtf-corpus-test-")
+        try:
+            gen = os.path.join(GEN, "make_wtf_corpus.py")
+            outs = []
+            for seed in ("1", "2"):
+                out = os.path.join(tmp, seed)
+                env = dict(os.environ, PYTHONHASHSEED=seed)
+                p = subprocess.run([sys.executable, gen, "--out", out], env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                self.assertEqual(p.returncode, 0, p.stdout.decode())
+                outs.append(out)
+            p = subprocess.run(["diff", "-r", outs[0], outs[1]], stdout=subprocess.PIPE)
+            self.assertEqual(p.returncode, 0, p.stdout.decode()[:500])
+            victim = os.path.join(outs[0], "y_js_snapshot", "trace.wtf-trace")
+            with open(victim, "r+b") as f:
+                f.seek(40)
+                f.write(b"\x01")
+            p = subprocess.run([sys.executable, gen, "--check", outs[0]],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("differs: y_js_snapshot/trace.wtf-trace", p.stdout.decode())
+        finally:
+            shutil.rmtree(tmp)
 
 
 # ---- The tool ----------------------------------------------------------------------------
