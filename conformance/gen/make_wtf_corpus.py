@@ -33,7 +33,6 @@ Deterministic: one random.Random per case seeded by its name, no time,
 sorted output. Standard library only (Debian's /usr/bin/python3).
 """
 
-import argparse
 import json
 import os
 import random
@@ -43,16 +42,16 @@ sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from make_corpus import (CLASSES, EXPECT_SCHEMA, NAME_RE, _owned, _write,  # noqa: E402
-                         check_corpus, coverage, spec_clauses)
+from make_corpus import (EXPECT_SCHEMA, Expectation, _write, check_corpus,  # noqa: E402
+                         clear_owned, collect_cases, coverage, generator_main, readme_classes, readme_tail, require_coverage,
+                         spec_clauses)
 from wtfpy import wire  # noqa: E402
 from wtfpy.dump import dump_lines  # noqa: E402
 from wtfpy.model import cut_trace  # noqa: E402
 from wtfpy.reader import read_trace  # noqa: E402
-from wtfpy.wire import (CHUNK_EVENT_DATA, CHUNK_FILE_HEADER, NO_TIME, PART_BINARY_EVENTS,  # noqa: E402
+from wtfpy.wire import (CHUNK_EVENT_DATA, CHUNK_FILE_HEADER, PART_BINARY_EVENTS,  # noqa: E402
                         PART_BINARY_RESOURCE, PART_FILE_HEADER, PART_JSON_EVENTS,
-                        PART_LEGACY_EVENTS, PART_STRING_RESOURCE, PART_STRING_TABLE, ChunkHeader,
-                        p32, pad4)
+                        PART_LEGACY_EVENTS, PART_STRING_RESOURCE, PART_STRING_TABLE, p32)
 from wtfpy.writer import CPP, JS, TraceWriter, build_chunk  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -64,37 +63,17 @@ REC = "WTF-REC-001"
 
 # ---- Cases ------------------------------------------------------------------------
 
-class Case:
+class Case(Expectation):
     """One corpus case: the file's bytes, the model the expected dump comes
     from (None for rejected cases), and the expected verdict."""
+    REC = REC
 
     def __init__(self, name, data, model, description, *, errors=(), warnings=(), why=None,
                  allowed_extra=()):
-        if not NAME_RE.match(name):
-            raise ValueError("bad case name %r" % name)
-        self.name, self.data, self.model, self.description = name, data, model, description
-        self.cls = CLASSES[name[0]]
-        self.errors, self.warnings = sorted(set(errors)), sorted(set(warnings))
-        self.allowed_extra = sorted(set(allowed_extra))
-        self.why = why
-        if self.cls == "implementation-defined" and not why:
-            raise ValueError("%s: an i_ case says why" % name)
-        if self.cls == "valid" and (self.errors or self.warnings):
-            raise ValueError("%s: a y_ case has no findings" % name)
-        if self.cls == "invalid" and not self.errors:
-            raise ValueError("%s: an n_ case has errors" % name)
-        if self.cls == "recoverable" and (self.errors or REC not in self.warnings):
-            raise ValueError("%s: an r_ case is accepted with %s" % (name, REC))
+        self.expectation(name, description, errors, warnings, why, allowed_extra)
+        self.data, self.model = data, model
         if not self.errors and model is None:
             raise ValueError("%s: an accepted case needs a model for its dump" % name)
-
-    @property
-    def verdict(self):
-        return "nonconformant" if self.errors else "conformant"
-
-    @property
-    def strict_verdict(self):
-        return "nonconformant" if self.errors or self.warnings else "conformant"
 
     def recovered(self):
         if REC not in self.warnings:
@@ -102,16 +81,7 @@ class Case:
         return {TARGET: len(self.model.events) if self.model is not None else 0}
 
     def expect(self):
-        o = {"schema": EXPECT_SCHEMA, "case": self.name, "class": self.cls,
-             "description": self.description}
-        if self.why:
-            o["why"] = self.why
-        o.update({"target": TARGET, "verdict": self.verdict,
-                  "strict_verdict": self.strict_verdict, "error_clauses": self.errors,
-                  "warning_clauses": self.warnings, "allowed_extra": self.allowed_extra,
-                  "recovered": self.recovered(),
-                  "dump": self.name + ".dump.jsonl" if not self.errors else None})
-        return o
+        return self.expect_object(TARGET, self.recovered())
 
 
 CASES = []
@@ -560,7 +530,6 @@ def invalid_cases():
     N("n_chk_001_length_short_of_table", put32(data, c1.offset + 8, 24 + 12),
       "chunk 1's length holds its header and one of its two part entries", ["WTF-CHK-001"])
     h0 = m.chunks[0]
-    hp = h0.header.parts[0]
     N("n_chk_002_length_unaligned", put32(data, h0.offset + 8, h0.header.length - 2),
       "the header chunk's length is 2 short of its padded size and not a multiple of 4: the "
       "next chunk cannot be placed, nothing after the header chunk is read", ["WTF-CHK-002"])
@@ -951,8 +920,7 @@ def impl_cases():
 
 def recoverable_cases():
     data, m = finished(small(2))
-    c1, c2 = m.chunks[1], m.chunks[2]
-    ev_buf = c2.header.parts[part_of(c2, PART_BINARY_EVENTS)]
+    c2 = m.chunks[2]
     table2 = c2.header.parts[part_of(c2, PART_STRING_TABLE)]
     evs2 = m.events_of(2)
 
@@ -1014,13 +982,7 @@ def recoverable_cases():
 
 
 def all_cases():
-    if not CASES:
-        valid_cases()
-        invalid_cases()
-        impl_cases()
-        recoverable_cases()
-        CASES.sort(key=lambda c: c.name)
-    return CASES
+    return collect_cases(CASES, valid_cases, invalid_cases, impl_cases, recoverable_cases)
 
 
 # ---- Output -----------------------------------------------------------------------------
@@ -1029,26 +991,8 @@ def write_corpus(out, log=None):
     cases = all_cases()
     clauses = spec_clauses(SPEC)
     cov = coverage(cases)
-    known = {cid for cid, _ in clauses}
-    unknown = sorted(set(cov) - known)
-    if unknown:
-        raise SystemExit("make_wtf_corpus: expectations name clauses not in SPEC-WTF.md: %s"
-                         % ", ".join(unknown))
-    missing = sorted(known - set(cov))
-    if missing:
-        raise SystemExit("make_wtf_corpus: SPEC-WTF.md clauses without a case: %s"
-                         % ", ".join(missing))
-    if os.path.isdir(out):
-        import shutil
-        for e in sorted(os.listdir(out)):
-            if not _owned(e):
-                continue
-            p = os.path.join(out, e)
-            if os.path.isdir(p):
-                shutil.rmtree(p)
-            else:
-                os.remove(p)
-    os.makedirs(out, exist_ok=True)
+    require_coverage(clauses, cov, "make_wtf_corpus", "SPEC-WTF.md")
+    clear_owned(out)
     for c in cases:
         _write(os.path.join(out, c.name, TARGET), c.data)
         exp = c.expect()
@@ -1134,9 +1078,6 @@ READINGS = [
 
 
 def readme(cases, clauses, cov):
-    counts = {}
-    for c in cases:
-        counts[c.cls] = counts.get(c.cls, 0) + 1
     total = sum(len(c.data) for c in cases)
     out = ["# The WTF golden corpus", "",
            "Binary WTF files (`.wtf-trace`, the Web Tracing Framework's chunked file format) "
@@ -1154,17 +1095,7 @@ def readme(cases, clauses, cov):
            "wire ids from 29 defined again in the ring chunks, chunk ids from a process-wide "
            "counter, start/end 0xFFFFFFFF) and `*_cpp_*` (the C++ bindings: version "
            "0xE8214400, chunk ids 1 and 2)." % (len(cases), total), "",
-           "## Classes", "",
-           "| prefix | class | cases | a conforming validator | `--strict` | dump |",
-           "| --- | --- | --- | --- | --- | --- |",
-           "| `y_` | valid | %d | accepts, no finding | accepts | expected |"
-           % counts.get("valid", 0),
-           "| `n_` | invalid | %d | rejects (exit 1) with exactly `error_clauses` | rejects | - |"
-           % counts.get("invalid", 0),
-           "| `r_` | recoverable | %d | accepts with WTF-REC-001 and the exact `recovered` count "
-           "| rejects | expected (what is recovered) |" % counts.get("recoverable", 0),
-           "| `i_` | implementation-defined | %d | as `verdict` says; `why` explains | as "
-           "`strict_verdict` | when accepted |" % counts.get("implementation-defined", 0),
+           ] + readme_classes(cases, REC) + [
            "", "## Files of a case", "",
            "* `NAME/trace.wtf-trace`: the input (`target` in the expect file).",
            "* `NAME.expect.json`: the expectation, schema `%s`, the keys of the ATF corpus "
@@ -1190,19 +1121,8 @@ def readme(cases, clauses, cov):
            "## Readings of SPEC-WTF.md and docs/wtf-dump-format.md", "",
            "Where the texts leave room, the expectations take these readings (wtfpy implements "
            "the same):", ""]
-    for title, text, example in READINGS:
-        out.append("* **%s.** %s (e.g. %s)" % (
-            title, text, ", ".join("`%s`" % e.strip() for e in example.split(","))))
-    out += ["", "## Clause coverage", "",
-            "| clause | severity | n_ | r_ | i_ | example |",
-            "| --- | --- | --- | --- | --- | --- |"]
-    for cid, sev in clauses:
-        d = cov.get(cid, {})
-        ex = (d.get("invalid") or d.get("recoverable") or d.get("implementation-defined")
-              or ["-"])[0]
-        out.append("| `%s` | %s | %d | %d | %d | `%s` |" % (
-            cid, sev, len(d.get("invalid", [])), len(d.get("recoverable", [])),
-            len(d.get("implementation-defined", [])), ex))
+    out += readme_tail(READINGS, clauses, cov, "Cases whose expectations report each clause "
+                       "of SPEC-WTF.md.")
     out += ["", "## Cases", "", "| case | clauses | what |", "| --- | --- | --- |"]
     for c in cases:
         out.append("| `%s` | %s | %s |" % (c.name, " ".join(c.errors + c.warnings) or "-",
@@ -1211,22 +1131,8 @@ def readme(cases, clauses, cov):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=DEFAULT_OUT, help="corpus directory to write "
-                    "(default: %(default)s)")
-    ap.add_argument("--check", metavar="DIR", help="compare DIR with a fresh generation")
-    ap.add_argument("--list", action="store_true", help="list the cases")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    a = ap.parse_args(argv)
-    if a.list:
-        for c in all_cases():
-            print("%s\t%s" % (c.name, c.cls))
-        return 0
-    if a.check:
-        return check_corpus(a.check, write_corpus)
-    cases = write_corpus(a.out, (lambda s: print(s)) if a.verbose else None)
-    print("wrote %d cases to %s" % (len(cases), a.out))
-    return 0
+    return generator_main(argv, __doc__, DEFAULT_OUT, all_cases, write_corpus,
+                          lambda d: check_corpus(d, write_corpus))
 
 
 if __name__ == "__main__":

@@ -404,7 +404,6 @@ class Reader:
         self.read_events(ci, b)
 
     def read_events(self, ci, b):
-        d = self.data
         buf_end = b.file_offset + b.length
         pos = b.file_offset
         prev_time = None
@@ -433,7 +432,6 @@ class Reader:
                 self.find("WTF-EVT-007", ev.offset + 4, "time", "chunk %d: event time %d is "
                           "outside the chunk's start..end %d..%d"
                           % (ci.index, ev.time, h.start, h.end), ci.index)
-        del d
 
     # ---- events
     def decode_event(self, ci, pos, buf_end):
