@@ -21,6 +21,7 @@ It is the independent second implementation that the golden corpus
 import json
 import os
 import re
+import stat
 import sys
 
 sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
@@ -90,7 +91,27 @@ def dump_lines(path):
     return thread_lines(tv, symbols)
 
 
-def cmd_validate(args):
+def regular_file_error(path):
+    """None when ``path`` can be read as a file, else why not (a FIFO or a
+    device is refused without opening it, so that nothing blocks)."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        return e.strerror or str(e)
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    return None
+
+
+def cmd_validate(args, run=None, clauses=None, prog="atfpy_tool"):
+    """`validate [--strict] [--format text|json] [--no-verify] PATH` and
+    `validate --list-clauses`. ``run(path, strict, verify)`` returns a report
+    (validate.Report) or raises validate.UsageError; ``clauses()`` the lines
+    of the clause table. Defaults: atfpy's."""
+    run = run or (lambda path, strict, verify: validate(path, strict=strict, verify=verify))
+    clauses = clauses or list_clauses
     strict, verify, fmt, path = False, True, "text", None
     i = 0
     while i < len(args):
@@ -100,7 +121,7 @@ def cmd_validate(args):
         elif a == "--no-verify":
             verify = False
         elif a == "--list-clauses":
-            sys.stdout.write("".join(line + "\n" for line in list_clauses()))
+            sys.stdout.write("".join(line + "\n" for line in clauses()))
             return 0
         elif a == "--format" and i + 1 < len(args) and args[i + 1] in ("text", "json"):
             fmt = args[i + 1]
@@ -108,24 +129,28 @@ def cmd_validate(args):
         elif a.startswith("--format="):
             fmt = a.split("=", 1)[1]
             if fmt not in ("text", "json"):
-                print("atfpy_tool: validate: unsupported format %r" % fmt, file=sys.stderr)
+                print("%s: validate: unsupported format %r" % (prog, fmt), file=sys.stderr)
                 return USAGE
         elif a.startswith("-"):
-            print("atfpy_tool: validate: unknown option %s" % a, file=sys.stderr)
+            print("%s: validate: unknown option %s" % (prog, a), file=sys.stderr)
             return USAGE
         elif path is not None:
-            print("atfpy_tool: validate: one PATH only", file=sys.stderr)
+            print("%s: validate: one PATH only" % prog, file=sys.stderr)
             return USAGE
         else:
             path = a
         i += 1
     if path is None:
-        print("atfpy_tool: validate: PATH is missing", file=sys.stderr)
+        print("%s: validate: PATH is missing" % prog, file=sys.stderr)
+        return USAGE
+    why = regular_file_error(path)
+    if why is not None:
+        print("%s: %s: %s" % (prog, path, why), file=sys.stderr)
         return USAGE
     try:
-        rep = validate(path, strict=strict, verify=verify)
+        rep = run(path, strict, verify)
     except UsageError as e:
-        print("atfpy_tool: %s" % e, file=sys.stderr)
+        print("%s: %s" % (prog, e), file=sys.stderr)
         return USAGE
     if fmt == "json":
         sys.stdout.write(json.dumps(rep.to_json(), indent=1) + "\n")

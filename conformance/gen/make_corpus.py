@@ -394,24 +394,27 @@ def session(rng, layout, specs, *, clock=None, os=OS_LINUX, arch=ARCH_ARM64, che
 
 # ---- Cases ------------------------------------------------------------------------
 
-class Case:
-    def __init__(self, name, content, description, *, errors=(), warnings=(), why=None,
-                 target=None, recovered=None, allowed_extra=()):
+class Expectation:
+    """The name, class and expected clauses of a corpus case, checked against
+    its class (of any format: ``REC`` is the format's crash clause)."""
+    REC = "REC-001"
+
+    def expectation(self, name, description, errors, warnings, why, allowed_extra):
         if not NAME_RE.match(name):
             raise ValueError("bad case name %r" % name)
-        self.name, self.content, self.description = name, content, description
+        self.name, self.description = name, description
         self.cls = CLASSES[name[0]]
         self.errors, self.warnings = sorted(set(errors)), sorted(set(warnings))
         self.allowed_extra = sorted(set(allowed_extra))
-        self.why, self._target, self._recovered = why, target, recovered
+        self.why = why
         if self.cls == "implementation-defined" and not why:
             raise ValueError("%s: an i_ case says why" % name)
         if self.cls == "valid" and (self.errors or self.warnings):
             raise ValueError("%s: a y_ case has no findings" % name)
         if self.cls == "invalid" and not self.errors:
             raise ValueError("%s: an n_ case has errors" % name)
-        if self.cls == "recoverable" and (self.errors or "REC-001" not in self.warnings):
-            raise ValueError("%s: an r_ case is accepted with REC-001" % name)
+        if self.cls == "recoverable" and (self.errors or self.REC not in self.warnings):
+            raise ValueError("%s: an r_ case is accepted with %s" % (name, self.REC))
 
     @property
     def verdict(self):
@@ -420,6 +423,28 @@ class Case:
     @property
     def strict_verdict(self):
         return "nonconformant" if self.errors or self.warnings else "conformant"
+
+    def expect_object(self, target, recovered, extra=()):
+        """The NAME.expect.json object (schema atf-corpus-expect/1); ``extra``
+        [(key, value)] come after "target"."""
+        o = {"schema": EXPECT_SCHEMA, "case": self.name, "class": self.cls,
+             "description": self.description}
+        if self.why:
+            o["why"] = self.why
+        o["target"] = target
+        o.update(extra)
+        o.update({"verdict": self.verdict, "strict_verdict": self.strict_verdict,
+                  "error_clauses": self.errors, "warning_clauses": self.warnings,
+                  "allowed_extra": self.allowed_extra, "recovered": recovered,
+                  "dump": self.name + ".dump.jsonl" if not self.errors else None})
+        return o
+
+
+class Case(Expectation):
+    def __init__(self, name, content, description, *, errors=(), warnings=(), why=None,
+                 target=None, recovered=None, allowed_extra=()):
+        self.expectation(name, description, errors, warnings, why, allowed_extra)
+        self.content, self._target, self._recovered = content, target, recovered
 
     @property
     def target(self):
@@ -497,16 +522,7 @@ class Case:
         return session_lines(SessionView(views, c.symbols or {}))
 
     def expect(self):
-        o = {"schema": EXPECT_SCHEMA, "case": self.name, "class": self.cls,
-             "description": self.description}
-        if self.why:
-            o["why"] = self.why
-        o.update({"target": self.target, "layouts": self.layouts(), "verdict": self.verdict,
-                  "strict_verdict": self.strict_verdict, "error_clauses": self.errors,
-                  "warning_clauses": self.warnings, "allowed_extra": self.allowed_extra,
-                  "recovered": self.recovered(),
-                  "dump": self.name + ".dump.jsonl" if not self.errors else None})
-        return o
+        return self.expect_object(self.target, self.recovered(), [("layouts", self.layouts())])
 
 
 CASES = []
@@ -1763,16 +1779,18 @@ def ada_session(r):
     return s
 
 
+def collect_cases(cases, *builders):
+    """``cases`` (a list the builders add to), built once, sorted by name."""
+    if not cases:
+        for build in builders:
+            build()
+        cases.sort(key=lambda c: c.name)
+    return cases
+
+
 def all_cases():
-    if not CASES:
-        valid_cases()
-        invalid_file_cases()
-        invalid_thread_cases()
-        invalid_session_cases()
-        recoverable_cases()
-        impl_cases()
-        CASES.sort(key=lambda c: c.name)
-    return CASES
+    return collect_cases(CASES, valid_cases, invalid_file_cases, invalid_thread_cases,
+                         invalid_session_cases, recoverable_cases, impl_cases)
 
 
 # ---- Output ---------------------------------------------------------------------
@@ -1811,21 +1829,24 @@ def _owned(name):
     return name == "README.md" or bool(NAME_RE.match(base))
 
 
-def write_corpus(out, log=None):
-    cases = all_cases()
-    clauses = spec_clauses()
-    cov = coverage(cases)
+def require_coverage(clauses, cov, prog, spec_name):
+    """Exits unless the expectations name only clauses of the spec and every
+    clause of the spec has a case."""
     known = {cid for cid, _ in clauses}
     unknown = sorted(set(cov) - known)
     if unknown:
-        raise SystemExit("make_corpus: expectations name clauses not in SPEC.md: %s"
-                         % ", ".join(unknown))
+        raise SystemExit("%s: expectations name clauses not in %s: %s"
+                         % (prog, spec_name, ", ".join(unknown)))
     missing = sorted(known - set(cov))
     if missing:
-        raise SystemExit("make_corpus: SPEC.md clauses without a case: %s" % ", ".join(missing))
+        raise SystemExit("%s: %s clauses without a case: %s" % (prog, spec_name,
+                                                              ", ".join(missing)))
+
+
+def clear_owned(out):
+    """Removes from ``out`` the entries a generator writes (cases, expect and
+    dump files, README.md); the directory may hold others, which stay."""
     if os.path.isdir(out):
-        # the output directory may hold other entries: only the
-        # entries this generator writes are replaced.
         for e in sorted(os.listdir(out)):
             if not _owned(e):
                 continue
@@ -1835,6 +1856,53 @@ def write_corpus(out, log=None):
             else:
                 os.remove(p)
     os.makedirs(out, exist_ok=True)
+
+
+def readme_classes(cases, rec):
+    """README lines: the table of case classes and their counts (``rec``: the
+    format's crash clause)."""
+    counts = {}
+    for c in cases:
+        counts[c.cls] = counts.get(c.cls, 0) + 1
+    return ["## Classes", "",
+            "| prefix | class | cases | a conforming validator | `--strict` | dump |",
+            "| --- | --- | --- | --- | --- | --- |",
+            "| `y_` | valid | %d | accepts, no finding | accepts | expected |"
+            % counts.get("valid", 0),
+            "| `n_` | invalid | %d | rejects (exit 1) with exactly `error_clauses` | rejects | "
+            "- |" % counts.get("invalid", 0),
+            "| `r_` | recoverable | %d | accepts with %s and the exact `recovered` counts "
+            "| rejects | expected (the recovered events) |" % (counts.get("recoverable", 0), rec),
+            "| `i_` | implementation-defined | %d | as `verdict` says; `why` explains the choice "
+            "| as `strict_verdict` | when accepted |" % counts.get("implementation-defined", 0)]
+
+
+def readme_tail(readings, clauses, cov, intro):
+    """README lines: the readings (title, text, example cases) and the clause
+    coverage table, ``intro`` its first line."""
+    out = []
+    for title, text, example in readings:
+        out.append("* **%s.** %s (e.g. %s)" % (
+            title, text, ", ".join("`%s`" % e.strip() for e in example.split(","))))
+    out += ["", "## Clause coverage", "", intro, "",
+            "| clause | severity | n_ | r_ | i_ | example |",
+            "| --- | --- | --- | --- | --- | --- |"]
+    for cid, sev in clauses:
+        d = cov.get(cid, {})
+        ex = (d.get("invalid") or d.get("recoverable") or d.get("implementation-defined")
+              or ["-"])[0]
+        out.append("| `%s` | %s | %d | %d | %d | `%s` |" % (
+            cid, sev, len(d.get("invalid", [])), len(d.get("recoverable", [])),
+            len(d.get("implementation-defined", [])), ex))
+    return out
+
+
+def write_corpus(out, log=None):
+    cases = all_cases()
+    clauses = spec_clauses()
+    cov = coverage(cases)
+    require_coverage(clauses, cov, "make_corpus", "SPEC.md")
+    clear_owned(out)
     for c in cases:
         files = c.files()
         for rel in sorted(files):
@@ -1879,11 +1947,12 @@ def _tree(root):
     return out
 
 
-def check_corpus(directory):
-    """Regenerates into a temporary directory and compares with ``directory``."""
+def check_corpus(directory, write=None):
+    """Regenerates into a temporary directory (with ``write``, default this
+    corpus's write_corpus) and compares with ``directory``."""
     tmp = tempfile.mkdtemp(prefix="atf-corpus-")
     try:
-        write_corpus(os.path.join(tmp, "corpus"))
+        (write or write_corpus)(os.path.join(tmp, "corpus"))
         want, have = _tree(os.path.join(tmp, "corpus")), _tree(directory)
         problems = []
         for rel in sorted(set(want) - set(have)):
@@ -1954,9 +2023,6 @@ READINGS = [
 
 
 def readme(cases, clauses, cov):
-    counts = {}
-    for c in cases:
-        counts[c.cls] = counts.get(c.cls, 0) + 1
     kinds = {"file": 0, "thread": 0, "session": 0}
     for c in cases:
         k = ("file" if isinstance(c.content, (IndexSpec, DetailSpec)) else
@@ -1981,17 +2047,7 @@ def readme(cases, clauses, cov):
            "%d layout 2; %d bytes of ATF and manifest data."
            % (len(cases), kinds["file"], kinds["thread"], kinds["session"], per_layout[1],
               per_layout[2], total_bytes), "",
-           "## Classes", "",
-           "| prefix | class | cases | a conforming validator | `--strict` | dump |",
-           "| --- | --- | --- | --- | --- | --- |",
-           "| `y_` | valid | %d | accepts, no finding | accepts | expected |"
-           % counts.get("valid", 0),
-           "| `n_` | invalid | %d | rejects (exit 1) with exactly `error_clauses` | rejects | "
-           "- |" % counts.get("invalid", 0),
-           "| `r_` | recoverable | %d | accepts with REC-001 and the exact `recovered` counts "
-           "| rejects | expected (the recovered events) |" % counts.get("recoverable", 0),
-           "| `i_` | implementation-defined | %d | as `verdict` says; `why` explains the choice "
-           "| as `strict_verdict` | when accepted |" % counts.get("implementation-defined", 0),
+           ] + readme_classes(cases, "REC-001") + [
            "",
            "`i_` cases are where SPEC.md leaves room: SHOULD-level rules (reported as warnings: "
            "accepted by default, rejected under `--strict`), and places the spec does not "
@@ -2053,40 +2109,33 @@ def readme(cases, clauses, cov):
            "## Readings of SPEC.md", "",
            "Where SPEC.md leaves room, the expectations take these readings (the validator "
            "of conformance/gen/atfpy/validate.py implements the same):", ""]
-    for title, text, example in READINGS:
-        out.append("* **%s.** %s (e.g. %s)" % (
-            title, text, ", ".join("`%s`" % e.strip() for e in example.split(","))))
-    out += ["", "## Clause coverage", "",
-            "Cases whose expectations report each clause of SPEC.md.", "",
-            "| clause | severity | n_ | r_ | i_ | example |",
-            "| --- | --- | --- | --- | --- | --- |"]
-    for cid, sev in clauses:
-        d = cov.get(cid, {})
-        ex = (d.get("invalid") or d.get("recoverable") or d.get("implementation-defined")
-              or ["-"])[0]
-        out.append("| `%s` | %s | %d | %d | %d | `%s` |" % (
-            cid, sev, len(d.get("invalid", [])), len(d.get("recoverable", [])),
-            len(d.get("implementation-defined", [])), ex))
+    out += readme_tail(READINGS, clauses, cov,
+                       "Cases whose expectations report each clause of SPEC.md.")
     return "\n".join(out) + "\n"
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=DEFAULT_OUT, help="corpus directory to write "
+def generator_main(argv, doc, default_out, cases, write, check):
+    """The command line of a corpus generator: --out DIR, --check DIR, --list."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--out", default=default_out, help="corpus directory to write "
                     "(default: %(default)s)")
     ap.add_argument("--check", metavar="DIR", help="compare DIR with a fresh generation")
     ap.add_argument("--list", action="store_true", help="list the cases")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args(argv)
     if a.list:
-        for c in all_cases():
+        for c in cases():
             print("%s\t%s" % (c.name, c.cls))
         return 0
     if a.check:
-        return check_corpus(a.check)
-    cases = write_corpus(a.out, (lambda s: print(s)) if a.verbose else None)
-    print("wrote %d cases to %s" % (len(cases), a.out))
+        return check(a.check)
+    done = write(a.out, (lambda s: print(s)) if a.verbose else None)
+    print("wrote %d cases to %s" % (len(done), a.out))
     return 0
+
+
+def main(argv=None):
+    return generator_main(argv, __doc__, DEFAULT_OUT, all_cases, write_corpus, check_corpus)
 
 
 if __name__ == "__main__":

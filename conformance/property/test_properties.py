@@ -366,8 +366,12 @@ class Properties(unittest.TestCase):
                          "%s %s byte %d (informational) changed the dump" % (which, region, off))
 
 
-def main():
+def main(properties=None):
+    """Runs the test case class ``properties`` (default: this file's) with
+    --atf, --writer and --workdir set here (also for other formats' property
+    files, which import this module for it)."""
     global ATF, WRITER, WORKDIR
+    properties = properties or Properties
     ap = argparse.ArgumentParser(add_help=False)
     ap.add_argument("--atf", required=True)
     ap.add_argument("--writer", required=True)
@@ -381,13 +385,14 @@ def main():
     else:
         WORKDIR = tmp = tempfile.mkdtemp(prefix="atf-property-")
     if SEED:
-        for name in dir(Properties):
+        for name in dir(properties):
             if name.startswith("test_"):
-                setattr(Properties, name, seed(int(SEED))(getattr(Properties, name)))
+                setattr(properties, name, seed(int(SEED))(getattr(properties, name)))
     print("property tests: %s examples per property, %s" % (
         settings().max_examples, "seed %s" % SEED if SEED else "derandomized"), flush=True)
     try:
-        unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+        unittest.main(module=sys.modules[properties.__module__], argv=[sys.argv[0]] + rest,
+                      verbosity=2)
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -172,8 +172,12 @@ class Finding:
 
 
 class Report:
-    def __init__(self, path, strict=False):
+    """Findings of one validation. ``severity``: {clause: "error"|"warning"},
+    the clause table findings may name (default: this module's, SPEC.md)."""
+
+    def __init__(self, path, strict=False, severity=None):
         self.path, self.strict = path, strict
+        self.severity = SEVERITY if severity is None else severity
         self.findings = []
         self.recovered = []            # [(file, events)]
         self.checked = set()
@@ -186,11 +190,11 @@ class Report:
         self.checked.update(clauses)
 
     def add(self, clause, file, offset, field, message, severity=None):
-        if clause not in SEVERITY:
+        if clause not in self.severity:
             raise KeyError(clause)
         self.checked.add(clause)
-        self.findings.append(Finding(clause, severity or SEVERITY[clause], file, offset, field,
-                                     message))
+        self.findings.append(Finding(clause, severity or self.severity[clause], file, offset,
+                                     field, message))
 
     @property
     def errors(self):
