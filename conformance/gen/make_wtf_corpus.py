@@ -45,6 +45,7 @@ sys.path.insert(0, HERE)
 from make_corpus import (EXPECT_SCHEMA, Expectation, _write, check_corpus,  # noqa: E402
                          clear_owned, collect_cases, coverage, generator_main, readme_classes, readme_tail, require_coverage,
                          spec_clauses)
+from wtfpy.reader import READABLE_ARRAYS  # noqa: E402
 from wtfpy import wire  # noqa: E402
 from wtfpy.dump import dump_lines  # noqa: E402
 from wtfpy.model import cut_trace  # noqa: E402
@@ -325,7 +326,9 @@ def valid_cases():
     w = TraceWriter(header=plain_header())
     types = [t for t in wire.TYPES]
     scal = w.define("types#scalars", ", ".join("%s v%s" % (t, t) for t in types), 0, 0, 1)
-    arrs = w.define("types#arrays", ", ".join("%s[] a%s" % (t, t) for t in types), 0, 0, 2)
+    # Arrays of the types the reference reads (the others: i_def_008_unreadable_arrays).
+    arr_types = [t for t in types if t in READABLE_ARRAYS]
+    arrs = w.define("types#arrays", ", ".join("%s[] a%s" % (t, t) for t in arr_types), 0, 0, 2)
     w.zone_create(1, "Script", "script", "/srv/t.js", 3)
     w.zone_set(1, 3)
     lo = {"bool": False, "int8": -128, "uint8": 0, "int16": -32768, "uint16": 0,
@@ -343,33 +346,48 @@ def valid_cases():
                             16777217.0, 1e30]}
     for k, vals in enumerate((lo, hi, odd)):
         w.event(scal, 10 + k, *[vals[t] for t in types])
-    w.event(arrs, 20, *[[lo[t], hi[t], odd[t]] + specials.get(t, []) for t in types])
-    w.event(arrs, 21, *[[] for t in types])
-    w.event(arrs, 22, *[None for t in types])
-    w.event(arrs, 23, *[[odd[t]] for t in types])
+    w.event(arrs, 20, *[[lo[t], hi[t], odd[t]] + specials.get(t, []) for t in arr_types])
+    w.event(arrs, 21, *[[] for t in arr_types])
+    w.event(arrs, 22, *[None for t in arr_types])
+    w.event(arrs, 23, *[[odd[t]] for t in arr_types])
     w.event(scal, 24, *[odd[t] if t not in ("any",) else
                         '{"dup":1,"b":[true,false,null],"dup":{"deep":[-0.0,1.5e300,0.1,'
                         '-7]},"u":"\\u00e9\\ud83d\\ude00\\/"}' for t in types])
     add("y_evt_every_type", *finished(w), "every argument type of SPEC-WTF 4.1 (char and wchar "
         "included), scalars and arrays, at their extremes: int8 -128, uint32 0xFFFFFFFF, "
         "float32 -0, NaN, infinities, the smallest denormal, 16777217 rounded, strings with "
-        "escapes and UTF-8 up to U+1F600, null and empty strings, null and empty arrays, an any "
-        "value with a duplicate key and exponents")
+        "escapes and UTF-8 up to U+1F600, null and empty strings, null and empty arrays (of the "
+        "nine array types the reference reads), an any value with a duplicate key and exponents")
+    w = TraceWriter(header=plain_header())
+    odd_types = [t for t in types if t not in READABLE_ARRAYS]
+    ev = w.define("types#odd_arrays", ", ".join("%s[] a%s" % (t, t) for t in odd_types), 0, 0, 1)
+    w.event(ev, 2, *[[lo[t], hi[t], odd[t]] for t in odd_types])
+    w.event(ev, 3, *[None for t in odd_types])
+    add("i_def_008_unreadable_arrays", *finished(w), "arrays of bool, flowId, time32, ascii, "
+        "utf8 and any: read here (1 or 4 bytes an element, strings as ordinals), not by the "
+        "reference library (W-E18)", warnings=["WTF-DEF-008"],
+        why="a SHOULD rule of SPEC-WTF.md: reported as a warning, accepted unless --strict")
 
     w = TraceWriter(header=plain_header())
     ev = w.define("json#edge", "any v", 0, 0, 1)
-    for k, text in enumerate(('[1e400,-1e400]', '12345678901234567890', '"nul \\u0000 in"',
-                              '"lone \\ud800 surrogate"', '{"a":{"a":{"a":[[[[]]]]}}}',
-                              ' 7 ')):
+    for k, text in enumerate(('12345678901234567890', '"nul \\u0000 in"',
+                              '{"a":{"a":{"a":[[[[]]]]}}}', ' 7 ', '"pair \\ud83d\\ude00"')):
         w.event(ev, 2 + k, text)
-    add("i_evt_005_any_json_edges", *finished(w), "any arguments that are JSON text by RFC 8259 "
-        "but at the edge of what parsers take: numbers beyond a double (1e400), an integer "
-        "beyond 2^64, \\u0000 and a lone surrogate in a string, blanks around a value",
-        why="RFC 8259 grammar: all are JSON text, so not WTF-EVT-005; the dump writes 1e400 as "
-        "\"Infinity\" (the number rule), the big integer by the number rule, U+0000 as "
-        "\\u0000 and the lone surrogate as \\ud800 (its code point). A parser that refuses "
-        "them (jansson refuses \\u0000 by default and numbers that overflow a double) reads "
-        "them as not JSON: docs/wtf-dump-format.md and SPEC-WTF must say which.")
+    add("i_evt_005_any_json_edges", *finished(w), "any arguments at the edge of what JSON "
+        "parsers take: an integer beyond 2^64 (a double holds it, rounded), \\u0000 in a "
+        "string, nesting, blanks around a value, an escaped surrogate pair",
+        why="docs/wtf-dump-format.md reads every number as a double and allows \\u0000: all "
+        "are JSON text, not WTF-EVT-005; the dump writes the integer by the number rule")
+    for name, text, what in (("n_evt_005_any_beyond_double", '[1e400]', "a number beyond a "
+                              "double's range (1e400)"),
+                             ("n_evt_005_any_lone_surrogate", '"lone \\ud800 surrogate"',
+                              "a lone surrogate escape")):
+        w = TraceWriter(header=plain_header())
+        ev = w.define("json#edge", "any v", 0, 0, 1)
+        w.event(ev, 2, text)
+        add(name, w.finish(), None, "an any argument holding %s: valid by RFC 8259's grammar, "
+            "not JSON text as docs/wtf-dump-format.md reads it (as a double; no lone "
+            "surrogates)" % what, errors=["WTF-EVT-005"])
 
     w = TraceWriter(header=plain_header())
     ev = w.define("slots#narrow", "bool b, int8 i, uint8 u, int16 s, uint16 w, char c, wchar x, "
@@ -694,8 +712,8 @@ def invalid_cases():
                 [40, 0, 0, "app#bad", "uint32 a, int8 a"], ["WTF-DEF-001"])
     define_case("n_def_001_missing_name", "a define with an argument type and no name",
                 [40, 0, 0, "app#bad", "uint32 a, ascii"], ["WTF-DEF-001"])
-    define_case("n_def_001_two_spaces", "a define with two spaces between a type and its name "
-                "(SPEC-WTF 4.2: one space)", [40, 0, 0, "app#bad", "uint32  a"], ["WTF-DEF-001"])
+    define_case("n_def_001_trailing_comma", "a define whose signature ends in a comma (SPEC-WTF "
+                "4.2: an argument must follow)", [40, 0, 0, "app#bad", "uint32 a,"], ["WTF-DEF-001"])
     define_case("n_def_001_65_args", "a define of 65 arguments (the limit is 64, W-E14)",
                 [40, 0, 0, "app#bad", ", ".join("uint8 a%d" % i for i in range(65))],
                 ["WTF-DEF-001"])
@@ -719,31 +737,6 @@ def invalid_cases():
     w.zone_set(2, 1)
     N("n_zon_001_set_uncreated", w.finish(), "wtf.zone#set of zone 2, which was never created",
       ["WTF-ZON-001"])
-    for drop in range(1, 40):
-        w = js_ring(random.Random("%s:%d" % ("n_sco_001_js_ring_wrapped", drop)), drop=drop)
-        data_w, mm = finished(w)
-        first = mm.events_of(2)
-        if len(first) > 1 and first[1].name == b"wtf.scope#leave":
-            break
-    N("n_sco_001_js_ring_wrapped", data_w, "a JS-library ring that wrapped (%d chunks "
-      "overwritten): the oldest chunk kept starts, after its wtf.zone#set, with the leave of a "
-      "scope whose enter was overwritten. The library's own reader ignores such a leave and "
-      "loads the file" % drop, ["WTF-SCO-001"])
-    w = TraceWriter(header=plain_header())
-    w.leave(1)
-    N("n_sco_001_leave_without_enter", w.finish(), "wtf.scope#leave with no scope open",
-      ["WTF-SCO-001"])
-    w = TraceWriter(header=plain_header())
-    w.zone_create(1, "A", "script", "", 0)
-    w.zone_create(2, "B", "script", "", 0)
-    w.zone_set(1, 0)
-    w.enter("work", 1)
-    w.zone_set(2, 2)
-    w.leave(3)
-    N("n_sco_001_leave_in_other_zone", w.finish(), "a scope entered in zone 1 and left after "
-      "switching to zone 2 (zone 2 has none open; zone 1's stays open)", ["WTF-SCO-001"],
-      warnings=["WTF-SCO-002"])
-
     st1 = c1.header.parts[part_of(c1, PART_STRING_TABLE)]
     b = bytearray(data)
     b[st1.file_offset + st1.length - 1] = ord("!")
@@ -791,6 +784,42 @@ def impl_cases():
     I("i_chk_011_bytes_after_parts", grown, m, "the last chunk's length counts 8 zero bytes "
       "after its last part that no part covers", ["WTF-CHK-011"], SHOULD)
 
+    for drop in range(1, 40):
+        w = js_ring(random.Random("%s:%d" % ("n_sco_001_js_ring_wrapped", drop)), drop=drop)
+        data_w, mm = finished(w)
+        first = mm.events_of(2)
+        if len(first) > 1 and first[1].name == b"wtf.scope#leave":
+            break
+    I("i_sco_001_js_ring_wrapped", data_w, mm, "a JS-library ring that wrapped (%d chunks "
+      "overwritten): the oldest chunk kept starts, after its wtf.zone#set, with the leave of a "
+      "scope whose enter was overwritten. The library's own reader ignores such a leave and "
+      "loads the file (W-E17)" % drop, ["WTF-SCO-001"], SHOULD)
+    w = TraceWriter(header=plain_header())
+    w.leave(1)
+    I("i_sco_001_leave_without_enter", *finished(w), "wtf.scope#leave with no scope open",
+      ["WTF-SCO-001"], SHOULD)
+    w = TraceWriter(header=plain_header())
+    w.zone_create(1, "A", "script", "", 0)
+    w.zone_create(2, "B", "script", "", 0)
+    w.zone_set(1, 0)
+    w.enter("work", 1)
+    w.zone_set(2, 2)
+    w.leave(3)
+    I("i_sco_001_leave_in_other_zone", *finished(w), "a scope entered in zone 1 and left after "
+      "switching to zone 2 (zone 2 has none open; zone 1's stays open)",
+      ["WTF-SCO-001", "WTF-SCO-002"], SHOULD)
+
+    w = TraceWriter(header=plain_header())
+    ev = w.define("app#flags", "bool[] bits, uint32 n", 0, 0, 1)
+    w.event(ev, 2, [True, False, True], 7)
+    I("i_def_008_bool_array", *finished(w), "an event with a bool[] argument: read here (1 byte "
+      "an element), not by the reference library (W-E18)", ["WTF-DEF-008"], SHOULD)
+    w = TraceWriter(header=plain_header())
+    ev = w.define("app#blanks", "\tuint32  a ,\tascii\tb ", 0, 0, 1)
+    w.event(ev, 2, 5, "x")
+    I("i_def_signature_blanks", *finished(w), "a define whose signature has tabs and several "
+      "blanks around names and commas: SPEC-WTF 4.2 allows them (the reference writes "
+      "`type name` joined by `, `)", [], "blanks in a signature are allowed; no finding")
     I("i_fh_006_unknown_flag", *finished(TraceWriter(header=plain_header(
         flags=["has_high_resolution_times", "compressed"]))), "the file header's flags hold "
       "\"compressed\", which the format does not define", ["WTF-FH-006"], SHOULD)
@@ -1060,12 +1089,13 @@ READINGS = [
     ("The file-header JSON", "Checked (WTF-FH-002..007) in the first chunk when it is of type "
      "1; a duplicate key counts with its last value, as the dump shows it.",
      "i_fh_json_rewritten"),
-    ("JSON at the edges", "JSON text is RFC 8259's grammar: 1e400, integers beyond 2^64, "
-     "\\u0000 and lone surrogate escapes are JSON (not WTF-EVT-005); the dump writes them by "
-     "its number and string rules.", "i_evt_005_any_json_edges"),
-    ("char and wchar in the dump", "docs/wtf-dump-format.md does not list them: written as "
-     "the JS library reads them, a one-character string (a code 0..255, a UTF-16 unit), and "
-     "their arrays as one string.", "y_evt_every_type"),
+    ("JSON at the edges", "JSON text as docs/wtf-dump-format.md reads it: RFC 8259 with every "
+     "number a double (1e400 is not JSON here, an integer beyond 2^64 is), \\u0000 allowed, "
+     "lone surrogate escapes not.", "i_evt_005_any_json_edges, n_evt_005_any_beyond_double, "
+     "n_evt_005_any_lone_surrogate"),
+    ("char and wchar in the dump", "As docs/wtf-dump-format.md lists them (and the JS library "
+     "reads them): a one-character string (a code 0..255, a UTF-16 unit), and their arrays as "
+     "one string.", "y_evt_every_type"),
     ("WTF-CHK-010, -011", "-010 warns when the two are not both unset and start > end; -011 is "
      "checked on whole chunks only.", "i_chk_010_header_start_after_end, "
      "i_chk_011_bytes_after_parts"),

@@ -43,6 +43,7 @@ from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import test_properties as common  # noqa: E402  (profiles, run(), fresh_dir(), main())
+from wtfpy.reader import READABLE_ARRAYS  # noqa: E402
 from wtfpy import wire  # noqa: E402
 from wtfpy.dump import dump_lines  # noqa: E402
 from wtfpy.model import cut_trace  # noqa: E402
@@ -145,8 +146,13 @@ def values(arg, finite=False, raw_strings=True, null_elems=True):
 def signatures(draw):
     n = draw(st.integers(0, 6))
     arg_names = draw(st.lists(names, min_size=n, max_size=n, unique=True))
-    return ", ".join("%s%s %s" % (draw(st.sampled_from(TYPES)),
-                                  "[]" if draw(st.booleans()) else "", nm) for nm in arg_names)
+    out = []
+    for nm in arg_names:
+        t = draw(st.sampled_from(TYPES))
+        # Arrays of the types the reference reads: others are WTF-DEF-008 (i_def_008_*).
+        out.append("%s%s %s" % (t, "[]" if t in READABLE_ARRAYS and draw(st.booleans()) else "",
+                                nm))
+    return ", ".join(out)
 
 
 @st.composite

@@ -17,6 +17,7 @@ same double.
 
 import json
 import math
+import sys
 
 _SHORT = {0x22: '\\"', 0x5C: "\\\\", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x08: "\\b",
           0x0C: "\\f"}
@@ -109,16 +110,67 @@ def _reject_constant(name):
     raise ValueError("%s is not JSON" % name)
 
 
+MAX_JSON_DEPTH = 2048
+
+
+def _float(text):
+    x = float(text)
+    if math.isinf(x):
+        raise ValueError("%s is beyond a double's range" % text[:40])
+    return x
+
+
+def _int(text):
+    x = int(text)
+    try:
+        float(x)
+    except OverflowError:
+        raise ValueError("%s... is beyond a double's range" % text[:40])
+    return x
+
+
+def _check_value(v, depth=1):
+    """Lone surrogates and nesting deeper than MAX_JSON_DEPTH make a text not
+    JSON here (docs/wtf-dump-format.md: as the C reader, jansson, reads it)."""
+    stack = [(v, depth)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, str):
+            if any(0xD800 <= ord(c) <= 0xDFFF for c in x):
+                raise ValueError("a lone surrogate escape")
+        elif isinstance(x, list):
+            if d > MAX_JSON_DEPTH:
+                raise ValueError("nested deeper than %d" % MAX_JSON_DEPTH)
+            for item in x:
+                if isinstance(item, tuple):      # an object's (key, value) pair
+                    stack.append((item[0], d + 1))
+                    stack.append((item[1], d + 1))
+                else:
+                    stack.append((item, d + 1))
+
+
 def parse_json(data):
     """The JSON value of ``data`` (bytes), objects as lists of (key, value)
     pairs in file order with duplicate keys merged (last value, first
     position), numbers as int or float. Raises ValueError when ``data`` is
-    not one JSON value in UTF-8 (NaN and Infinity are not JSON)."""
+    not one JSON value in UTF-8 as docs/wtf-dump-format.md reads it: NaN and
+    Infinity are not JSON, nor a number beyond a double's range, a lone
+    surrogate escape, or nesting deeper than 2048."""
     if isinstance(data, (bytes, bytearray)):
         text = bytes(data).decode("utf-8")       # UnicodeDecodeError is a ValueError
     else:
         text = data
-    return json.loads(text, object_pairs_hook=_pairs, parse_constant=_reject_constant)
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 3 * MAX_JSON_DEPTH + 500))
+    try:
+        v = json.loads(text, object_pairs_hook=_pairs, parse_constant=_reject_constant,
+                       parse_float=_float, parse_int=_int)
+    except RecursionError:
+        raise ValueError("nested too deep")
+    finally:
+        sys.setrecursionlimit(old)
+    _check_value(v)
+    return v
 
 
 class JsonObject(list):

@@ -48,9 +48,12 @@ CLAUSES = (
     ("WTF-DEF-005", "warning", "flag bits other than the format's are 0"),
     ("WTF-DEF-006", "warning", "one event name is not defined with two signatures"),
     ("WTF-DEF-007", "error", "a define's name is not null or empty"),
+    ("WTF-DEF-008", "warning", "array arguments are arrays of the nine types the reference library "
+                               "reads"),
     ("WTF-ZON-001", "error", "wtf.zone#set names a zone created earlier"),
     ("WTF-ZON-002", "warning", "a zone created again has the same name, type and location"),
-    ("WTF-SCO-001", "error", "wtf.scope#leave closes a scope open in its zone"),
+    ("WTF-SCO-001", "warning", "wtf.scope#leave closes a scope open in its zone (a wrapped ring "
+                               "leaves leaves of overwritten scopes)"),
     ("WTF-SCO-002", "warning", "no scope is left open at the end of a complete file"),
     ("WTF-SCO-003", "warning", "scopes nest at most 1024 deep in one zone"),
     ("WTF-REC-001", "warning", "a file cut at the end is crash-truncated: what was recovered "

@@ -110,9 +110,9 @@ class Note:
 
 def cut_trace(m, cut):
     """The dump model of ``m``'s file cut to ``cut`` bytes, from SPEC-WTF 6:
-    every complete chunk; of a cut chunk its line (the part entries that are
-    there) and its complete events when its part table and string table are
-    whole; nothing when the 12-byte header is cut."""
+    every complete chunk; of a cut chunk its line (when its header and part
+    table are whole) and its complete events when its string table is whole
+    too; nothing when the 12-byte header is cut."""
     t = Trace()
     if cut < 12:
         return t
@@ -125,6 +125,8 @@ def cut_trace(m, cut):
             break
         h = ci.header
         n = min(h.part_count, (cut - ci.offset - 24) // 12)
+        if n < h.part_count:
+            break       # no chunk line: its part table is not whole
         hh = wire.ChunkHeader(h.id, h.type, h.length, h.start, h.end, h.part_count, h.parts[:n])
         t.chunks.append(ChunkInfo(ci.index, ci.offset, hh, ci.offset + h.length > cut))
         if ci.index == 0 and h.type == wire.CHUNK_FILE_HEADER and n == h.part_count:

@@ -31,6 +31,8 @@ from .wire import (CHUNK_EVENT_DATA, CHUNK_FILE_HEADER, CHUNK_HEADER_SIZE, DEFIN
                    STRING_EMPTY, STRING_NULL, ChunkHeader, Define, Part, SignatureError, pad4, u32)
 
 MAX_PARTS = 64
+# Element types of the arrays the reference library reads and writes (W-E18).
+READABLE_ARRAYS = {"int8", "uint8", "int16", "uint16", "int32", "uint32", "float32", "char", "wchar"}
 MAX_DEPTH = 1024
 EVENT_BUFFERS = (PART_JSON_EVENTS, PART_LEGACY_EVENTS, PART_BINARY_EVENTS)
 KNOWN_FLAGS = 0x7E
@@ -165,11 +167,11 @@ class Reader:
                           "of 4: the next chunk cannot be placed" % (index, h.length), index)
                 last = True
             if avail < need and not skip:
-                for k in range((avail - CHUNK_HEADER_SIZE) // PART_ENTRY_SIZE):
-                    h.parts.append(self.part_entry(pos, need, k))
-                t.chunks.append(ChunkInfo(index, pos, h, True))
+                # No chunk line: its header and part table are not whole
+                # (docs/wtf-dump-format.md).
+                whole = (avail - CHUNK_HEADER_SIZE) // PART_ENTRY_SIZE
                 self.cut(pos, "parts", "the file ends inside chunk %d's part table (%d of %d "
-                         "entries)" % (index, len(h.parts), h.part_count), avail, index)
+                         "entries)" % (index, whole, h.part_count), avail, index)
                 return
             if not skip:
                 h.parts = [self.part_entry(pos, need, k) for k in range(h.part_count)]
@@ -577,6 +579,10 @@ class Reader:
                 name, cls, flags, args):
             self.find("WTF-DEF-003", at + 8, "wireId", "wire id %d defined again differently "
                       "(%r, was %r)" % (wid, label, old.name.decode("utf-8", "replace")), ci)
+        odd = sorted({a.type for a in args if a.array} - READABLE_ARRAYS)
+        if odd:
+            self.find("WTF-DEF-008", at + 24, "args", "define of %r: arrays of %s, which the "
+                      "reference library cannot read" % (label, ", ".join(odd)), ci)
         first = self.names.setdefault(name, args)
         if first != args:
             self.find("WTF-DEF-006", at + 24, "args", "event %r defined with a second signature"

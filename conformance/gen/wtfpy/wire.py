@@ -143,7 +143,8 @@ class SignatureError(ValueError):
         self.position = position
 
 
-_ITEM = re.compile(r"([A-Za-z0-9]+)(\[\])? ([A-Za-z0-9_$]+)\Z")
+_ITEM = re.compile(r"([A-Za-z0-9_$]+)(\[\])?[ \t]+([A-Za-z0-9_$]+)\Z")
+_BLANKS = " \t"
 MAX_ARGS = 64
 
 
@@ -166,10 +167,11 @@ class Arg:
 
 def parse_signature(sig):
     """[Arg] of an argument signature (SPEC-WTF 4.2): for each argument its
-    type (optionally ``[]``), one space, its name (letters, digits, ``_``,
-    ``$``); arguments separated by ``,`` with optional spaces around it; None
-    or empty for none; at most 64 arguments, no name twice. Raises
-    SignatureError (with the character position) otherwise."""
+    type (optionally ``[]``), one or more spaces or tabs, its name (letters,
+    digits, ``_``, ``$``); arguments separated by ``,`` with optional blanks
+    around it, blanks allowed before the first and after the last; None,
+    empty or only blanks for none; at most 64 arguments, no name twice.
+    Raises SignatureError (with the character position) otherwise."""
     if sig is None:
         return []
     if isinstance(sig, (bytes, bytearray)):
@@ -177,15 +179,15 @@ def parse_signature(sig):
             sig = bytes(sig).decode("ascii")
         except UnicodeDecodeError as e:
             raise SignatureError("non-ASCII byte in the signature", e.start)
-    if sig == "":
+    if sig.strip(_BLANKS) == "":
         return []
     out, names, pos = [], set(), 0
     for item in sig.split(","):
-        at = pos + len(item) - len(item.lstrip(" "))
-        m = _ITEM.match(item.strip(" "))
+        at = pos + len(item) - len(item.lstrip(_BLANKS))
+        m = _ITEM.match(item.strip(_BLANKS))
         if not m:
-            raise SignatureError("argument %r is not `type name` (one space between)"
-                                 % item.strip(" "), at)
+            raise SignatureError("argument %r is not `type name` (blanks between)"
+                                 % item.strip(_BLANKS), at)
         tname, array, name = m.group(1), m.group(2), m.group(3)
         if tname not in TYPES:
             raise SignatureError("unknown argument type %r" % tname, at)

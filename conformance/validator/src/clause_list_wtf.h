@@ -60,7 +60,7 @@
       "Put embedded resources in the event data chunk whose events use them.") \
     X(WTF_STR_001, "WTF-STR", "001", E, 0, "A string table MUST end with a NUL byte (every string is terminated).", \
       "End every string of the table with a NUL byte, the last one included.") \
-    X(WTF_STR_002, "WTF-STR", "002", W, 0, "An empty string SHOULD be written as ordinal 0xFFFFFFFE, not stored in the table (the reference reader reads an empty table entry as null).", \
+    X(WTF_STR_002, "WTF-STR", "002", W, 0, "An empty string that an event uses SHOULD be written as ordinal 0xFFFFFFFE, not as an empty entry of the table (the reference reader reads an empty table entry as null).", \
       "Write an empty string as ordinal 0xFFFFFFFE instead of storing it in the table.") \
     X(WTF_STR_003, "WTF-STR", "003", W, 0, "Strings SHOULD be valid UTF-8.", \
       "Store strings as UTF-8.") \
@@ -92,13 +92,15 @@
       "Give events with different arguments different names.") \
     X(WTF_DEF_007, "WTF-DEF", "007", E, 0, "A define's name MUST NOT be null or empty.", \
       "Give every defined event a name (\"provider#event\").") \
+    X(WTF_DEF_008, "WTF-DEF", "008", W, 0, "Array arguments SHOULD be arrays of int8, uint8, int16, uint16, int32, uint32, float32, char or wchar (the reference library cannot read or write other arrays).", \
+      "Use arrays of int8, uint8, int16, uint16, int32, uint32, float32, char or wchar; pass other lists as an any (JSON) argument.") \
     X(WTF_ZON_001, "WTF-ZON", "001", E, 0, "wtf.zone#set MUST name a zone created earlier in the file.", \
       "Write wtf.zone#create for a zone before any wtf.zone#set of it.") \
     X(WTF_ZON_002, "WTF-ZON", "002", W, 0, "A zone created again SHOULD be created with the same name, type and location.", \
       "Create a zone id once, or repeat the same name, type and location.") \
-    X(WTF_SCO_001, "WTF-SCO", "001", E, 0, "wtf.scope#leave MUST close a scope open in its zone.", \
+    X(WTF_SCO_001, "WTF-SCO", "001", W, 0, "wtf.scope#leave SHOULD close a scope open in its zone (a ring buffer that wrapped leaves the leaves of scopes entered in the chunks it overwrote).", \
       "Write wtf.scope#leave only for a scope entered in the same zone.") \
-    X(WTF_SCO_002, "WTF-SCO", "002", W, 0, "At the end of a complete file, no scope SHOULD be left open (a snapshot taken inside a scope leaves it open).", \
+    X(WTF_SCO_002, "WTF-SCO", "002", W, 0, "At the end of a complete file whose events were all read, no scope SHOULD be left open (a snapshot taken inside a scope leaves it open).", \
       "Leave every scope before the trace is written (or accept open scopes in a snapshot).") \
     X(WTF_SCO_003, "WTF-SCO", "003", W, 0, "Scopes SHOULD NOT nest more than 1024 deep in one zone (the reference reader stops there).", \
       "Keep scopes less than 1024 deep: the reference reader stops there.") \

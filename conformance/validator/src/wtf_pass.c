@@ -37,8 +37,8 @@ typedef struct wpass {
     uint64_t events;
     int cut;
     int damaged;          /* a chunk's events stopped at a bad one */
-    /* name -> wire id, open addressing */
-    uint32_t *names;
+    /* name -> its first definition, open addressing */
+    atf_wtf_def **firsts;
     uint32_t names_cap, names_used;
 } wpass;
 
@@ -57,48 +57,58 @@ static wzone *cur_zone(wpass *w)
 
 /* ---- Definitions ------------------------------------------------------------ */
 
-/* The wire id holding name @name, or 0; inserts @wire for it when @insert. */
-static uint32_t name_lookup(wpass *w, const char *name, uint32_t wire, int insert)
+/* The first definition of @d's name (an owned copy, kept to the end), or
+ * NULL when the name is new (then @d becomes its first). Open addressing over
+ * firsts[]; grows by doubling, bounded by the define events in the file. */
+static const atf_wtf_def *name_first(wpass *w, const atf_wtf_def *d)
 {
-    if (!w->names) {
-        w->names_cap = 1024;
-        w->names = (uint32_t *)calloc(w->names_cap, sizeof *w->names);
-        if (!w->names) {
-            w->v->oom = 1;
-            return 0;
-        }
-    }
-    uint32_t k = hash_bytes(2166136261u, name, strlen(name)) & (w->names_cap - 1);
-    while (w->names[k]) {
-        const atf_wtf_def *d = w->defs[w->names[k]];
-        if (d && strcmp(d->name, name) == 0)
-            return w->names[k];
-        k = (k + 1) & (w->names_cap - 1);
-    }
-    if (!insert)
-        return 0;
-    w->names[k] = wire;
-    if (++w->names_used * 2 > w->names_cap) {
-        uint32_t cap = w->names_cap * 2;
-        uint32_t *t = (uint32_t *)calloc(cap, sizeof *t);
+    if (w->names_used * 2 >= w->names_cap) {
+        uint32_t cap = w->names_cap ? w->names_cap * 2 : 1024;
+        atf_wtf_def **t = (atf_wtf_def **)calloc(cap, sizeof *t);
         if (!t) {
             w->v->oom = 1;
-            return 0;
+            return NULL;
         }
         for (uint32_t i = 0; i < w->names_cap; i++) {
-            if (!w->names[i] || !w->defs[w->names[i]])
+            if (!w->firsts[i])
                 continue;
-            const char *n = w->defs[w->names[i]]->name;
-            uint32_t j = hash_bytes(2166136261u, n, strlen(n)) & (cap - 1);
+            uint32_t j = hash_bytes(2166136261u, w->firsts[i]->name, strlen(w->firsts[i]->name)) & (cap - 1);
             while (t[j])
                 j = (j + 1) & (cap - 1);
-            t[j] = w->names[i];
+            t[j] = w->firsts[i];
         }
-        free(w->names);
-        w->names = t;
+        free(w->firsts);
+        w->firsts = t;
         w->names_cap = cap;
     }
-    return 0;
+    uint32_t k = hash_bytes(2166136261u, d->name, strlen(d->name)) & (w->names_cap - 1);
+    while (w->firsts[k]) {
+        if (strcmp(w->firsts[k]->name, d->name) == 0)
+            return w->firsts[k];
+        k = (k + 1) & (w->names_cap - 1);
+    }
+    atf_error e;
+    atf_wtf_def *copy = wtf_def_new(d->wire_id, d->event_class, d->flags, d->name, strlen(d->name), d->signature,
+                                    strlen(d->signature), &e);
+    if (!copy) {
+        w->v->oom = 1;
+        return NULL;
+    }
+    w->firsts[k] = copy;
+    w->names_used++;
+    return NULL;
+}
+
+/* Same arguments (names, types, arrays), whatever the signature's spelling. */
+static int same_args(const atf_wtf_def *a, const atf_wtf_def *b)
+{
+    if (a->arg_count != b->arg_count)
+        return 0;
+    for (size_t i = 0; i < a->arg_count; i++)
+        if (a->args[i].type != b->args[i].type || a->args[i].array != b->args[i].array ||
+            strcmp(a->args[i].name, b->args[i].name) != 0)
+            return 0;
+    return 1;
 }
 
 static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st, uint64_t at)
@@ -108,62 +118,69 @@ static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *
     for (size_t i = 0; i < 5; i++)
         wtf_arg_value(ev->def, ev->args, avail, st, i, &a[i]);
     uint32_t wire = (uint32_t)a[0].u, cls = (uint32_t)a[1].u, flags = (uint32_t)a[2].u;
-    if (!a[3].s || !a[3].s_len) {
-        v_report(w->v, w->file, C_WTF_DEF_007, 0, at + 20, "define.name", "define of wire id %u has no name",
-                 (unsigned)wire);
-        return;
-    }
-    if (cls > 1)
-        v_report(w->v, w->file, C_WTF_DEF_002, 0, at + 12, "define.eventClass", "event class %u of %.*s", (unsigned)cls,
-                 (int)(a[3].s_len > 80 ? 80 : a[3].s_len), a[3].s);
-    if (flags & ~0x7Eu)
-        v_report(w->v, w->file, C_WTF_DEF_005, 0, at + 16, "define.flags", "flags 0x%x of %.*s", (unsigned)flags,
-                 (int)(a[3].s_len > 80 ? 80 : a[3].s_len), a[3].s);
+    int nlen = (int)(a[3].s_len > 80 ? 80 : a[3].s_len);
+    const char *name = a[3].s ? a[3].s : "";
     atf_error e;
     atf_error_clear(&e);
-    atf_wtf_def *nd = wtf_def_new((uint16_t)wire, (uint16_t)cls, flags, a[3].s, a[3].s_len, a[4].s ? a[4].s : "",
+    /* The order of the checks is the independent implementation's
+     * (conformance/gen/wtfpy/reader.py), so that both report the same set. */
+    atf_wtf_def *nd = wtf_def_new((uint16_t)wire, (uint16_t)cls, flags, name, a[3].s_len, a[4].s ? a[4].s : "",
                                   a[4].s_len, &e);
-    if (!nd) {
-        if (e.code == ATF_E_NOMEM) {
-            w->v->oom = 1;
-            return;
-        }
-        v_report(w->v, w->file, C_WTF_DEF_001, 0, at + 24, "define.args", "%.*s: %s",
-                 (int)(a[3].s_len > 80 ? 80 : a[3].s_len), a[3].s, e.message);
+    if (!nd && e.code == ATF_E_NOMEM) {
+        w->v->oom = 1;
         return;
     }
-    if (wire == 0 || (wire == ATF_WTF_WIRE_DEFINE && !wtf_def_same(nd, w->defs[ATF_WTF_WIRE_DEFINE]) &&
-                      !(strcmp(nd->name, "wtf.event#define") == 0 &&
-                        strcmp(nd->signature, WTF_DEFINE_SIGNATURE) == 0))) {
-        v_report(w->v, w->file, C_WTF_DEF_004, 0, at + 8, "define.wireId",
-                 wire == 0 ? "wire id 0 for %s" : "wire id 1 defined as %s, not wtf.event#define", nd->name);
+    if (!nd)
+        v_report(w->v, w->file, C_WTF_DEF_001, 0, at + 24, "define.args", "%.*s: %s", nlen, name, e.message);
+    int ok = nd != NULL;
+    if (wire == 0) {
+        v_report(w->v, w->file, C_WTF_DEF_004, 0, at + 8, "define.wireId", "wire id 0 for %.*s", nlen, name);
+        ok = 0;
+    } else if (wire == ATF_WTF_WIRE_DEFINE) {
+        if (!nd || strcmp(nd->name, "wtf.event#define") != 0 || !same_args(nd, w->defs[ATF_WTF_WIRE_DEFINE]))
+            v_report(w->v, w->file, C_WTF_DEF_004, 0, at + 8, "define.wireId",
+                     "wire id 1 defined as %.*s, not wtf.event#define with its signature", nlen, name);
         wtf_def_free(nd);
         return;
     }
-    if (wire == ATF_WTF_WIRE_DEFINE) {
+    if (!a[3].s_len) {
+        v_report(w->v, w->file, C_WTF_DEF_007, 0, at + 20, "define.name", "define of wire id %u has a %s name",
+                 (unsigned)wire, a[3].s ? "empty" : "null");
+        ok = 0;
+    }
+    if (cls > 1)
+        v_report(w->v, w->file, C_WTF_DEF_002, 0, at + 12, "define.eventClass", "event class %u of %.*s",
+                 (unsigned)cls, nlen, name);
+    if (flags & ~0x7Eu)
+        v_report(w->v, w->file, C_WTF_DEF_005, 0, at + 16, "define.flags", "flags 0x%x of %.*s", (unsigned)flags,
+                 nlen, name);
+    if (!ok) {
         wtf_def_free(nd);
         return;
     }
     atf_wtf_def *old = w->defs[wire];
-    if (old) {
-        if (!wtf_def_same(old, nd))
-            v_report(w->v, w->file, C_WTF_DEF_003, 0, at, "define.wireId",
-                     "wire id %u defined again as %s (%s), first %s (%s)", (unsigned)wire, nd->name, nd->signature,
-                     old->name, old->signature);
-        wtf_def_free(old);
-        w->defs[wire] = nd;
-        if (!name_lookup(w, nd->name, wire, 0))
-            name_lookup(w, nd->name, wire, 1);
-        return;
+    if (old && !(old->event_class == nd->event_class && old->flags == nd->flags && strcmp(old->name, nd->name) == 0 &&
+                 same_args(old, nd)))
+        v_report(w->v, w->file, C_WTF_DEF_003, 0, at + 8, "define.wireId",
+                 "wire id %u defined again as %s (%s), first %s (%s)", (unsigned)wire, nd->name, nd->signature,
+                 old->name, old->signature);
+    for (size_t i = 0; i < nd->arg_count; i++) {
+        atf_wtf_type t = nd->args[i].type;
+        if (nd->args[i].array && (t == ATF_WTF_BOOL || t == ATF_WTF_ASCII || t == ATF_WTF_UTF8 || t == ATF_WTF_ANY ||
+                                  t == ATF_WTF_FLOWID || t == ATF_WTF_TIME32)) {
+            v_report(w->v, w->file, C_WTF_DEF_008, 0, at + 24, "define.args",
+                     "%s: argument %s is a %s[], an array the reference library cannot read", nd->name,
+                     nd->args[i].name, atf_wtf_type_name(t));
+            break;
+        }
     }
-    uint32_t same = name_lookup(w, nd->name, wire, 0);
-    if (same && w->defs[same] && strcmp(w->defs[same]->signature, nd->signature) != 0)
-        v_report(w->v, w->file, C_WTF_DEF_006, 0, at, "define.name",
-                 "%s defined with arguments \"%s\" at wire id %u and \"%s\" at wire id %u", nd->name,
-                 w->defs[same]->signature, (unsigned)same, nd->signature, (unsigned)wire);
+    /* The first definition of a name is the one the reference reader keeps. */
+    const atf_wtf_def *first = name_first(w, nd);
+    if (first && !same_args(first, nd))
+        v_report(w->v, w->file, C_WTF_DEF_006, 0, at + 24, "define.args",
+                 "%s defined with arguments \"%s\", first with \"%s\"", nd->name, nd->signature, first->signature);
+    wtf_def_free(old);
     w->defs[wire] = nd;
-    if (!same)
-        name_lookup(w, nd->name, wire, 1);
 }
 
 /* ---- Events ------------------------------------------------------------------ */
@@ -400,13 +417,16 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
     c.start_time = v_le32(d + 12);
     c.end_time = v_le32(d + 16);
     c.part_count = v_le32(d + 20);
-    if (c.part_count > ATF_WTF_MAX_PARTS) {
-        v_report(v, f, C_WTF_CHK_006, 0, pos + 20, "chunk.part_count",
-                 "%u parts (at most %u); nothing after this chunk header is read", (unsigned)c.part_count,
-                 ATF_WTF_MAX_PARTS);
-        return 0;
-    }
     uint64_t table_end = ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)c.part_count * ATF_WTF_PART_ENTRY_SIZE;
+    if (c.part_count > ATF_WTF_MAX_PARTS) {
+        /* The chunk is skipped when its length still places the next one (SPEC-WTF 6). */
+        int next = c.length >= table_end && c.length % 4 == 0 && c.length <= avail;
+        v_report(v, f, C_WTF_CHK_006, 0, pos + 20, "chunk.part_count", "%u parts (at most %u); %s",
+                 (unsigned)c.part_count, ATF_WTF_MAX_PARTS,
+                 next ? "the chunk is not read" : "nothing from this chunk on is read");
+        w->damaged = 1;
+        return next ? pos + c.length : 0;
+    }
     int bad_length = 0;
     if (c.length < table_end) {
         v_report(v, f, C_WTF_CHK_001, 0, pos + 8, "chunk.length",
@@ -430,6 +450,7 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
         return 0;
     uint64_t body = c.length >= table_end ? c.length - table_end : 0;
     uint64_t parts_end = 0;   /* end of the last part, padded, from the end of the table */
+    int bad_parts = 0;        /* WTF-CHK-004..006: the chunk's content is not read */
     for (uint32_t i = 0; i < c.part_count; i++) {
         const uint8_t *e = d + ATF_WTF_CHUNK_HEADER_SIZE + (size_t)i * ATF_WTF_PART_ENTRY_SIZE;
         uint64_t at = pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)i * ATF_WTF_PART_ENTRY_SIZE;
@@ -440,14 +461,18 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
         p->file_offset = pos + table_end + p->offset;
         if (!is_known_part(p->type))
             v_report(v, f, C_WTF_CHK_008, 0, at, "part.type", "part %u: type 0x%x", (unsigned)i, (unsigned)p->type);
-        if (p->offset % 4)
+        if (p->offset % 4) {
             v_report(v, f, C_WTF_CHK_004, 0, at + 4, "part.offset", "part %u: offset %u", (unsigned)i,
                      (unsigned)p->offset);
+            bad_parts = 1;
+        }
         uint64_t end = (uint64_t)p->offset + p->length;
-        if (end > body)
+        if (end > body) {
             v_report(v, f, C_WTF_CHK_005, 0, at + 4, "part.offset",
                      "part %u: bytes %u..%llu, the chunk has %llu bytes of parts", (unsigned)i, (unsigned)p->offset,
                      (unsigned long long)end, (unsigned long long)body);
+            bad_parts = 1;
+        }
         uint64_t padded = (end + 3) & ~(uint64_t)3;
         if (padded > parts_end)
             parts_end = padded;
@@ -457,13 +482,22 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
                 q->offset < (uint64_t)p->offset + p->length) {
                 v_report(v, f, C_WTF_CHK_006, 0, at + 4, "part.offset", "parts %u and %u overlap", (unsigned)j,
                          (unsigned)i);
+                bad_parts = 1;
                 break;
             }
         }
     }
     /* A chunk running past the end of the file: a crash cut it, unless its
      * parts end inside the file and bytes other than zeros follow them. */
+    if (bad_parts) {
+        /* SPEC-WTF 6: a broken part table costs its chunk, when the length
+         * still places the next one. */
+        int next = !bad_length && c.length <= avail;
+        w->damaged = 1;
+        return next ? pos + c.length : 0;
+    }
     int cut = c.length > avail;
+    int last = bad_length;    /* read this chunk, nothing after it */
     if (cut) {
         uint64_t pe = table_end + parts_end;
         if (pe <= avail && v_first_nonzero(d + pe, (size_t)(avail - pe)) < avail - pe) {
@@ -471,17 +505,19 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
                      "%u runs past the end of the file (%llu bytes left) while the parts end at %llu and other "
                      "bytes follow: a wrong length; nothing after this chunk is read",
                      (unsigned)c.length, (unsigned long long)avail, (unsigned long long)pe);
-            return 0;
+            cut = 0;
+            last = 1;
+        } else {
+            v_report(v, f, C_WTF_REC_001, 0, pos + avail, "chunk.length",
+                     "crash-truncated: chunk %u at %llu is %u bytes, %llu are in the file", (unsigned)index,
+                     (unsigned long long)pos, (unsigned)c.length, (unsigned long long)avail);
+            w->cut = 1;
         }
-        v_report(v, f, C_WTF_REC_001, 0, pos + avail, "chunk.length",
-                 "crash-truncated: chunk %u at %llu is %u bytes, %llu are in the file", (unsigned)index,
-                 (unsigned long long)pos, (unsigned)c.length, (unsigned long long)avail);
-        w->cut = 1;
     } else if (table_end + parts_end < c.length) {
         v_report(v, f, C_WTF_CHK_011, 0, pos + table_end + parts_end, "chunk.length",
                  "%llu bytes of the chunk are in no part", (unsigned long long)(c.length - table_end - parts_end));
     }
-    uint64_t limit = cut ? avail : c.length;   /* bytes of the chunk in the file */
+    uint64_t limit = cut || c.length > avail ? avail : c.length;   /* bytes of the chunk in the file */
     /* Padding after each part (WTF-CHK-009). */
     for (uint32_t i = 0; i < c.part_count; i++) {
         const atf_wtf_part *p = &c.parts[i];
@@ -535,7 +571,7 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
     if (c.type == ATF_WTF_CHUNK_FILE_HEADER && n_fh != 1)
         v_report(v, f, C_WTF_FH_002, 0, pos + 20, "chunk.part_count", "%u file-header parts", n_fh);
     if (c.type != ATF_WTF_CHUNK_EVENT_DATA)
-        return cut || bad_length ? 0 : pos + c.length;
+        return cut || last ? 0 : pos + c.length;
     if (n_ev != 1)
         v_report(v, f, C_WTF_EVC_001, 0, pos + 20, "chunk.part_count", "%u event buffer parts", n_ev);
     if (n_st > 1)
@@ -570,7 +606,7 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
         walk_events(w, &c, events, n, &st);
     }
     atf_wtf_strings_free(&st);
-    return cut || bad_length ? 0 : pos + c.length;
+    return cut || last ? 0 : pos + c.length;
 }
 
 static void open_scope_at_end(wpass *w)
@@ -658,5 +694,7 @@ void v_wtf_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size,
         wtf_def_free(w.defs[i]);
     free(w.defs);
     free(w.zones);
-    free(w.names);
+    for (uint32_t i = 0; i < w.names_cap; i++)
+        wtf_def_free(w.firsts[i]);
+    free(w.firsts);
 }

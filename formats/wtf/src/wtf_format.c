@@ -65,9 +65,6 @@ atf_status atf_wtf_parse_chunk(const void *data, size_t avail, uint64_t file_off
         return atf_fail(err, ATF_E_LENGTH, file_offset + 8, "chunk.length",
                         "%u: shorter than its header and part table (%llu bytes)", (unsigned)out->length,
                         (unsigned long long)table_end);
-    if (out->length % 4 != 0)
-        return atf_fail(err, ATF_E_LENGTH, file_offset + 8, "chunk.length", "%u: not a multiple of 4",
-                        (unsigned)out->length);
     if (avail < table_end)
         return atf_fail(err, ATF_E_TRUNCATED, file_offset + avail, "chunk.parts",
                         "the part table is cut: %zu of %llu bytes", avail, (unsigned long long)table_end);

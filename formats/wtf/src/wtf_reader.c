@@ -341,17 +341,63 @@ atf_status atf_wtf_reader_next_chunk(atf_wtf_reader *r, const atf_wtf_chunk **ou
         return ATF_E_NOT_FOUND;
     }
     if (s != ATF_OK) {
+        /* A broken part table costs its chunk when the length still places
+         * the next one; a length that cannot costs the rest (SPEC-WTF 6). */
+        const uint8_t *h = r->blob.data + r->pos;
+        uint64_t length = atf_load_le32(h + 8), parts = atf_load_le32(h + 20);
+        int next = (s == ATF_E_OFFSET || s == ATF_E_LIMIT) && length % 4 == 0 &&
+                   length >= ATF_WTF_CHUNK_HEADER_SIZE + parts * ATF_WTF_PART_ENTRY_SIZE && length <= size - r->pos;
         atf_error_set_file(&e, r->name);
         note_damage(r, &e);
-        r->sum.bytes_unread += size - r->pos;
-        r->done = 1;
+        r->sum.chunks_skipped++;
+        if (next) {
+            r->pos += length;
+        } else {
+            r->sum.bytes_unread += size - r->pos;
+            r->done = 1;
+        }
         if (err)
             *err = e;
         return s;
     }
+    r->chunk.index = r->chunk_index;
     r->sum.chunks++;
     r->chunk_cut = r->chunk.length > size - r->pos;
-    uint64_t avail_end = r->chunk_cut ? size : r->pos + r->chunk.length;
+    int last = 0;   /* this chunk is read, nothing after it (its length cannot place the next) */
+    if (r->chunk.length % 4 != 0) {
+        atf_error le;
+        atf_fail(&le, ATF_E_LENGTH, r->pos + 8, "chunk.length", "%u: not a multiple of 4; nothing after this chunk is read",
+                 (unsigned)r->chunk.length);
+        atf_error_set_file(&le, r->name);
+        note_damage(r, &le);
+        last = 1;
+    }
+    if (r->chunk_cut) {
+        /* Cut by a crash, unless its parts end inside the file and other
+         * bytes follow them: then the length is wrong (WTF-CHK-003). */
+        uint64_t pe = 0;
+        for (uint32_t i = 0; i < r->chunk.part_count; i++) {
+            uint64_t end = r->chunk.parts[i].file_offset + r->chunk.parts[i].length;
+            end = r->pos + ((end - r->pos + 3) & ~(uint64_t)3);
+            if (end > pe)
+                pe = end;
+        }
+        if (pe == 0)
+            pe = r->pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)r->chunk.part_count * ATF_WTF_PART_ENTRY_SIZE;
+        if (pe <= size && !all_zero(r->blob.data + pe, size - pe)) {
+            atf_error le;
+            atf_fail(&le, ATF_E_LENGTH, r->pos + 8, "chunk.length",
+                     "%u runs past the end of the file while its parts end at %llu and other bytes follow: "
+                     "a wrong length; nothing after this chunk is read",
+                     (unsigned)r->chunk.length, (unsigned long long)pe);
+            atf_error_set_file(&le, r->name);
+            note_damage(r, &le);
+            r->sum.bytes_unread += size - pe;
+            r->chunk_cut = 0;
+            last = 2;
+        }
+    }
+    uint64_t avail_end = r->chunk_cut || last == 2 ? size : r->pos + r->chunk.length;
     if (r->chunk.type == ATF_WTF_CHUNK_EVENT_DATA)
         r->sum.event_chunks++;
     /* The string table (first one) and the binary event buffer (first one). */
@@ -382,7 +428,11 @@ atf_status atf_wtf_reader_next_chunk(atf_wtf_reader *r, const atf_wtf_chunk **ou
         r->ev_cut = n < events->length;
         r->ev_part = events;
     }
-    if (r->chunk_cut) {
+    if (last) {
+        if (last == 1 && r->pos + r->chunk.length < size)
+            r->sum.bytes_unread += size - (r->pos + r->chunk.length);
+        r->done = 1;
+    } else if (r->chunk_cut) {
         /* What follows the last complete event is counted when the events
          * run out; a cut chunk without readable events is all unread. */
         if (!r->ev)
@@ -527,8 +577,9 @@ atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_e
     ev->size = size;
     ev->args = r->ev + r->ev_pos + 8;
     r->ev_pos += size;
-    apply_builtin(r, ev);
+    /* Its zone is the one in effect before it (a wtf.zone#set is in the zone it leaves). */
     ev->zone = r->zone;
+    apply_builtin(r, ev);
     r->sum.events++;
     if (r->chunk_cut)
         r->sum.events_in_cut_chunk++;

@@ -152,10 +152,12 @@ static void test_chunk_parse(void **state)
     /* Cut in the header and in the table: truncated. */
     assert_int_equal(atf_wtf_parse_chunk(b.p, 20, 0, &c, &e), ATF_E_TRUNCATED);
     assert_int_equal(atf_wtf_parse_chunk(b.p, 30, 0, &c, &e), ATF_E_TRUNCATED);
-    /* Not a multiple of 4, shorter than its table. */
+    /* A length not a multiple of 4 parses (the reader reads that chunk and
+     * stops after it: the reader test below); one shorter than its table does not. */
     tb x = b;
     x.p[8] = (uint8_t)(x.p[8] + 2);
-    assert_int_equal(atf_wtf_parse_chunk(x.p, x.n, 0, &c, &e), ATF_E_LENGTH);
+    assert_int_equal(atf_wtf_parse_chunk(x.p, x.n, 0, &c, &e), ATF_OK);
+    assert_int_equal(c.length % 4, 2);
     x = b;
     memset(x.p + 8, 0, 4);
     x.p[8] = 40;
@@ -292,7 +294,10 @@ static uint64_t read_all(const void *p, size_t n, atf_wtf_summary *s)
     const atf_wtf_chunk *c;
     atf_wtf_event ev;
     uint64_t k = 0;
-    while (atf_wtf_reader_next_chunk(r, &c, &e) == ATF_OK) {
+    atf_status cs;
+    while ((cs = atf_wtf_reader_next_chunk(r, &c, &e)) != ATF_E_NOT_FOUND) {
+        if (cs != ATF_OK)
+            continue;   /* a chunk skipped: the reader goes on when the bytes allow */
         atf_status st;
         while ((st = atf_wtf_reader_next_event(r, &ev, &e)) == ATF_OK) {
             for (size_t i = 0; i < ev.def->arg_count; i++) {
@@ -331,11 +336,27 @@ static void test_reader_damage(void **state)
     x.p[ev_at + 28 + 16] = 0xF0;
     assert_int_equal(read_all(x.p, x.n, &s), 1);
     assert_int_equal(s.first_damage.code, ATF_E_LENGTH);
-    /* A chunk length not a multiple of 4: nothing after it. */
+    /* A chunk length not a multiple of 4: that chunk is read, nothing after it. */
     x = b;
     x.p[12 + 8] = (uint8_t)(x.p[12 + 8] + 1);
     assert_int_equal(read_all(x.p, x.n, &s), 0);
     assert_int_equal(s.state, ATF_WTF_DAMAGED);
+    assert_int_equal(s.chunks, 1);
+    /* A broken part table in the header chunk (a misaligned part): that chunk
+     * is skipped, the event chunk after it is read. */
+    x = b;
+    x.p[12 + 24 + 4] = 2;
+    assert_int_equal(read_all(x.p, x.n, &s), 2);
+    assert_int_equal(s.state, ATF_WTF_DAMAGED);
+    assert_int_equal(s.chunks_skipped, 1);
+    /* The event chunk's length made to run past the end, with bytes after its parts: a wrong length, not a cut. */
+    x = b;
+    size_t second = 12 + (size_t)(x.p[12 + 8] | (x.p[12 + 9] << 8));
+    x.p[second + 9] = (uint8_t)(x.p[second + 9] + 1);
+    memset(x.p + x.n, 0xAB, 16);
+    assert_int_equal(read_all(x.p, x.n + 16, &s), 2);
+    assert_int_equal(s.state, ATF_WTF_DAMAGED);
+    assert_int_equal(s.bytes_unread, 16);
     /* Zeros after the last chunk: a crash left them. */
     x = b;
     memset(x.p + x.n, 0, 64);

@@ -98,6 +98,7 @@ typedef struct atf_wtf_part {
 typedef struct atf_wtf_chunk {
     uint64_t offset;        /**< of the chunk header in the file */
     uint32_t id, type, length, start_time, end_time, part_count;
+    uint32_t index;         /**< position in the file, 0 = the first chunk (set by the reader) */
     atf_wtf_part parts[ATF_WTF_MAX_PARTS];
 } atf_wtf_chunk;
 
@@ -115,8 +116,9 @@ ATF_API atf_status atf_wtf_parse_file_header(const void *data, size_t size, atf_
  * byte, @p avail bytes available, at file offset @p file_offset). Checks
  * that the length holds the header and the table, that every part lies
  * inside the chunk at a 4-byte aligned offset, and that no two parts
- * overlap. It does not require the whole chunk to be available: compare
- * out->length with @p avail.
+ * overlap. It does not require the whole chunk to be available (compare
+ * out->length with @p avail), nor the length to be a multiple of 4 (such a
+ * chunk can be read; the next one cannot be placed: SPEC-WTF 6).
  * @return ::ATF_OK, ::ATF_E_TRUNCATED (the header or the table is cut),
  *         ::ATF_E_LENGTH, ::ATF_E_LIMIT (more than ::ATF_WTF_MAX_PARTS parts),
  *         ::ATF_E_OFFSET (a part outside the chunk, misaligned or overlapping).
