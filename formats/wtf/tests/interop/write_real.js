@@ -212,12 +212,14 @@ SCENARIOS.chunks = function(wtf) {
   late(1);
 };
 
-// The ring buffer wraps: only the newest chunks are kept.
+// The ring buffer wraps: only the newest chunks are kept. With 510 scopes
+// the oldest chunk kept starts (after its zone#set) with the leave of a scope
+// whose enter was overwritten, as a real wrapped trace may.
 SCENARIOS.ring = function(wtf) {
   begin(wtf, {'wtf.trace.session.bufferSize': 1024,
               'wtf.trace.session.maximumMemoryUsage': 4096});
   var scope = wtf.trace.events.createScope('ring#scope(uint32 i)');
-  for (var i = 0; i < 500; i++) {
+  for (var i = 0; i < 510; i++) {
     var s = scope(i);
     wtf.trace.leaveScope(s);
   }
