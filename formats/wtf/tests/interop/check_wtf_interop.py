@@ -302,6 +302,7 @@ def main(argv):
     ours = []
     if a.scenarios:
         ours_dir = os.path.join(a.work, "ours")
+        os.makedirs(ours_dir)
         r = run([a.scenarios, ours_dir])
         check(r.returncode == 0, "%s: exit %d: %s" % (a.scenarios, r.returncode, r.stderr))
         if os.path.isdir(ours_dir):
