@@ -23,7 +23,8 @@
 //   {"zone_summary":{"name":..,"type":..,"location":..},"events":C,
 //    "max_depth":D,"open_scopes":K}
 //
-// K counts the scope events the library left without an end time.
+// K is the depth of the library's scope stack after the zone's last event:
+// the scopes it saw entered and never left.
 //
 // The library is not modified: this script wraps a few of its functions
 // (argument parsers, the built-in event handlers, EventList.insert) to see
@@ -187,11 +188,17 @@ function main(argv) {
       for (var z = 0; z < zones.length; z++) {
         var list = zones[z].getEventList();
         var open = 0;
-        for (var it = list.begin(); !it.done(); it.next()) {
-          var type = it.getType();
-          if (type.eventClass == wtf.data.EventClass.SCOPE &&
-              !it.getEndTime()) {
-            open++;
+        if (list.getCount()) {
+          // Each event records the depth of the library's scope stack when
+          // it reached it; the last one gives the scopes left open.
+          var last = list.getEvent(list.getCount() - 1);
+          var depth = last.getDepth();
+          if (last.getType().eventClass == wtf.data.EventClass.SCOPE) {
+            open = depth + 1;
+          } else if (last.getName() == 'wtf.scope#leave') {
+            open = depth ? depth - 1 : 0;
+          } else {
+            open = depth;
           }
         }
         out.push(JSON.stringify({
