@@ -8,30 +8,38 @@ export ATF_ROOT
 # (clang's sanitizer and libFuzzer runtime, libclang-rt-N-dev, is added by
 # atf_install for the clang version installed.)
 # protobuf-compiler and chromium are the consumers the export tests load
-# traces into (protoc --decode_raw, speedscope in headless Chromium; npm and
-# node come with chromium, see atf_install).
+# traces into (protoc --decode_raw, speedscope in headless Chromium); nodejs
+# stands for node and npm (see atf_install): the export tests install
+# speedscope with npm, the WTF interop test npm's tracing-framework.
 ATF_BASE_PACKAGES=(build-essential cmake pkg-config libcmocka-dev libjansson-dev clang
-                   python3 python3-hypothesis python3-pytest protobuf-compiler chromium)
+                   python3 python3-hypothesis python3-pytest protobuf-compiler chromium nodejs)
 
 log() { printf '\n==> %s\n' "$*"; }
 
 # atf_install PKG...: installs the packages that are missing (apt-get, as
 # root or through sudo). Safe to run again: it installs nothing when all are there.
 # With clang among them, also the runtime of that clang (libclang-rt-N-dev).
-# With chromium among them, also node and npm unless some npm is on PATH
-# (a NodeSource nodejs carries its own; Debian's comes as nodejs + npm): the
-# export tests install speedscope and playwright-core with npm.
+# nodejs (or chromium, whose tests need them too) means node and npm: Debian's
+# nodejs and npm, unless some node and npm are on PATH already (a NodeSource
+# nodejs carries its own npm and conflicts with Debian's).
 atf_install() {
-    atf_install_list "$@"
-    local p
+    local p pkgs=() node=0
     for p in "$@"; do
+        case "$p" in
+            nodejs) node=1 ;;
+            chromium) node=1; pkgs+=("$p") ;;
+            *) pkgs+=("$p") ;;
+        esac
+    done
+    [ ${#pkgs[@]} -eq 0 ] || atf_install_list "${pkgs[@]}"
+    for p in "${pkgs[@]}"; do
         if [ "$p" = clang ] && command -v clang >/dev/null; then
             atf_install_list --optional "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
         fi
-        if [ "$p" = chromium ] && ! command -v npm >/dev/null; then
-            atf_install_list nodejs npm
-        fi
     done
+    if [ $node -eq 1 ] && ! { command -v node >/dev/null && command -v npm >/dev/null; }; then
+        atf_install_list nodejs npm
+    fi
 }
 
 # atf_install_list [--optional] PKG...: a package the archive does not have
