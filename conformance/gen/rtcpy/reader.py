@@ -425,7 +425,7 @@ class Reader:
             self.find("RTC-FRM-005", pos, "header", "the frame id at %d is not in its shortest "
                       "LEB128 form" % pos)
         sid, more = x >> 1, x & 1
-        if pos in bounds and sid != SUBINDEX and sid not in (PADDING, NOP):
+        if pos in bounds and sid != SUBINDEX:
             raise Damage("RTC-UNI-003", pos, "index", "no index frame at the unit boundary %d "
                          "(stream %d)" % (pos, sid))
         if sid == wire.MARKER_STREAM:

@@ -73,13 +73,23 @@ class RtcWriter:
         self.meta_text = None               # callable(writer, text) -> text, to break Meta
         self.index_hook = None              # callable(writer, payload, is_Index) -> payload
         self.platform_value = PLATFORM_VALUE
+        self.platform = True                # False: Units without a Platform frame
         self.stopped = False
 
     # ---- streams
     def create(self, body=None, length=None, hidden=False):
         sid = self.next_id
         self.next_id += 1
-        self.streams[sid] = Stream(sid, body_text(body), length, hidden)
+        text = body_text(body)
+        if length is None:
+            # the length a reader takes from the Meta (the reference asks the
+            # user to repeat it in the JSON)
+            try:
+                ln = json.loads("{%s}" % text).get("length")
+            except ValueError:
+                ln = None
+            length = ln if isinstance(ln, int) and not isinstance(ln, bool) else None
+        self.streams[sid] = Stream(sid, text, length, hidden)
         if self.started:
             self._write(SUBMETA, self._meta_payload([self.streams[sid]]))
         return sid
@@ -177,6 +187,8 @@ class RtcWriter:
             self.pos[META] = len(self.buf)
         self.prev_meta = text
         self._write(META, text, service=False)
+        if not self.platform:
+            return
         self.pos[PLATFORM] = len(self.buf)
         self._write_fixed(PLATFORM, self.platform_value.to_bytes(4, self.order), 4)
 
