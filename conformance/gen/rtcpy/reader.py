@@ -154,6 +154,16 @@ class Reader:
             geo = self.probe(p)
             if geo:
                 break
+        if geo is None and self.index_cut(marks[-1]):
+            # the last Marker's Index runs past the end: a cut, not damage
+            if marks[0] > 0:
+                self.find("RTC-REC-002", 0, "Marker", "cut at the start: %d bytes before the "
+                          "first Marker skipped" % marks[0])
+                self.skip(0, marks[0], "before-first-marker")
+            self.find("RTC-REC-001", marks[-1], "Index", "crash-truncated: the file ends "
+                      "inside the first Index: 0 records recovered")
+            self.skip(marks[0], n - marks[0], "cut")
+            return self.t
         if geo is None:
             self.find("RTC-UNI-002", marks[0] + MARKER_SIZE, "Index", "no Marker is followed by "
                       "a readable Index: the Unit size cannot be learnt")
@@ -216,6 +226,19 @@ class Reader:
         if not (is_pow2(U) and is_pow2(u) and wire.MIN_UNIT <= u <= U):
             return None
         return U, u, count, p
+
+    def index_cut(self, p):
+        """True when the Index frame after the Marker at ``p`` runs past the
+        end of the file (or nothing follows the Marker)."""
+        d = self.d
+        try:
+            x, i, _ = read_uleb(d, p + MARKER_SIZE)
+            if x >> 1 != INDEX:
+                return False
+            ln, i, _ = read_uleb(d, i)
+        except LebError as e:
+            return e.kind == "cut"
+        return i + ln > len(d)
 
     @staticmethod
     def ints(b):
@@ -798,7 +821,14 @@ class Reader:
     # ---- the end
     def finish(self):
         t = self.t
-        if self.open and t.state == Rtc.COMPLETE:
+        full_end = bool(t.units) and t.units[-1].size == self.U and \
+            t.units[-1].offset + self.U == len(self.d)
+        if self.open and t.state == Rtc.COMPLETE and full_end:
+            sid = min(self.open)
+            self.find("RTC-REC-001", len(self.d), "more", "crash-truncated: the file ends at "
+                      "the end of a Unit with the record of stream %d still continued: cut "
+                      "there (%d records in all)" % (sid, len(t.records)))
+        elif self.open and t.state == Rtc.COMPLETE:
             sid = min(self.open)
             self.find("RTC-FRM-006", self.open[sid][0][0], "more", "the file ends with the "
                       "record of stream %d at %d still continued (more)" % (
