@@ -4,8 +4,8 @@
     check_clause_coverage.py --atf PATH [--spec SPEC.md] [--corpus DIR]
 
 One format at a time: the validator lists every format's clauses, and only
-those of the spec's format are compared (a spec's clauses all share the
-prefix of its first one when it is "WTF-"; ATF's are the others).
+those of the spec's format are compared (a spec whose clauses all start with
+"WTF-" or "RTC-" is that format's; ATF's clauses have no format prefix).
 
 * SPEC.md: every clause table row `| \\`ID\\` | error|warning ... |` defines a clause.
 * The validator: `atf validate --list-clauses` prints its clause table, one clause
@@ -32,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 ROW = re.compile(r"^\|\s*`([A-Z]+(?:-[A-Z]+)*-\d{3})`\s*\|\s*(error|warning)\b")
 ID = re.compile(r"^[A-Z]+(?:-[A-Z]+)*-\d{3}$")
+FORMAT_PREFIXES = ("WTF-", "RTC-")
 
 
 def spec_clauses(path):
@@ -46,7 +47,9 @@ def spec_clauses(path):
     return out
 
 
-def validator_clauses(atf, problems, prefix=None, want_prefix=True):
+def validator_clauses(atf, problems, prefix=None):
+    """{id: severity} of the validator's table for one format: the lines
+    starting with ``prefix``, or (None: ATF) those with no format prefix."""
     cmd = ([sys.executable, atf] if atf.endswith(".py") else [atf]) + \
         ["validate", "--list-clauses"]
     try:
@@ -61,7 +64,8 @@ def validator_clauses(atf, problems, prefix=None, want_prefix=True):
         return None
     out = {}
     for n, line in enumerate(p.stdout.decode("utf-8", "replace").splitlines(), 1):
-        if prefix is not None and (line.startswith(prefix) != want_prefix):
+        if (not line.startswith(prefix)) if prefix is not None else \
+                line.startswith(FORMAT_PREFIXES):
             continue
         if not line.strip():
             continue
@@ -112,9 +116,10 @@ def main(argv=None):
         print("error: no clause table row found in %s" % a.spec, file=sys.stderr)
         return 2
     problems = []
-    # The format of the spec: its clause IDs' prefix ("WTF-"), or ATF (the rest).
-    wtf = all(cid.startswith("WTF-") for cid in spec)
-    val = validator_clauses(os.path.abspath(a.atf), problems, "WTF-", wtf)
+    # The format of the spec: its clause IDs' prefix ("WTF-", "RTC-"), or ATF
+    # (the clauses without a format prefix).
+    fmt = next((p for p in FORMAT_PREFIXES if all(cid.startswith(p) for cid in spec)), None)
+    val = validator_clauses(os.path.abspath(a.atf), problems, fmt)
     if val is not None:
         for cid in spec:
             if cid not in val:
