@@ -21,6 +21,7 @@
 
 typedef struct wzone {
     uint8_t made;
+    uint8_t deleted;      /* a wtf.zone#delete since its last create: the id may name another zone next */
     uint32_t ident;       /* hash of name, type and location */
     uint32_t depth;
     uint8_t too_deep;
@@ -233,11 +234,14 @@ static void on_zone(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st
             wtf_arg_value(d, ev->args, ev->size - 8, st, i, &s);
             h = hash_bytes(h, s.s ? s.s : "\xff", s.s ? s.s_len + 1 : 1);
         }
-        if (zr->made && zr->ident != h)
+        if (zr->made && !zr->deleted && zr->ident != h)
             v_report(w->v, w->file, C_WTF_ZON_002, 0, ev->offset, "zoneId",
                      "zone %u created again with another name, type or location", (unsigned)z);
         zr->made = 1;
+        zr->deleted = 0;
         zr->ident = h;
+    } else if (d->builtin == ATF_WTF_BI_ZONE_DELETE) {
+        zr->deleted = 1;
     } else if (d->builtin == ATF_WTF_BI_ZONE_SET) {
         if (!zr->made)
             v_report(w->v, w->file, C_WTF_ZON_001, 0, ev->offset + 8, "zoneId", "zone %u was never created",
@@ -318,6 +322,7 @@ static void walk_events(wpass *w, const atf_wtf_chunk *c, const atf_wtf_part *ep
         switch (d->builtin) {
         case ATF_WTF_BI_DEFINE: on_define(w, &ev, st, ev.offset); break;
         case ATF_WTF_BI_ZONE_CREATE:
+        case ATF_WTF_BI_ZONE_DELETE:
         case ATF_WTF_BI_ZONE_SET: on_zone(w, &ev, st); break;
         default: on_scope(w, &ev); break;
         }
