@@ -286,8 +286,8 @@ static int leave(exporter *x, wtf_file *f, uint32_t t)
 }
 
 /* The current thread moves on to file @k: what it has open ends at the last
- * microsecond of each file in between and begins again at 0 in the next,
- * marked "clipped" at both cuts. */
+ * microsecond of each file in between ("clipped_end") and begins again at 0
+ * in the next ("clipped_begin"). */
 static int move_to(exporter *x, unsigned k, uint32_t t)
 {
     wtf_export *e = x->wtf;
@@ -301,7 +301,7 @@ static int move_to(exporter *x, unsigned k, uint32_t t)
     while ((unsigned)e->file < k) {
         wtf_file *f = &e->files[e->file];
         for (uint32_t i = e->nopen; i-- > 0;) {
-            if ((r = append(x, f, "clipped", "true", (uint32_t)(SPAN_US - 1))) != 0 ||
+            if ((r = append(x, f, "clipped_end", "true", (uint32_t)(SPAN_US - 1))) != 0 ||
                 (r = leave(x, f, (uint32_t)(SPAN_US - 1))) != 0)
                 return r;
         }
@@ -311,7 +311,7 @@ static int move_to(exporter *x, unsigned k, uint32_t t)
             return r;
         f = &e->files[next];
         for (uint32_t i = 0; i < e->nopen; i++)
-            if ((r = enter(x, f, e->open[i], 0)) != 0 || (r = append(x, f, "clipped", "true", 0)) != 0)
+            if ((r = enter(x, f, e->open[i], 0)) != 0 || (r = append(x, f, "clipped_begin", "true", 0)) != 0)
                 return r;
         e->file = (int)next;
     }
@@ -367,15 +367,20 @@ static const char *detail_json(exporter *x, const atf_index_event *ev)
     return json_done(x->wtf);
 }
 
-static int marks(exporter *x, wtf_file *f, uint32_t flags, uint32_t t)
+/* The builder's marks of a begin or an end as scope data. A scope keeps
+ * one value per name, so a cut at its begin and one at its end have names
+ * of their own. */
+static int marks(exporter *x, wtf_file *f, const atf_slice *s, uint32_t t)
 {
     static const struct {
         uint32_t flag;
         const char *name;
     } m[] = { { ATF_SLICE_UNCLOSED, "unclosed" }, { ATF_SLICE_UNWOUND, "unwound" },
-              { ATF_SLICE_CLIPPED, "clipped" }, { ATF_SLICE_EXCEPTION, "exception" } };
+              { ATF_SLICE_CLIPPED, "clipped_end" }, { ATF_SLICE_EXCEPTION, "exception" } };
+    if (s->kind == ATF_SLICE_BEGIN)
+        return s->flags & ATF_SLICE_CLIPPED ? append(x, f, "clipped_begin", "true", t) : 0;
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
-        int r = flags & m[i].flag ? append(x, f, m[i].name, "true", t) : 0;
+        int r = s->flags & m[i].flag ? append(x, f, m[i].name, "true", t) : 0;
         if (r)
             return r;
     }
@@ -402,7 +407,7 @@ int wtf_export_slice(exporter *x, const atf_slice *s)
         if ((r = enter(x, f, s->function_id, t)) != 0)
             return r;
         e->open[e->nopen++] = s->function_id;
-        if ((r = marks(x, f, s->flags, t)) != 0)
+        if ((r = marks(x, f, s, t)) != 0)
             return r;
         const char *d = detail_json(x, s->event);
         return d ? append(x, f, "detail", d, t) : 0;
@@ -410,7 +415,7 @@ int wtf_export_slice(exporter *x, const atf_slice *s)
     if (s->kind == ATF_SLICE_END) {
         if (e->nopen == 0)
             return out_of_step(x, "end");
-        if ((r = marks(x, f, s->flags, t)) != 0)
+        if ((r = marks(x, f, s, t)) != 0)
             return r;
         const char *d = detail_json(x, s->event);
         if (d && (r = append(x, f, "ret_detail", d, t)) != 0)

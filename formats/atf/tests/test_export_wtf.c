@@ -82,7 +82,7 @@ typedef struct zone_view {
     size_t enters, leaves, max_depth, depth;
     char *enter_names[MAX_ITEMS];     /* scope names, in order */
     uint32_t enter_times[MAX_ITEMS];
-    size_t appends[8];                /* by append_kinds */
+    size_t appends[9];                /* by append_kinds */
     char *symbols[MAX_ITEMS];         /* "symbol" values, in order */
     size_t nsymbols;
     size_t exceptions, exception_details, marks;
@@ -90,8 +90,9 @@ typedef struct zone_view {
     uint32_t last_time;
 } zone_view;
 
-static const char *const append_kinds[8] = { "detail", "ret_detail", "unclosed", "unwound",
-                                             "clipped", "exception", "symbol", NULL };
+enum { A_DETAIL, A_RET_DETAIL, A_UNCLOSED, A_UNWOUND, A_CLIPPED_BEGIN, A_CLIPPED_END, A_EXCEPTION, A_SYMBOL };
+static const char *const append_kinds[9] = { "detail", "ret_detail", "unclosed", "unwound", "clipped_begin",
+                                             "clipped_end", "exception", "symbol", NULL };
 
 typedef struct file_view {
     double timebase;
@@ -172,9 +173,9 @@ static file_view *read_wtf(const char *path)
                     k++;
                 assert_non_null(append_kinds[k]);
                 z->appends[k]++;
-                if (k == 6 && z->nsymbols < MAX_ITEMS)
+                if (k == A_SYMBOL && z->nsymbols < MAX_ITEMS)
                     z->symbols[z->nsymbols++] = dup_n(b.s, b.s_len);
-                if (k >= 2 && k <= 5)
+                if (k >= A_UNCLOSED && k <= A_EXCEPTION)
                     assert_string_equal(b.s, "true");
             } else if (!strcmp(name, "atf#exception")) {
                 assert_int_equal(atf_wtf_event_arg(r, &ev, 0, &a, &err), ATF_OK);
@@ -317,10 +318,10 @@ static void test_demo_session(void **state)
         }
         assert_int_equal(z->enters, calls);
         assert_int_equal(z->exceptions, exc);
-        assert_int_equal(z->appends[6], 0);   /* the demo's symbols are names WTF keeps */
+        assert_int_equal(z->appends[A_SYMBOL], 0);   /* the demo's symbols are names WTF keeps */
         exceptions += exc;
-        unclosed += z->appends[2];
-        details += z->appends[0] + z->appends[1] + z->exception_details;
+        unclosed += z->appends[A_UNCLOSED];
+        details += z->appends[A_DETAIL] + z->appends[A_RET_DETAIL] + z->exception_details;
     }
     atf_session_close(ses);
     assert_int_equal(exceptions, s.slices.instants);
@@ -387,7 +388,8 @@ static void test_long_session_is_split(void **state)
     assert_string_equal(z0->enter_names[1], "beta");
     assert_int_equal(z0->enter_times[0], 123);      /* us after the timebase, 5000 ms */
     assert_int_equal(z0->enter_times[1], 1123);
-    assert_int_equal(z0->appends[4], 2);            /* both cut at the end: "clipped" */
+    assert_int_equal(z0->appends[A_CLIPPED_END], 2);   /* both cut at the end */
+    assert_int_equal(z0->appends[A_CLIPPED_BEGIN], 0);
     assert_int_equal(z0->last_time, SPAN_US - 1);
     assert_int_equal(zone_named(p[0], "pid_9 timing anchors")->marks, 1);
     assert_int_equal(p[0]->nzones, 2);              /* thread 6 has nothing before 80 min */
@@ -396,7 +398,8 @@ static void test_long_session_is_split(void **state)
     assert_int_equal(z1->enters, 2);                /* begun again at 0 */
     assert_int_equal(z1->enter_times[0], 0);
     assert_int_equal(z1->enter_times[1], 0);
-    assert_int_equal(z1->appends[4], 3);            /* A, B begun again; A cut at the end */
+    assert_int_equal(z1->appends[A_CLIPPED_BEGIN], 2);   /* A, B begun again */
+    assert_int_equal(z1->appends[A_CLIPPED_END], 1);     /* A cut at the end */
     zone_view *z6 = zone_named(p[1], "pid_9 thread_6 (os tid 7006)");
     assert_int_equal(z6->enters, 1);
     assert_string_equal(z6->enter_names[0], "delta");
@@ -426,7 +429,8 @@ static void test_long_session_is_split(void **state)
     zone_view *zw = zone_named(wv, "pid_9 thread_5 (os tid 7005)");
     assert_int_equal(zw->enters, 2);                /* A and B, open at the window's start */
     assert_int_equal(zw->enter_times[0], 123);     /* at the window's start, 123 us into its ms */
-    assert_int_equal(zw->appends[4], 3);            /* both begun at the edge, A cut at the end */
+    assert_int_equal(zw->appends[A_CLIPPED_BEGIN], 2);   /* both begun at the window's start */
+    assert_int_equal(zw->appends[A_CLIPPED_END], 1);     /* A cut at its end */
     assert_int_equal(zone_named(wv, "pid_9 thread_6 (os tid 7006)")->enters, 0);
     free_view(wv);
 }
@@ -509,7 +513,7 @@ static void test_scope_names(void **state)
     assert_string_equal(z->symbols[1], "\"main()\"");
     assert_int_equal(z->exceptions, 1);
     assert_string_equal(z->exception_fns[0], "main()");
-    assert_int_equal(z->appends[5], 1);   /* main() left by its exception */
+    assert_int_equal(z->appends[A_EXCEPTION], 1);   /* main() left by its exception */
     free_view(v);
 }
 
