@@ -7,10 +7,10 @@
  * return wtf.scope#leave; the linked detail events and the builder's marks
  * are wtf.scope#appendData inside the scope; an exception is an instance
  * event atf#exception(function, detail); the timing anchors are
- * wtf.trace#mark in a zone of their own. Times are u32
- * microseconds from the file's timebase, the first time the export writes
- * rounded down to a millisecond: a file spans ATF_EXPORT_WTF_SPAN_MS, a
- * longer session goes on in part files, each with its own timebase.
+ * wtf.trace#mark in a zone of their own. Times are u32 microseconds from
+ * the file's timebase, 1 us before the first time the export writes rounded
+ * down to a millisecond: a file spans ATF_EXPORT_WTF_SPAN_MS, a longer
+ * session goes on in part files, each with its own timebase.
  *
  * Memory: the open scopes of the current thread (at most
  * ATF_EXPORT_WTF_MAX_DEPTH function ids) and, per file, the writer's chunk
@@ -27,6 +27,12 @@
 #include "internal.h"
 
 #define SPAN_US ((uint64_t)ATF_EXPORT_WTF_SPAN_MS * 1000u)
+/* Times written: 1 + microseconds into the file's span, 1..SPAN_US; the
+ * timebase is 1 us before the span's first millisecond. No time is 0: the
+ * reference reader takes a scope that ends at time 0 for an instance event
+ * (EventIterator.isScope is "end time is not 0"). */
+#define FIRST_TIME 1u
+#define LAST_TIME ((uint32_t)SPAN_US)
 #define ZONE_IDS 65536u
 /* Thread zones take ids 1..65534 (again from 1 after 65534 threads, each
  * reuse after a wtf.zone#delete); the anchors' zone is 65535. */
@@ -111,7 +117,7 @@ static int open_file(exporter *x, unsigned k)
     if (!f->zone_made)
         return EXPORT_NOMEM;
     atf_wtf_write_options wo = e->wo;
-    wo.timebase_ms = (double)(e->base_ms + (uint64_t)k * ATF_EXPORT_WTF_SPAN_MS);
+    wo.timebase_ms = (double)(e->base_ms + (uint64_t)k * ATF_EXPORT_WTF_SPAN_MS) - 0.001;
     atf_status st = atf_wtf_writer_open(&f->w, path, &wo, &err);
     if (st == ATF_OK)
         st = atf_wtf_writer_define(f->w, "atf#exception", "ascii function, any detail", ATF_WTF_CLASS_INSTANCE, 0,
@@ -301,17 +307,18 @@ static int move_to(exporter *x, unsigned k, uint32_t t)
     while ((unsigned)e->file < k) {
         wtf_file *f = &e->files[e->file];
         for (uint32_t i = e->nopen; i-- > 0;) {
-            if ((r = append(x, f, "clipped_end", "true", (uint32_t)(SPAN_US - 1))) != 0 ||
-                (r = leave(x, f, (uint32_t)(SPAN_US - 1))) != 0)
+            if ((r = append(x, f, "clipped_end", "true", LAST_TIME)) != 0 || (r = leave(x, f, LAST_TIME)) != 0)
                 return r;
         }
         x->stats->file_cuts += e->nopen;
         unsigned next = (unsigned)e->file + 1;
-        if ((r = open_file(x, next)) != 0 || (r = zone_in(x, next, e->owner, e->zone, e->zone_name, e->location, 0)) != 0)
+        if ((r = open_file(x, next)) != 0 ||
+            (r = zone_in(x, next, e->owner, e->zone, e->zone_name, e->location, FIRST_TIME)) != 0)
             return r;
         f = &e->files[next];
         for (uint32_t i = 0; i < e->nopen; i++)
-            if ((r = enter(x, f, e->open[i], 0)) != 0 || (r = append(x, f, "clipped_begin", "true", 0)) != 0)
+            if ((r = enter(x, f, e->open[i], FIRST_TIME)) != 0 ||
+                (r = append(x, f, "clipped_begin", "true", FIRST_TIME)) != 0)
                 return r;
         e->file = (int)next;
     }
@@ -326,10 +333,10 @@ static unsigned when(exporter *x, uint64_t ns, uint32_t *t)
     uint64_t k = us / SPAN_US;
     if (k >= ATF_EXPORT_WTF_MAX_FILES) {
         x->stats->clamped++;
-        *t = (uint32_t)(SPAN_US - 1);
+        *t = LAST_TIME;
         return ATF_EXPORT_WTF_MAX_FILES - 1;
     }
-    *t = (uint32_t)(us - k * SPAN_US);
+    *t = (uint32_t)(us - k * SPAN_US) + FIRST_TIME;
     return (unsigned)k;
 }
 
@@ -462,7 +469,7 @@ int wtf_export_thread_end(exporter *x)
         return out_of_step(x, "thread end");
     /* A thread with nothing in the window still gets its zone, in the first file. */
     if (e->file < 0)
-        return zone_in(x, 0, e->owner, e->zone, e->zone_name, e->location, 0);
+        return zone_in(x, 0, e->owner, e->zone, e->zone_name, e->location, FIRST_TIME);
     return 0;
 }
 

@@ -329,8 +329,8 @@ static void test_demo_session(void **state)
     assert_true(unclosed > 0);   /* the demo ends inside calls */
     assert_int_equal(details, s.details);
     assert_true(details > 0);
-    /* The timebase: the first event's millisecond. */
-    assert_true(v->timebase == (double)(first / 1000000u));
+    /* The timebase: 1 us before the first event's millisecond (no time is 0). */
+    assert_true(v->timebase == (double)(first / 1000000u) - 0.001);
     zone_view *anchors = zone_named(v, "pid_321 timing anchors");
     assert_int_equal(anchors->marks, 1);
     free_view(v);
@@ -377,7 +377,7 @@ static void test_long_session_is_split(void **state)
             assert_non_null(strstr(part, k == 1 ? "/long.part2.wtf-trace" : "/long.part3.wtf-trace"));
         p[k] = read_wtf(part);
         assert_balanced(p[k]);
-        assert_true(p[k]->timebase == (double)(base_ms + k * (uint64_t)ATF_EXPORT_WTF_SPAN_MS));
+        assert_true(p[k]->timebase == (double)(base_ms + k * (uint64_t)ATF_EXPORT_WTF_SPAN_MS) - 0.001);
     }
     assert_int_equal(atf_export_wtf_part_path(part, sizeof part, out, 3), 0);
     assert_false(exists(part));
@@ -386,31 +386,31 @@ static void test_long_session_is_split(void **state)
     assert_int_equal(z0->enters, 2);
     assert_string_equal(z0->enter_names[0], "alpha");
     assert_string_equal(z0->enter_names[1], "beta");
-    assert_int_equal(z0->enter_times[0], 123);      /* us after the timebase, 5000 ms */
-    assert_int_equal(z0->enter_times[1], 1123);
+    assert_int_equal(z0->enter_times[0], 124);      /* us after the timebase, 4999.999 ms */
+    assert_int_equal(z0->enter_times[1], 1124);
     assert_int_equal(z0->appends[A_CLIPPED_END], 2);   /* both cut at the end */
     assert_int_equal(z0->appends[A_CLIPPED_BEGIN], 0);
-    assert_int_equal(z0->last_time, SPAN_US - 1);
+    assert_int_equal(z0->last_time, SPAN_US);
     assert_int_equal(zone_named(p[0], "pid_9 timing anchors")->marks, 1);
     assert_int_equal(p[0]->nzones, 2);              /* thread 6 has nothing before 80 min */
 
     zone_view *z1 = zone_named(p[1], "pid_9 thread_5 (os tid 7005)");
-    assert_int_equal(z1->enters, 2);                /* begun again at 0 */
-    assert_int_equal(z1->enter_times[0], 0);
-    assert_int_equal(z1->enter_times[1], 0);
+    assert_int_equal(z1->enters, 2);                /* begun again at the start */
+    assert_int_equal(z1->enter_times[0], 1);
+    assert_int_equal(z1->enter_times[1], 1);
     assert_int_equal(z1->appends[A_CLIPPED_BEGIN], 2);   /* A, B begun again */
     assert_int_equal(z1->appends[A_CLIPPED_END], 1);     /* A cut at the end */
     zone_view *z6 = zone_named(p[1], "pid_9 thread_6 (os tid 7006)");
     assert_int_equal(z6->enters, 1);
     assert_string_equal(z6->enter_names[0], "delta");
-    assert_int_equal(z6->enter_times[0], (uint32_t)((123 + 80 * 60000000ull) - SPAN_US));
+    assert_int_equal(z6->enter_times[0], (uint32_t)((124 + 80 * 60000000ull) - SPAN_US));
 
     zone_view *z2 = zone_named(p[2], "pid_9 thread_5 (os tid 7005)");
     assert_int_equal(z2->enters, 1);
     assert_string_equal(z2->enter_names[0], "alpha");
     assert_int_equal(z2->exceptions, 1);
     assert_string_equal(z2->exception_fns[0], "gamma");
-    assert_int_equal(z2->last_time, (uint32_t)(123 + 200 * 60000000ull - 2 * SPAN_US));
+    assert_int_equal(z2->last_time, (uint32_t)(124 + 200 * 60000000ull - 2 * SPAN_US));
     for (unsigned k = 0; k < 3; k++)
         free_view(p[k]);
 
@@ -425,10 +425,10 @@ static void test_long_session_is_split(void **state)
     assert_int_equal(s.files, 1);
     file_view *wv = read_wtf(w);
     assert_balanced(wv);
-    assert_true(wv->timebase == (double)(o.from_ns / 1000000u));
+    assert_true(wv->timebase == (double)(o.from_ns / 1000000u) - 0.001);
     zone_view *zw = zone_named(wv, "pid_9 thread_5 (os tid 7005)");
     assert_int_equal(zw->enters, 2);                /* A and B, open at the window's start */
-    assert_int_equal(zw->enter_times[0], 123);     /* at the window's start, 123 us into its ms */
+    assert_int_equal(zw->enter_times[0], 124);     /* at the window's start, 123 us into its ms */
     assert_int_equal(zw->appends[A_CLIPPED_BEGIN], 2);   /* both begun at the window's start */
     assert_int_equal(zw->appends[A_CLIPPED_END], 1);     /* A cut at its end */
     assert_int_equal(zone_named(wv, "pid_9 thread_6 (os tid 7006)")->enters, 0);
@@ -477,7 +477,7 @@ static void test_depth_limit_and_clamp(void **state)
     assert_int_equal(atf_export_wtf_part_path(part, sizeof part, out, ATF_EXPORT_WTF_MAX_FILES - 1), 0);
     v = read_wtf(part);
     assert_balanced(v);
-    assert_int_equal(v->zones[0].last_time, SPAN_US - 1);
+    assert_int_equal(v->zones[0].last_time, SPAN_US);
     free_view(v);
 }
 

@@ -63,6 +63,7 @@ def read_zones(atf, path):
     r = run([atf, "dump", "--json", path])
     check(r.returncode == 0, "dump %s: exit %d %s" % (path, r.returncode, r.stderr))
     zones = {}
+    stacks = {}
     for line in r.stdout.splitlines():
         e = json.loads(line)
         if "wire_id" not in e:
@@ -76,21 +77,26 @@ def read_zones(atf, path):
         if e["zone"] is None or name in ("wtf.event#define", "wtf.zone#set", "wtf.zone#delete"):
             continue
         z = zones[e["zone"]]
+        stack = stacks.setdefault(e["zone"], [])
         if name == "wtf.scope#enter":
+            z["scopes"].append({"name": a["name"], "time": e["time"], "depth": z["depth"], "data": {}})
+            stack.append(z["scopes"][-1])
             z["depth"] += 1
-            z["scopes"].append({"name": a["name"], "time": e["time"], "data": {}})
         elif name == "wtf.scope#leave":
+            check(e["time"] > 0, "%s: a scope ends at time 0 (the reference reader takes it for an instance)" % path)
             if z["depth"] == 0:
                 z["bad_leave"] += 1
             else:
                 z["depth"] -= 1
+                stack.pop()
         elif name == "wtf.scope#appendData":
             check(z["depth"] > 0, "%s: scope data outside a scope" % path)
             z["data"].append((a["name"], a["value"]))
-            if z["scopes"]:
-                z["scopes"][-1]["data"].setdefault(a["name"], a["value"])
+            if stack:
+                stack[-1]["data"][a["name"]] = a["value"]
         elif name == "atf#exception":
             z["exceptions"].append(a["function"])
+            z.setdefault("exception_times", []).append(e["time"])
         elif name == "wtf.trace#mark":
             z["marks"].append(a)
     for zid, z in zones.items():
@@ -207,8 +213,8 @@ def long_session(atf, work):
             found = [z for z in zones.values() if z["name"].startswith("pid_4242 thread_%d (" % tid)]
             for z in found:
                 for sc in z["scopes"]:
-                    # A scope begun again at 0 (clipped) continues one of the previous file.
-                    if not (k > 0 and sc["time"] == 0 and "clipped_begin" in sc["data"]):
+                    # A scope begun again at the start (clipped) continues one of the previous file.
+                    if not (k > 0 and sc["time"] == 1 and "clipped_begin" in sc["data"]):
                         joined[tid].append(sc["name"])
                     if sc["name"] in (scope_name(syms[1], 1), scope_name(syms[2], 2), scope_name(syms[4], 4)):
                         check(sc["data"].get("symbol") in syms.values(), "%s: symbol data on %s" % (p, sc["name"]))
