@@ -474,7 +474,7 @@ static int cmd_export(int argc, char **argv)
             }
         }
         fprintf(stderr,
-                "; %" PRIu64 " scope(s) cut at a file boundary (marked \"clipped\"), %" PRIu64
+                "; %" PRIu64 " scope(s) cut at a file boundary (marked \"clipped_end\", \"clipped_begin\"), %" PRIu64
                 " call(s) nested deeper than %u not written (the WTF reader's limit), %" PRIu64
                 " event(s) past %u files written at the last one's end\n",
                 s.file_cuts, s.too_deep_for_format, ATF_EXPORT_WTF_MAX_DEPTH, s.clamped, ATF_EXPORT_WTF_MAX_FILES);
