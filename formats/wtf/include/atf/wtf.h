@@ -170,6 +170,14 @@ typedef struct atf_wtf_def {
     /** What the built-in event is, when the name is one of the built-ins of
      *  SPEC-WTF (wtf.zone#set, wtf.scope#leave, ...), else 0. */
     unsigned builtin;
+    /** Set by the library's readers for a define they read (0 in a
+     *  definition made with atf_wtf_parse_signature() alone: then every
+     *  decoder takes its general path). fixed_size: bytes of every event of
+     *  the type (header included) when it has no array argument, else 0;
+     *  string_args / any_args: bit i set when argument i is ascii or utf8 or
+     *  any / is any. */
+    uint32_t fixed_size;
+    uint64_t string_args, any_args;
 } atf_wtf_def;
 
 /** Built-in events the reader tracks (atf_wtf_def.builtin). */
