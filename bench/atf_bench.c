@@ -13,6 +13,10 @@
  *       The merge, the canonical dump and the Perfetto export of an 8-thread
  *       session versus the recorder's sustained rate measured in the same run
  *       (bench_read.c).
+ *
+ *   atf-bench wtf [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
+ *       A WTF file of scope events read (every event and argument decoded)
+ *       and validated versus `cat` of the same page-cached file (bench_wtf.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,7 +43,7 @@ double bench_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static uint64_t parse_size(const char *s)
+uint64_t bench_parse_size(const char *s)
 {
     char *end;
     double v = strtod(s, &end);
@@ -55,8 +59,7 @@ static uint64_t parse_size(const char *s)
     return (uint64_t)v;
 }
 
-/* Free bytes on the filesystem holding path's directory. */
-static uint64_t free_bytes(const char *path)
+uint64_t bench_free_bytes(const char *path)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
@@ -170,7 +173,7 @@ static int bench_read(int argc, char **argv)
     int repeat = 5, keep = 0, json = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--size") && i + 1 < argc)
-            size = parse_size(argv[++i]);
+            size = bench_parse_size(argv[++i]);
         else if (!strcmp(argv[i], "--file") && i + 1 < argc)
             file = argv[++i];
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
@@ -194,7 +197,7 @@ static int bench_read(int argc, char **argv)
         snprintf(tmp, sizeof tmp, "%s/atf-bench-read-%d.atf", dir, (int)getpid());
         file = tmp;
     }
-    uint64_t avail = free_bytes(file);
+    uint64_t avail = bench_free_bytes(file);
     uint64_t want = size + (64u << 20);
     if (avail < want) {
         uint64_t scaled = avail > (128u << 20) ? (avail - (64u << 20)) / 2 : 0;
@@ -264,9 +267,12 @@ int main(int argc, char **argv)
         return bench_recorder(argc - 2, argv + 2);
     if (argc >= 2 && (!strcmp(argv[1], "merge") || !strcmp(argv[1], "dump") || !strcmp(argv[1], "export")))
         return bench_read_side(argv[1], argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "wtf"))
+        return bench_wtf(argc - 2, argv + 2);
     fprintf(stderr, "usage: atf-bench read [options]       (index reading vs cat)\n"
                     "       atf-bench recorder [options]   (recorder throughput vs raw writes)\n"
                     "       atf-bench merge|dump|export [options]\n"
-                    "                                      (the read side vs the recorder's rate, same run)\n");
+                    "                                      (the read side vs the recorder's rate, same run)\n"
+                    "       atf-bench wtf [options]        (WTF reading and validation vs cat)\n");
     return 2;
 }

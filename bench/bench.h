@@ -10,6 +10,12 @@
 double bench_now(void);
 double bench_load_average(void);
 int bench_cmp_double(const void *a, const void *b);
+/* "64M", "1G", "4096": bytes, 0 when not a size. */
+uint64_t bench_parse_size(const char *s);
+/* Free bytes on the filesystem holding path's directory (0 if unknown). */
+uint64_t bench_free_bytes(const char *path);
+/* CPU seconds (user + system) of this process so far. */
+double bench_cpu_seconds(void);
 
 /* atf-bench recorder ...: argv holds the arguments after "recorder". */
 int bench_recorder(int argc, char **argv);
@@ -24,5 +30,8 @@ int bench_recorder_rate(const char *out, unsigned threads, uint64_t per_thread, 
 
 /* atf-bench merge|dump|export ...: bench_read.c. */
 int bench_read_side(const char *what, int argc, char **argv);
+
+/* atf-bench wtf ...: bench_wtf.c. */
+int bench_wtf(int argc, char **argv);
 
 #endif /* ATF_BENCH_H */
