@@ -166,51 +166,70 @@ int bench_cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int bench_read(int argc, char **argv)
+int bench_file_opts_parse(bench_file_opts *o, int argc, char **argv, const char *name)
 {
-    uint64_t size = 1ull << 30;
-    const char *file = NULL;
-    int repeat = 5, keep = 0, json = 0;
+    o->size = 1ull << 30;
+    o->file = NULL;
+    o->repeat = 5;
+    o->keep = o->json = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--size") && i + 1 < argc)
-            size = bench_parse_size(argv[++i]);
+            o->size = bench_parse_size(argv[++i]);
         else if (!strcmp(argv[i], "--file") && i + 1 < argc)
-            file = argv[++i];
+            o->file = argv[++i];
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
-            repeat = atoi(argv[++i]);
+            o->repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--keep"))
-            keep = 1;
+            o->keep = 1;
         else if (!strcmp(argv[i], "--json"))
-            json = 1;
+            o->json = 1;
         else {
-            fprintf(stderr, "usage: atf-bench read [--size BYTES[K|M|G]] [--file PATH] [--repeat N] [--keep] [--json]\n");
+            fprintf(stderr, "usage: atf-bench %s [--size BYTES[K|M|G]] [--file PATH] [--repeat N] [--keep] [--json]\n",
+                    name);
             return 2;
         }
     }
-    if (size < 4096 || repeat < 1 || repeat > 100) {
+    if (o->size < 4096 || o->repeat < 1 || o->repeat > 100) {
         fprintf(stderr, "atf-bench: bad --size or --repeat\n");
         return 2;
     }
+    return 0;
+}
+
+int bench_fit_disk(const char *file, uint64_t *size)
+{
+    uint64_t avail = bench_free_bytes(file);
+    if (avail >= *size + (64u << 20))
+        return 0;
+    uint64_t scaled = avail > (128u << 20) ? (avail - (64u << 20)) / 2 : 0;
+    if (scaled < (16u << 20)) {
+        fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free near %s; need at least 48 MiB, skipping\n",
+                avail >> 20, file);
+        return 1;
+    }
+    fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free near %s; scaling the file down from %" PRIu64
+                    " MiB to %" PRIu64 " MiB\n",
+            avail >> 20, file, *size >> 20, scaled >> 20);
+    *size = scaled;
+    return 0;
+}
+
+static int bench_read(int argc, char **argv)
+{
+    bench_file_opts o;
+    if (bench_file_opts_parse(&o, argc, argv, "read") != 0)
+        return 2;
+    uint64_t size = o.size;
+    const char *file = o.file;
+    int repeat = o.repeat, keep = o.keep, json = o.json;
     char tmp[4096];
     if (!file) {
         const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
         snprintf(tmp, sizeof tmp, "%s/atf-bench-read-%d.atf", dir, (int)getpid());
         file = tmp;
     }
-    uint64_t avail = bench_free_bytes(file);
-    uint64_t want = size + (64u << 20);
-    if (avail < want) {
-        uint64_t scaled = avail > (128u << 20) ? (avail - (64u << 20)) / 2 : 0;
-        if (scaled < (16u << 20)) {
-            fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free near %s; need at least 48 MiB, skipping\n",
-                    avail >> 20, file);
-            return 0;
-        }
-        fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free near %s; scaling the file down from %" PRIu64
-                        " MiB to %" PRIu64 " MiB\n",
-                avail >> 20, file, size >> 20, scaled >> 20);
-        size = scaled;
-    }
+    if (bench_fit_disk(file, &size) != 0)
+        return 0;
     uint64_t events = (size - 128) / ATF_INDEX_EVENT_SIZE;
     struct stat st;
     int reuse = stat(file, &st) == 0 && (uint64_t)st.st_size == 128 + events * ATF_INDEX_EVENT_SIZE;

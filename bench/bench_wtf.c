@@ -310,82 +310,55 @@ static double time_validate(const char *path)
 
 int bench_wtf(int argc, char **argv)
 {
-    uint64_t size = 1ull << 30;
-    const char *file = NULL;
-    int repeat = 5, keep = 0, json = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--size") && i + 1 < argc)
-            size = bench_parse_size(argv[++i]);
-        else if (!strcmp(argv[i], "--file") && i + 1 < argc)
-            file = argv[++i];
-        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
-            repeat = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--keep"))
-            keep = 1;
-        else if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else {
-            fprintf(stderr, "usage: atf-bench wtf [--size BYTES[K|M|G]] [--file PATH] [--repeat N] [--keep] [--json]\n");
-            return 2;
-        }
-    }
-    if (size < (1u << 20) || repeat < 1 || repeat > 100) {
-        fprintf(stderr, "atf-bench: bad --size (at least 1M) or --repeat\n");
+    bench_file_opts o;
+    if (bench_file_opts_parse(&o, argc, argv, "wtf") != 0)
+        return 2;
+    if (o.size < (1u << 20)) {
+        fprintf(stderr, "atf-bench: --size: at least 1M for wtf\n");
         return 2;
     }
     char tmp[4096];
-    if (!file) {
+    if (!o.file) {
         const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-        snprintf(tmp, sizeof tmp, "%s/atf-bench-wtf-%" PRIu64 ".wtf-trace", dir, size);
-        file = tmp;
+        snprintf(tmp, sizeof tmp, "%s/atf-bench-wtf-%" PRIu64 ".wtf-trace", dir, o.size);
+        o.file = tmp;
     }
-    int reuse = reusable(file, size);
+    int reuse = reusable(o.file, o.size);
     if (!reuse) {
-        uint64_t avail = bench_free_bytes(file);
-        uint64_t want = size + (64u << 20);
-        if (avail < want) {
-            uint64_t scaled = avail > (128u << 20) ? (avail - (64u << 20)) / 2 : 0;
-            if (scaled < (16u << 20)) {
-                fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free near %s; need at least 48 MiB, skipping\n",
-                        avail >> 20, file);
-                return 0;
-            }
-            fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free near %s; scaling the file down from %" PRIu64
-                            " MiB to %" PRIu64 " MiB\n",
-                    avail >> 20, file, size >> 20, scaled >> 20);
-            size = scaled;
-        }
-        fprintf(stderr, "atf-bench: writing %.1f MiB of WTF scope events to %s\n", (double)size / 1048576.0, file);
+        if (bench_fit_disk(o.file, &o.size) != 0)
+            return 0;
+        fprintf(stderr, "atf-bench: writing %.1f MiB of WTF scope events to %s\n", (double)o.size / 1048576.0,
+                o.file);
         double t0 = bench_now();
-        uint64_t written = write_workload(file, size);
+        uint64_t written = write_workload(o.file, o.size);
         if (!written)
             return 2;
         fprintf(stderr, "atf-bench: %" PRIu64 " events written in %.1f s\n", written, bench_now() - t0);
     } else {
-        fprintf(stderr, "atf-bench: reusing %s\n", file);
+        fprintf(stderr, "atf-bench: reusing %s\n", o.file);
     }
     /* Into the page cache, so that every pass reads from memory. */
     uint64_t cat_bytes = 0;
-    if (time_cat_equivalent(file, &cat_bytes) < 0) {
-        fprintf(stderr, "atf-bench: cannot read %s: %s\n", file, strerror(errno));
+    if (time_cat_equivalent(o.file, &cat_bytes) < 0) {
+        fprintf(stderr, "atf-bench: cannot read %s: %s\n", o.file, strerror(errno));
         return 2;
     }
     static uint32_t sizes[64];
-    if (learn_sizes(file, sizes, 64) != 0) {
-        fprintf(stderr, "atf-bench: cannot read %s\n", file);
+    if (learn_sizes(o.file, sizes, 64) != 0) {
+        fprintf(stderr, "atf-bench: cannot read %s\n", o.file);
         return 2;
     }
     double cat_t[100], read_t[100], val_t[100], read_cpu[100], val_cpu[100], walk_t[100];
     uint64_t events = 0, sum = 0, walked = 0, wsum = 0;
-    for (int i = 0; i < repeat; i++) {
-        cat_t[i] = time_cat_equivalent(file, &cat_bytes);
+    for (int i = 0; i < o.repeat; i++) {
+        cat_t[i] = time_cat_equivalent(o.file, &cat_bytes);
         double c0 = bench_cpu_seconds();
-        read_t[i] = time_read(file, &events, &sum);
+        read_t[i] = time_read(o.file, &events, &sum);
         double c1 = bench_cpu_seconds();
-        val_t[i] = time_validate(file);
+        val_t[i] = time_validate(o.file);
         read_cpu[i] = c1 - c0;
         val_cpu[i] = bench_cpu_seconds() - c1;
-        walk_t[i] = time_walk(file, sizes, 64, &walked, &wsum);
+        walk_t[i] = time_walk(o.file, sizes, 64, &walked, &wsum);
         if (cat_t[i] < 0 || read_t[i] < 0 || val_t[i] < 0 || walk_t[i] < 0 || walked != events) {
             fprintf(stderr, "atf-bench: a pass failed (events read %" PRIu64 ", walked %" PRIu64 ")\n", events,
                     walked);
@@ -393,22 +366,22 @@ int bench_wtf(int argc, char **argv)
         }
     }
     struct stat stt;
-    if (stat(file, &stt) != 0)
+    if (stat(o.file, &stt) != 0)
         return 2;
     double bytes = (double)stt.st_size;
-    qsort(cat_t, (size_t)repeat, sizeof(double), bench_cmp_double);
-    qsort(read_t, (size_t)repeat, sizeof(double), bench_cmp_double);
-    qsort(val_t, (size_t)repeat, sizeof(double), bench_cmp_double);
-    qsort(read_cpu, (size_t)repeat, sizeof(double), bench_cmp_double);
-    qsort(walk_t, (size_t)repeat, sizeof(double), bench_cmp_double);
-    double wk = walk_t[repeat / 2];
-    qsort(val_cpu, (size_t)repeat, sizeof(double), bench_cmp_double);
-    double rc = read_cpu[repeat / 2], vc = val_cpu[repeat / 2];
-    double c = cat_t[repeat / 2], rd = read_t[repeat / 2], va = val_t[repeat / 2];
+    qsort(cat_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
+    qsort(read_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
+    qsort(val_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
+    qsort(read_cpu, (size_t)o.repeat, sizeof(double), bench_cmp_double);
+    qsort(val_cpu, (size_t)o.repeat, sizeof(double), bench_cmp_double);
+    qsort(walk_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
+    double wk = walk_t[o.repeat / 2];
+    double rc = read_cpu[o.repeat / 2], vc = val_cpu[o.repeat / 2];
+    double c = cat_t[o.repeat / 2], rd = read_t[o.repeat / 2], va = val_t[o.repeat / 2];
     double r_ratio = c / rd, v_ratio = c / va;
     int met = r_ratio >= WTF_TARGET && v_ratio >= WTF_TARGET;
     double load = bench_load_average();
-    if (json) {
+    if (o.json) {
         printf("{\"benchmark\":\"wtf\",\"bytes\":%.0f,\"events\":%" PRIu64 ",\"bytes_per_event\":%.2f,"
                "\"cat_seconds\":%.6f,\"read_seconds\":%.6f,\"validate_seconds\":%.6f,"
                "\"cat_mb_per_s\":%.1f,\"read_mb_per_s\":%.1f,\"validate_mb_per_s\":%.1f,"
@@ -418,12 +391,12 @@ int bench_wtf(int argc, char **argv)
                "\"target\":%.2f,\"met\":%s,\"load_average\":%.2f,\"repeat\":%d,\"checksum\":%" PRIu64 "}\n",
                bytes, events, bytes / (double)events, c, rd, va, bytes / c / 1e6, bytes / rd / 1e6, bytes / va / 1e6,
                (double)events / rd, (double)events / va, r_ratio, v_ratio, rc, vc, wk, c / wk, WTF_TARGET,
-               met ? "true" : "false", load, repeat, sum + wsum);
+               met ? "true" : "false", load, o.repeat, sum + wsum);
     } else {
-        printf("file:            %s (%.1f MiB, %" PRIu64 " events, %.1f bytes/event, page-cached)\n", file,
+        printf("file:            %s (%.1f MiB, %" PRIu64 " events, %.1f bytes/event, page-cached)\n", o.file,
                bytes / 1048576.0, events, bytes / (double)events);
         printf("cat-equivalent:  %.3f s  %8.1f MB/s                       (read() in 128 KiB blocks, median of %d)\n",
-               c, bytes / c / 1e6, repeat);
+               c, bytes / c / 1e6, o.repeat);
         printf("atf read:        %.3f s  %8.1f MB/s  %7.1f M events/s  ratio to cat %.3f  (CPU %.3f s; every event and "
                "argument decoded)\n",
                rd, bytes / rd / 1e6, (double)events / rd / 1e6, r_ratio, rc);
@@ -436,9 +409,9 @@ int bench_wtf(int argc, char **argv)
         printf("target: read and validate >= %.2fx cat: %s\n", WTF_TARGET, met ? "met" : "NOT met");
         printf("load average:    %.2f on %ld CPUs\n", load, sysconf(_SC_NPROCESSORS_ONLN));
     }
-    if (!keep && file == tmp && !reuse)
-        unlink(file);
+    if (!o.keep && o.file == tmp && !reuse)
+        unlink(o.file);
     else
-        fprintf(stderr, "atf-bench: kept %s\n", file);
+        fprintf(stderr, "atf-bench: kept %s\n", o.file);
     return 0;
 }

@@ -23,6 +23,7 @@
 #include <atf/wtf.h>
 
 #include "vinternal.h"
+#include "wtf_test_util.h"
 
 static void ok(atf_status s, const atf_error *e)
 {
@@ -30,33 +31,11 @@ static void ok(atf_status s, const atf_error *e)
         fail_msg("%s", e->message);
 }
 
-static atf_wtf_value str(atf_wtf_type t, const char *s)
-{
-    atf_wtf_value v;
-    memset(&v, 0, sizeof v);
-    v.type = t;
-    v.s = s;
-    v.s_len = s ? (uint32_t)strlen(s) : 0;
-    v.is_null = s == NULL;
-    return v;
-}
-
-static atf_wtf_value u32(uint32_t x)
-{
-    atf_wtf_value v;
-    memset(&v, 0, sizeof v);
-    v.type = ATF_WTF_UINT32;
-    v.u = x;
-    return v;
-}
-
 /* The file, in memory (caller frees). */
 static uint8_t *build(size_t *size)
 {
     char path[] = "/tmp/atf-wtf-fast-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
+    wtu_temp_file(path);
     atf_wtf_write_options o = ATF_WTF_WRITE_OPTIONS_INIT;
     o.chunk_bytes = 2048;
     o.timebase_ms = 1.0;
@@ -87,12 +66,13 @@ static uint8_t *build(size_t *size)
         case 2:
         case 3: ok(atf_wtf_writer_scope_leave(w, t, &e), &e); break;
         case 4: {
-            atf_wtf_value v[3] = { u32(r), str(ATF_WTF_ASCII, r & 16 ? "/x" : ""), str(ATF_WTF_ANY, metas[r / 7 % 6]) };
+            atf_wtf_value v[3] = { wtu_u32(r), wtu_str(ATF_WTF_ASCII, r & 16 ? "/x" : ""),
+                                   wtu_str(ATF_WTF_ANY, metas[r / 7 % 6]) };
             ok(atf_wtf_writer_event(w, req, t, v, 3, &e), &e);
             break;
         }
         case 5: {
-            atf_wtf_value v = u32(r);
+            atf_wtf_value v = wtu_u32(r);
             /* now and then back in time: EVT-006 */
             ok(atf_wtf_writer_event(w, tick, r % 11 == 0 ? t - 5 : t, &v, 1, &e), &e);
             break;
@@ -105,7 +85,7 @@ static uint8_t *build(size_t *size)
             v[0].array = 1;
             v[0].count = r % 4;
             v[0].elems = bytes;
-            v[1] = str(ATF_WTF_ASCII, "arr");
+            v[1] = wtu_str(ATF_WTF_ASCII, "arr");
             ok(atf_wtf_writer_event(w, arr, t, v, 2, &e), &e);
             break;
         }
@@ -118,15 +98,7 @@ static uint8_t *build(size_t *size)
                 ok(atf_wtf_writer_scope_leave(w, t, &e), &e);
     }
     ok(atf_wtf_writer_close(w, &e), &e);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    *size = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(*size);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, *size, f), *size);
-    fclose(f);
+    uint8_t *buf = wtu_read_file(path, size);
     unlink(path);
     return buf;
 }

@@ -13,36 +13,9 @@
 
 #include <atf/export.h>
 
-#include "codec_test_util.h"
+#include "export_test_util.h"
 
-typedef struct fixture {
-    char dir[4096];
-    char session[4200];
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    cf_mkdtemp(f->dir, sizeof f->dir, "export");
-    snprintf(f->session, sizeof f->session, "%s/pid_321", f->dir);
-    atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
-    d.threads = 2;
-    d.events = 500;
-    d.detail_every = 3;
-    atf_error err;
-    assert_int_equal(atf_tool_demo(f->session, &d, &err), ATF_OK);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    cf_rm_rf(f->dir);
-    free(f);
-    return 0;
-}
+typedef export_fixture fixture;
 
 /* Exports into memory; returns the bytes (caller frees). */
 static char *export_mem(const char *path, atf_export_format fmt, const atf_tool_options *o, atf_export_stats *s,
@@ -178,5 +151,5 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_progress_reaches_the_total),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, export_setup, export_teardown);
 }

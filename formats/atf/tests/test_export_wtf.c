@@ -21,7 +21,8 @@
 #include <atf/session.h>
 #include <atf/wtf.h>
 
-#include "codec_test_util.h"
+#define EXPORT_FIXTURE_EVENTS 700
+#include "export_test_util.h"
 
 #define SPAN_US ((uint64_t)ATF_EXPORT_WTF_SPAN_MS * 1000u)
 #define MIN_NS (60ull * 1000000000ull)
@@ -235,38 +236,9 @@ static int exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-/* ---- Fixture: a demo session ---------------------------------------------- */
+/* ---- Fixture: a demo session (export_test_util.h) -------------------------- */
 
-typedef struct fixture {
-    char dir[4096];
-    char session[4200];
-    char out[4200];
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    cf_mkdtemp(f->dir, sizeof f->dir, "export-wtf");
-    snprintf(f->session, sizeof f->session, "%s/pid_321", f->dir);
-    snprintf(f->out, sizeof f->out, "%s/out.wtf-trace", f->dir);
-    atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
-    d.threads = 2;
-    d.events = 700;
-    d.detail_every = 3;
-    atf_error err;
-    assert_int_equal(atf_tool_demo(f->session, &d, &err), ATF_OK);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    cf_rm_rf(f->dir);
-    free(f);
-    return 0;
-}
+typedef export_fixture fixture;
 
 /* The demo session: zones, scopes by name and order, marks, details. */
 static void test_demo_session(void **state)
@@ -573,5 +545,5 @@ int main(void)
         cmocka_unit_test(test_scope_names),
         cmocka_unit_test(test_files_and_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, export_setup, export_teardown);
 }

@@ -16,6 +16,8 @@
 
 #include <atf/wtf.h>
 
+#include "wtf_test_util.h"
+
 typedef struct seen {
     char line[64][160];
     size_t n;
@@ -57,12 +59,9 @@ static void test_helpers_read_back(void **state)
 {
     (void)state;
     char path[] = "/tmp/atf-wtf-writer-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
+    wtu_temp_file(path);
     atf_wtf_write_options o = ATF_WTF_WRITE_OPTIONS_INIT;
-    o.timebase_ms = 0.0;
-    o.timebase_given = 1;
+    o.timebase_given = 1;   /* with timebase_ms 0.0 */
     atf_wtf_writer *w;
     atf_error err;
     assert_int_equal(atf_wtf_writer_open(&w, path, &o, &err), ATF_OK);
