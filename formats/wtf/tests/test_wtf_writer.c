@@ -96,7 +96,8 @@ static void test_helpers_read_back(void **state)
     read_back(path, &s, &timebase);
     assert_true(timebase == 0.0);   /* kept, not "now" */
     const char *want[] = {
-        "wtf.zone#create -1 1 first", "wtf.zone#set 3 1 3", "wtf.scope#enter 3 2 outer",
+        /* A zone#set is in the zone it leaves (none yet for the first). */
+        "wtf.zone#create -1 1 first", "wtf.zone#set -1 1 3", "wtf.scope#enter 3 2 outer",
         "wtf.scope#appendData 3 3 true", "wtf.scope#leave 3 4", "wtf.trace#mark 3 5 {\"v\":1}",
         "wtf.zone#delete 3 6 3", "wtf.zone#create 3 7 second", "wtf.zone#set 3 7 3",
         "wtf.scope#enter 3 8 null", "wtf.scope#leave 3 9",
