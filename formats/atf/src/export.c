@@ -766,7 +766,6 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
     exporter *x = calloc(1, sizeof *x);
     obuf *ob = out ? malloc(sizeof *ob) : NULL;
     atf_slice_builder *sb = NULL;
-    int wtf_open = 0;
     if (!x || (out && !ob) ||
         atf_slice_builder_create(&sb, o.window ? o.from_ns : 0, o.window ? o.to_ns : UINT64_MAX, on_slice, x) != ATF_OK) {
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
@@ -789,7 +788,6 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
     if (format == ATF_EXPORT_WTF) {
         if ((st = wtf_export_open(x, out_path, &src, &o, pname, err)) != ATF_OK)
             goto done;
-        wtf_open = 1;
     } else if (format == ATF_EXPORT_PERFETTO) {
         if (perfetto_descriptor(x, PROCESS_UUID, 0, pname, 1, 0) != 0) {
             st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
@@ -810,7 +808,6 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
         int r = st ? 0 : wtf_export_anchors(x, &o);
         if (r != 0)
             st = callback_failed(x, r, err);
-        wtf_open = 0;
         atf_status cs = wtf_export_close(x, st != ATF_OK, st ? NULL : err);
         if (!st)
             st = cs;
@@ -830,8 +827,8 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
         atf_error_set_file(err, path);
     }
 done:
-    if (wtf_open)
-        wtf_export_close(x, 1, NULL);
+    if (x && x->wtf)
+        wtf_export_close(x, 1, NULL);   /* after a failure: only frees */
     if (sb)
         stats->slices = *atf_slice_builder_counts(sb);
     atf_slice_builder_destroy(sb);

@@ -528,8 +528,9 @@ atf_status wtf_export_close(exporter *x, int failed_already, atf_error *err)
             if (err)
                 *err = ferr;
         }
-        free(f->zone_made);
     }
+    for (unsigned k = 0; k < ATF_EXPORT_WTF_MAX_FILES; k++)
+        free(e->files[k].zone_made);   /* also of a file that failed to open */
     /* Parts of an earlier, longer export would look like parts of this one. */
     for (unsigned k = 1; k < ATF_EXPORT_WTF_MAX_FILES && e->diag && !failed_already; k++) {
         char path[4200];
