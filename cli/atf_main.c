@@ -426,6 +426,10 @@ static int cmd_export(int argc, char **argv)
     atf_export_stats s;
     atf_status st;
     if (f == ATF_EXPORT_WTF) {
+        size_t n = strlen(outp);
+        if (n < 10 || strcmp(outp + n - 10, ".wtf-trace") != 0)
+            fprintf(stderr, "atf: export: note: %s does not end in .wtf-trace, the name the WTF tools look for "
+                            "(the reference library reads other names as JSON)\n", outp);
         st = atf_export_file(outp, f, path, &c.o, &s, &err);
         common_finish(&pl);
     } else {
