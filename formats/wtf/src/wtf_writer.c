@@ -446,6 +446,12 @@ static zone_rec *find_zone(atf_wtf_writer *w, int32_t id)
     return NULL;
 }
 
+/* The value of a string argument; NULL: the null string. */
+static atf_wtf_value string_value(atf_wtf_type type, const char *s)
+{
+    return (atf_wtf_value){ .type = type, .s = s, .s_len = s ? (uint32_t)strlen(s) : 0u, .is_null = s == NULL };
+}
+
 static atf_status put_zone_create(atf_wtf_writer *w, zone_rec *z, uint32_t time_us, atf_error *err)
 {
     z->created_in = w->chunks_begun + 1;
@@ -459,13 +465,9 @@ static atf_status put_zone_create(atf_wtf_writer *w, zone_rec *z, uint32_t time_
     memset(v, 0, sizeof v);
     v[0].type = ATF_WTF_UINT16;
     v[0].u = z->id;
-    const char *str[3] = { z->name, z->type, z->location };
-    for (int i = 0; i < 3; i++) {
-        v[i + 1].type = ATF_WTF_ASCII;
-        v[i + 1].s = str[i];
-        v[i + 1].s_len = str[i] ? (uint32_t)strlen(str[i]) : 0;
-        v[i + 1].is_null = str[i] == NULL;
-    }
+    v[1] = string_value(ATF_WTF_ASCII, z->name);
+    v[2] = string_value(ATF_WTF_ASCII, z->type);
+    v[3] = string_value(ATF_WTF_ASCII, z->location);
     return put_event(w, wire, time_us, v, 4, err);
 }
 
@@ -622,12 +624,7 @@ atf_status atf_wtf_writer_zone_delete(atf_wtf_writer *w, uint16_t zone_id, uint3
 
 atf_status atf_wtf_writer_scope_enter(atf_wtf_writer *w, const char *name, uint32_t time_us, atf_error *err)
 {
-    atf_wtf_value v;
-    memset(&v, 0, sizeof v);
-    v.type = ATF_WTF_ASCII;
-    v.s = name;
-    v.s_len = name ? (uint32_t)strlen(name) : 0;
-    v.is_null = name == NULL;
+    atf_wtf_value v = string_value(ATF_WTF_ASCII, name);
     return write_builtin(w, ATF_WTF_BI_SCOPE_ENTER, time_us, &v, 1, err);
 }
 
@@ -639,16 +636,7 @@ atf_status atf_wtf_writer_scope_leave(atf_wtf_writer *w, uint32_t time_us, atf_e
 static atf_status name_value(atf_wtf_writer *w, unsigned bi, const char *name, const char *json, uint32_t time_us,
                              atf_error *err)
 {
-    atf_wtf_value v[2];
-    memset(v, 0, sizeof v);
-    v[0].type = ATF_WTF_ASCII;
-    v[0].s = name;
-    v[0].s_len = name ? (uint32_t)strlen(name) : 0;
-    v[0].is_null = name == NULL;
-    v[1].type = ATF_WTF_ANY;
-    v[1].s = json;
-    v[1].s_len = json ? (uint32_t)strlen(json) : 0;
-    v[1].is_null = json == NULL;
+    atf_wtf_value v[2] = { string_value(ATF_WTF_ASCII, name), string_value(ATF_WTF_ANY, json) };
     return write_builtin(w, bi, time_us, v, 2, err);
 }
 
