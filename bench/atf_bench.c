@@ -13,6 +13,10 @@
  *       The merge, the canonical dump and the Perfetto export of an 8-thread
  *       session versus the recorder's sustained rate measured in the same run
  *       (bench_read.c).
+ *
+ *   atf-bench wtf [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
+ *       A WTF file of scope events read (every event and argument decoded)
+ *       and validated versus `cat` of the same page-cached file (bench_wtf.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,7 +43,7 @@ double bench_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static uint64_t parse_size(const char *s)
+uint64_t bench_parse_size(const char *s)
 {
     char *end;
     double v = strtod(s, &end);
@@ -55,8 +59,7 @@ static uint64_t parse_size(const char *s)
     return (uint64_t)v;
 }
 
-/* Free bytes on the filesystem holding path's directory. */
-static uint64_t free_bytes(const char *path)
+uint64_t bench_free_bytes(const char *path)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
@@ -163,51 +166,70 @@ int bench_cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int bench_read(int argc, char **argv)
+int bench_file_opts_parse(bench_file_opts *o, int argc, char **argv, const char *name)
 {
-    uint64_t size = 1ull << 30;
-    const char *file = NULL;
-    int repeat = 5, keep = 0, json = 0;
+    o->size = 1ull << 30;
+    o->file = NULL;
+    o->repeat = 5;
+    o->keep = o->json = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--size") && i + 1 < argc)
-            size = parse_size(argv[++i]);
+            o->size = bench_parse_size(argv[++i]);
         else if (!strcmp(argv[i], "--file") && i + 1 < argc)
-            file = argv[++i];
+            o->file = argv[++i];
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
-            repeat = atoi(argv[++i]);
+            o->repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--keep"))
-            keep = 1;
+            o->keep = 1;
         else if (!strcmp(argv[i], "--json"))
-            json = 1;
+            o->json = 1;
         else {
-            fprintf(stderr, "usage: atf-bench read [--size BYTES[K|M|G]] [--file PATH] [--repeat N] [--keep] [--json]\n");
+            fprintf(stderr, "usage: atf-bench %s [--size BYTES[K|M|G]] [--file PATH] [--repeat N] [--keep] [--json]\n",
+                    name);
             return 2;
         }
     }
-    if (size < 4096 || repeat < 1 || repeat > 100) {
+    if (o->size < 4096 || o->repeat < 1 || o->repeat > 100) {
         fprintf(stderr, "atf-bench: bad --size or --repeat\n");
         return 2;
     }
+    return 0;
+}
+
+int bench_fit_disk(const char *file, uint64_t *size)
+{
+    uint64_t avail = bench_free_bytes(file);
+    if (avail >= *size + (64u << 20))
+        return 0;
+    uint64_t scaled = avail > (128u << 20) ? (avail - (64u << 20)) / 2 : 0;
+    if (scaled < (16u << 20)) {
+        fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free near %s; need at least 48 MiB, skipping\n",
+                avail >> 20, file);
+        return 1;
+    }
+    fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free near %s; scaling the file down from %" PRIu64
+                    " MiB to %" PRIu64 " MiB\n",
+            avail >> 20, file, *size >> 20, scaled >> 20);
+    *size = scaled;
+    return 0;
+}
+
+static int bench_read(int argc, char **argv)
+{
+    bench_file_opts o;
+    if (bench_file_opts_parse(&o, argc, argv, "read") != 0)
+        return 2;
+    uint64_t size = o.size;
+    const char *file = o.file;
+    int repeat = o.repeat, keep = o.keep, json = o.json;
     char tmp[4096];
     if (!file) {
         const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
         snprintf(tmp, sizeof tmp, "%s/atf-bench-read-%d.atf", dir, (int)getpid());
         file = tmp;
     }
-    uint64_t avail = free_bytes(file);
-    uint64_t want = size + (64u << 20);
-    if (avail < want) {
-        uint64_t scaled = avail > (128u << 20) ? (avail - (64u << 20)) / 2 : 0;
-        if (scaled < (16u << 20)) {
-            fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free near %s; need at least 48 MiB, skipping\n",
-                    avail >> 20, file);
-            return 0;
-        }
-        fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free near %s; scaling the file down from %" PRIu64
-                        " MiB to %" PRIu64 " MiB\n",
-                avail >> 20, file, size >> 20, scaled >> 20);
-        size = scaled;
-    }
+    if (bench_fit_disk(file, &size) != 0)
+        return 0;
     uint64_t events = (size - 128) / ATF_INDEX_EVENT_SIZE;
     struct stat st;
     int reuse = stat(file, &st) == 0 && (uint64_t)st.st_size == 128 + events * ATF_INDEX_EVENT_SIZE;
@@ -264,9 +286,12 @@ int main(int argc, char **argv)
         return bench_recorder(argc - 2, argv + 2);
     if (argc >= 2 && (!strcmp(argv[1], "merge") || !strcmp(argv[1], "dump") || !strcmp(argv[1], "export")))
         return bench_read_side(argv[1], argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "wtf"))
+        return bench_wtf(argc - 2, argv + 2);
     fprintf(stderr, "usage: atf-bench read [options]       (index reading vs cat)\n"
                     "       atf-bench recorder [options]   (recorder throughput vs raw writes)\n"
                     "       atf-bench merge|dump|export [options]\n"
-                    "                                      (the read side vs the recorder's rate, same run)\n");
+                    "                                      (the read side vs the recorder's rate, same run)\n"
+                    "       atf-bench wtf [options]        (WTF reading and validation vs cat)\n");
     return 2;
 }

@@ -10,6 +10,28 @@
 double bench_now(void);
 double bench_load_average(void);
 int bench_cmp_double(const void *a, const void *b);
+/* "64M", "1G", "4096": bytes, 0 when not a size. */
+uint64_t bench_parse_size(const char *s);
+/* Free bytes on the filesystem holding path's directory (0 if unknown). */
+uint64_t bench_free_bytes(const char *path);
+/* The options of the benchmarks over one file (read, wtf). */
+typedef struct bench_file_opts {
+    uint64_t size;      /* --size: bytes of the file (1 GiB) */
+    const char *file;   /* --file: NULL for one in $TMPDIR */
+    int repeat;         /* --repeat: timed passes (5) */
+    int keep;           /* --keep: the file is not removed */
+    int json;           /* --json: one JSON line */
+} bench_file_opts;
+/* Parses argv into @o (defaults first). @return 0, or 2 with the usage of
+ * `atf-bench NAME` on stderr. */
+int bench_file_opts_parse(bench_file_opts *o, int argc, char **argv, const char *name);
+/* Room for @size bytes (and 64 MiB) near @file: when the disk is short,
+ * *size is scaled down with a message. @return 0 go on, 1 not even the
+ * smallest file fits (said on stderr: skip). */
+int bench_fit_disk(const char *file, uint64_t *size);
+
+/* CPU seconds (user + system) of this process so far. */
+double bench_cpu_seconds(void);
 
 /* atf-bench recorder ...: argv holds the arguments after "recorder". */
 int bench_recorder(int argc, char **argv);
@@ -24,5 +46,8 @@ int bench_recorder_rate(const char *out, unsigned threads, uint64_t per_thread, 
 
 /* atf-bench merge|dump|export ...: bench_read.c. */
 int bench_read_side(const char *what, int argc, char **argv);
+
+/* atf-bench wtf ...: bench_wtf.c. */
+int bench_wtf(int argc, char **argv);
 
 #endif /* ATF_BENCH_H */

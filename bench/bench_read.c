@@ -38,7 +38,7 @@
 #include "bench.h"
 #include "internal.h"   /* the codec's: atf_make_dirs */
 
-static double cpu_s(void)
+double bench_cpu_seconds(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -218,11 +218,11 @@ int bench_read_side(const char *what, int argc, char **argv)
         return 2;
     double wall[50], cpu[50];
     for (int i = 0; i < repeat; i++) {
-        double t0 = bench_now(), c0 = cpu_s();
+        double t0 = bench_now(), c0 = bench_cpu_seconds();
         if (pass(what, session, &sum, &open_t[i], &stream_t[i]) != n)
             return 2;
         wall[i] = bench_now() - t0;
-        cpu[i] = cpu_s() - c0;
+        cpu[i] = bench_cpu_seconds() - c0;
     }
     double load = bench_load_average();
     /* The write side, same machine, same run. */

@@ -37,7 +37,7 @@ static const char usage_text[] =
     "                                   --json prints the canonical dump (JSON Lines;\n"
     "                                   for WTF: docs/wtf-dump-format.md)\n"
     "  merge [--json] [FILTERS] SESSION all threads merged by (timestamp, thread, seq)\n"
-    "  export --format perfetto|chrome-json [FILTERS] -o FILE PATH\n"
+    "  export --format perfetto|chrome-json|wtf [FILTERS] -o FILE PATH\n"
     "                                   the session as a timeline (one track per thread,\n"
     "                                   calls as nested slices) for ui.perfetto.dev,\n"
     "                                   chrome://tracing or speedscope; counts on stderr\n"
@@ -413,24 +413,37 @@ static int cmd_export(int argc, char **argv)
     }
     atf_export_format f = atf_export_format_parse(format);
     if (!f)
-        return usage("export: --format must be perfetto or chrome-json");
+        return usage("export: --format must be perfetto, chrome-json or wtf");
     if (!path || !outp)
         return usage("export: PATH and -o FILE are needed");
+    if (f == ATF_EXPORT_WTF && !strcmp(outp, "-"))
+        return usage("export: --format wtf writes files (-o FILE.wtf-trace; a session longer than 71.6 minutes "
+                     "takes more than one), not standard output");
     if (c.o.window && c.o.from_ns > c.o.to_ns)
         return usage("export: --from is after --to");
     common_arm(&c, &pl);
-    FILE *out = !strcmp(outp, "-") ? stdout : fopen(outp, "wb");
-    if (!out) {
-        fprintf(stderr, "atf: error: %s: cannot create: %s\n", outp, strerror(errno));
-        return EXIT_USAGE;
-    }
     atf_error err;
     atf_export_stats s;
-    atf_status st = atf_export(out, f, path, &c.o, &s, &err);
-    common_finish(&pl);
-    if (out != stdout && fclose(out) != 0 && !st) {
-        fprintf(stderr, "atf: error: %s: cannot write: %s\n", outp, strerror(errno));
-        return EXIT_USAGE;
+    atf_status st;
+    if (f == ATF_EXPORT_WTF) {
+        size_t n = strlen(outp);
+        if (n < 10 || strcmp(outp + n - 10, ".wtf-trace") != 0)
+            fprintf(stderr, "atf: export: note: %s does not end in .wtf-trace, the name the WTF tools look for "
+                            "(the reference library reads other names as JSON)\n", outp);
+        st = atf_export_file(outp, f, path, &c.o, &s, &err);
+        common_finish(&pl);
+    } else {
+        FILE *out = !strcmp(outp, "-") ? stdout : fopen(outp, "wb");
+        if (!out) {
+            fprintf(stderr, "atf: error: %s: cannot create: %s\n", outp, strerror(errno));
+            return EXIT_USAGE;
+        }
+        st = atf_export(out, f, path, &c.o, &s, &err);
+        common_finish(&pl);
+        if (out != stdout && fclose(out) != 0 && !st) {
+            fprintf(stderr, "atf: error: %s: cannot write: %s\n", outp, strerror(errno));
+            return EXIT_USAGE;
+        }
     }
     if (st)
         return fail(st, &err);
@@ -452,6 +465,24 @@ static int cmd_export(int argc, char **argv)
             " calls deeper than %u (dropped), %" PRIu64 " slices clipped by the window\n",
             k->unclosed, k->unmatched_returns, k->unwound, k->depth_skips, k->backwards, k->unknown_kinds,
             k->too_deep, ATF_SLICE_MAX_DEPTH, k->clipped);
+    if (f == ATF_EXPORT_WTF) {
+        fprintf(stderr,
+                "atf: export: wtf: %" PRIu64 " file(s) (one per %.1f minutes of the session)", s.files,
+                ATF_EXPORT_WTF_SPAN_MS / 60000.0);
+        const char *sep = ":";
+        for (unsigned i = 0; i < ATF_EXPORT_WTF_MAX_FILES; i++) {
+            char part[4200];
+            if ((s.wtf_parts >> i & 1) && atf_export_wtf_part_path(part, sizeof part, outp, i) == 0) {
+                fprintf(stderr, "%s %s", sep, part);
+                sep = ",";
+            }
+        }
+        fprintf(stderr,
+                "; %" PRIu64 " scope(s) cut at a file boundary (marked \"clipped_end\", \"clipped_begin\"), %" PRIu64
+                " call(s) nested deeper than %u not written (the WTF reader's limit), %" PRIu64
+                " event(s) past %u files written at the last one's end\n",
+                s.file_cuts, s.too_deep_for_format, ATF_EXPORT_WTF_MAX_DEPTH, s.clamped, ATF_EXPORT_WTF_MAX_FILES);
+    }
     return EXIT_OK;
 }
 

@@ -324,6 +324,16 @@ def valid_cases():
         "event chunk (a snapshot of nothing)")
 
     w = TraceWriter(header=plain_header())
+    w.zone_create(1, "thread_0", "native_script", "t0", 0)
+    w.zone_set(1, 1)
+    w.zone_delete(1, 2)
+    w.zone_create(1, "thread_1", "native_script", "t1", 3)
+    w.zone_set(1, 3)
+    add("y_zon_id_used_again_after_delete", *finished(w), "zone 1 created as \"thread_0\", "
+        "deleted, then created as \"thread_1\": after wtf.zone#delete an id may name another "
+        "zone (W-E19; atf export does so past 65534 threads), not WTF-ZON-002")
+
+    w = TraceWriter(header=plain_header())
     types = [t for t in wire.TYPES]
     scal = w.define("types#scalars", ", ".join("%s v%s" % (t, t) for t in types), 0, 0, 1)
     # Arrays of the types the reference reads (the others: i_def_008_unreadable_arrays).

@@ -85,6 +85,7 @@ class Reader:
         self.zone = None
         self.depth = {}
         self.deep = set()           # zones already reported under WTF-SCO-003
+        self.deleted = set()        # zone ids deleted since their last wtf.zone#create
         self.partial = False        # some events were not read (damage or a cut)
 
     # ---- findings
@@ -519,10 +520,14 @@ class Reader:
             self.apply_define(ev)
         elif name == b"wtf.zone#create" and ev.values and isinstance(ev.values[0], int):
             zid, info = ev.values[0], tuple(ev.values[1:4])
-            if zid in self.zones and self.zones[zid] != info:
+            if zid in self.zones and self.zones[zid] != info and zid not in self.deleted:
                 self.find("WTF-ZON-002", ev.offset + 8, "zoneId", "zone %d created again with "
                           "another name, type or location" % zid, ci.index)
             self.zones[zid] = info
+            self.deleted.discard(zid)
+        elif name == b"wtf.zone#delete" and ev.values and isinstance(ev.values[0], int):
+            # After a delete the id may name another zone (SPEC-WTF W-E19).
+            self.deleted.add(ev.values[0])
         elif name == b"wtf.zone#set" and ev.values and isinstance(ev.values[0], int):
             zid = ev.values[0]
             if zid not in self.zones:

@@ -96,8 +96,8 @@
       "Use arrays of int8, uint8, int16, uint16, int32, uint32, float32, char or wchar; pass other lists as an any (JSON) argument.") \
     X(WTF_ZON_001, "WTF-ZON", "001", E, 0, "wtf.zone#set MUST name a zone created earlier in the file.", \
       "Write wtf.zone#create for a zone before any wtf.zone#set of it.") \
-    X(WTF_ZON_002, "WTF-ZON", "002", W, 0, "A zone created again SHOULD be created with the same name, type and location.", \
-      "Create a zone id once, or repeat the same name, type and location.") \
+    X(WTF_ZON_002, "WTF-ZON", "002", W, 0, "A zone created again SHOULD be created with the same name, type and location, unless a wtf.zone#delete of it came in between (W-E19).", \
+      "Create a zone id once, or repeat the same name, type and location, or delete the zone before its id names another.") \
     X(WTF_SCO_001, "WTF-SCO", "001", W, 0, "wtf.scope#leave SHOULD close a scope open in its zone (a ring buffer that wrapped leaves the leaves of scopes entered in the chunks it overwrote).", \
       "Write wtf.scope#leave only for a scope entered in the same zone.") \
     X(WTF_SCO_002, "WTF-SCO", "002", W, 0, "At the end of a complete file whose events were all read, no scope SHOULD be left open (a snapshot taken inside a scope leaves it open).", \

@@ -685,8 +685,8 @@ atf_status atf_validate_index_memory(atf_validation **out, const void *data, siz
     return finish(v, ATF_OK, out, err);
 }
 
-atf_status atf_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
-                                   const atf_validate_options *opts, atf_error *err)
+atf_status v_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
+                                 const atf_validate_options *opts, int general_only, atf_error *err)
 {
     if (out)
         *out = NULL;
@@ -696,8 +696,14 @@ atf_status atf_validate_wtf_memory(atf_validation **out, const void *data, size_
     if (!v)
         return fail(err, ATF_E_NOMEM, name, NULL);
     size_t f = v_file(v, name ? name : "trace.wtf-trace");
-    v_wtf_pass(v, f, data ? data : (const void *)"", size, size);
+    v_wtf_pass_mode(v, f, data ? data : (const void *)"", size, size, general_only);
     return finish(v, ATF_OK, out, err);
+}
+
+atf_status atf_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
+                                   const atf_validate_options *opts, atf_error *err)
+{
+    return v_validate_wtf_memory(out, data, size, name, opts, 0, err);
 }
 
 atf_status atf_validate_detail_memory(atf_validation **out, const void *data, size_t size, const char *name,

@@ -192,5 +192,12 @@ atf_status v_thread(atf_validation *v, const char *label_prefix, const uint8_t *
 /* The WTF pass (wtf_pass.c): every WTF-* clause over one file of @p size
  * bytes (data_end: where a sparse tail starts). */
 void v_wtf_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end);
+/* The same with its fast path for common events off (general_only = 1):
+ * the findings must not differ (test_wtf_fast_path). */
+void v_wtf_pass_mode(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
+                     int general_only);
+/* atf_validate_wtf_memory() with the fast path on or off. */
+atf_status v_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
+                                 const atf_validate_options *opts, int general_only, atf_error *err);
 
 #endif /* ATF_VALIDATOR_INTERNAL_H */

@@ -21,6 +21,7 @@
 
 typedef struct wzone {
     uint8_t made;
+    uint8_t deleted;      /* a wtf.zone#delete since its last create: the id may name another zone next */
     uint32_t ident;       /* hash of name, type and location */
     uint32_t depth;
     uint8_t too_deep;
@@ -32,6 +33,7 @@ typedef struct wpass {
     const uint8_t *d;
     uint64_t size;
     atf_wtf_def **defs;   /* [W_WIRES] */
+    wtf_plan *plan;       /* [W_WIRES], kept with defs by set_def() */
     wzone *zones;         /* [W_ZONES + 1]: index 0 is "no zone set" */
     int32_t zone;
     uint64_t events;
@@ -40,7 +42,16 @@ typedef struct wpass {
     /* name -> its first definition, open addressing */
     atf_wtf_def **firsts;
     uint32_t names_cap, names_used;
+    /* The current chunk's strings, per ordinal: S_FULL when not empty,
+     * S_JSON / S_NOT_JSON once read as JSON (an `any` string is parsed once
+     * per chunk, not once per event); then three more entries for the null
+     * ordinal, the empty one and any other past the table (fast_run's
+     * lookup). NULL: no memory (no fast path; JSON parsed each time). */
+    uint8_t *ord_state;
+    int general_only;     /* the fast path off (tests) */
 } wpass;
+
+enum { S_FULL = 1, S_JSON = 2, S_NOT_JSON = 4 };
 
 static uint32_t hash_bytes(uint32_t h, const void *p, size_t n)
 {
@@ -109,6 +120,13 @@ static int same_args(const atf_wtf_def *a, const atf_wtf_def *b)
             strcmp(a->args[i].name, b->args[i].name) != 0)
             return 0;
     return 1;
+}
+
+/* defs[wire] = d (may be NULL), and its plan. */
+static void set_def(wpass *w, uint32_t wire, atf_wtf_def *d)
+{
+    w->defs[wire] = d;
+    wtf_plan_of(&w->plan[wire], d);
 }
 
 static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st, uint64_t at)
@@ -180,7 +198,7 @@ static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *
         v_report(w->v, w->file, C_WTF_DEF_006, 0, at + 24, "define.args",
                  "%s defined with arguments \"%s\", first with \"%s\"", nd->name, nd->signature, first->signature);
     wtf_def_free(old);
-    w->defs[wire] = nd;
+    set_def(w, wire, nd);
 }
 
 /* ---- Events ------------------------------------------------------------------ */
@@ -192,10 +210,54 @@ static int json_ok(const char *s, size_t n)
     return j != NULL;
 }
 
+/* Whether table string @ord (< st->count) is JSON text (cached for the chunk). */
+static int json_at(wpass *w, const atf_wtf_strings *st, uint32_t ord)
+{
+    if (w->ord_state && (w->ord_state[ord] & (S_JSON | S_NOT_JSON)))
+        return (w->ord_state[ord] & S_JSON) != 0;
+    const char *s;
+    uint32_t len;
+    atf_wtf_strings_get(st, ord, &s, &len);
+    int ok = json_ok(s, len);
+    if (w->ord_state)
+        w->ord_state[ord] |= ok ? S_JSON : S_NOT_JSON;
+    return ok;
+}
+
+static void bad_string(wpass *w, const atf_wtf_event *ev, size_t i, uint32_t ord, int empty_stored)
+{
+    const atf_wtf_def *d = ev->def;
+    if (empty_stored)
+        v_report(w->v, w->file, C_WTF_STR_002, 0, ev->offset, d->args[i].name,
+                 "%s: ordinal %u is an empty string stored in the table", d->name, (unsigned)ord);
+    else
+        v_report(w->v, w->file, C_WTF_EVT_005, 0, ev->offset, d->args[i].name,
+                 "%s: argument %s (ordinal %u) is not JSON text", d->name, d->args[i].name, (unsigned)ord);
+}
+
 /* String arguments: `any` texts (WTF-EVT-005) and empty table entries (WTF-STR-002). */
 static void check_strings(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st)
 {
     const atf_wtf_def *d = ev->def;
+    if (d->fixed_size) {
+        /* No arrays: string i is the ordinal in slot i (checked in range by the decoder). */
+        for (uint64_t m = d->string_args; m; m &= m - 1) {
+            size_t i = (size_t)__builtin_ctzll(m);
+            uint32_t ord = v_le32(ev->args + 4 * i);
+            int any = (d->any_args >> i) & 1;
+            if (ord >= st->count) {
+                /* null, or empty: "" is not JSON */
+                if (ord == ATF_WTF_STRING_EMPTY && any)
+                    bad_string(w, ev, i, ord, 0);
+                continue;
+            }
+            if (st->data[st->starts[ord]] == 0)
+                bad_string(w, ev, i, ord, 1);
+            if (any && !json_at(w, st, ord))
+                bad_string(w, ev, i, ord, 0);
+        }
+        return;
+    }
     for (size_t i = 0; i < d->arg_count; i++) {
         atf_wtf_type t = d->args[i].type;
         if (t != ATF_WTF_ASCII && t != ATF_WTF_UTF8 && t != ATF_WTF_ANY)
@@ -209,11 +271,10 @@ static void check_strings(wpass *w, const atf_wtf_event *ev, const atf_wtf_strin
             if (v.array)
                 atf_wtf_array_elem(&v, k, st, &e);
             if (e.u < st->count && e.s && e.s_len == 0)
-                v_report(w->v, w->file, C_WTF_STR_002, 0, ev->offset, d->args[i].name,
-                         "%s: ordinal %u is an empty string stored in the table", d->name, (unsigned)e.u);
-            if (t == ATF_WTF_ANY && (uint32_t)e.u != ATF_WTF_STRING_NULL && (!e.s || !json_ok(e.s, e.s_len)))
-                v_report(w->v, w->file, C_WTF_EVT_005, 0, ev->offset, d->args[i].name,
-                         "%s: argument %s (ordinal %u) is not JSON text", d->name, d->args[i].name, (unsigned)e.u);
+                bad_string(w, ev, i, (uint32_t)e.u, 1);
+            if (t == ATF_WTF_ANY && (uint32_t)e.u != ATF_WTF_STRING_NULL &&
+                (!e.s || !(e.u < st->count ? json_at(w, st, (uint32_t)e.u) : json_ok(e.s, e.s_len))))
+                bad_string(w, ev, i, (uint32_t)e.u, 0);
         }
     }
 }
@@ -233,11 +294,14 @@ static void on_zone(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st
             wtf_arg_value(d, ev->args, ev->size - 8, st, i, &s);
             h = hash_bytes(h, s.s ? s.s : "\xff", s.s ? s.s_len + 1 : 1);
         }
-        if (zr->made && zr->ident != h)
+        if (zr->made && !zr->deleted && zr->ident != h)
             v_report(w->v, w->file, C_WTF_ZON_002, 0, ev->offset, "zoneId",
                      "zone %u created again with another name, type or location", (unsigned)z);
         zr->made = 1;
+        zr->deleted = 0;
         zr->ident = h;
+    } else if (d->builtin == ATF_WTF_BI_ZONE_DELETE) {
+        zr->deleted = 1;
     } else if (d->builtin == ATF_WTF_BI_ZONE_SET) {
         if (!zr->made)
             v_report(w->v, w->file, C_WTF_ZON_001, 0, ev->offset + 8, "zoneId", "zone %u was never created",
@@ -267,6 +331,65 @@ static void on_scope(wpass *w, const atf_wtf_event *ev)
     }
 }
 
+/* The fast path: from @pos, the events of fixed-size types that are not
+ * defines or zone events, whole, whose checks all pass (times, string
+ * ordinals in the table and not empty, `any` strings known to be JSON,
+ * scope depth), with the state in registers and few branches (random
+ * mixes of scopes and leaves would mispredict). @return where it stopped:
+ * the event there goes the general way, which reports what is wrong. */
+static size_t fast_run(wpass *w, const uint8_t *buf, size_t n, size_t pos, const atf_wtf_chunk *c, int times_set,
+                       const atf_wtf_strings *st, int *have_last, uint32_t *last)
+{
+    static const uint8_t null_ord[4] = { 0xFF, 0xFF, 0xFF, 0xFF };
+    const uint8_t *state = w->ord_state;
+    if (!state || w->general_only || (times_set && c->start_time > c->end_time))
+        return pos;   /* no state; or every event outside the chunk's times: the general way reports each */
+    const wtf_plan *plan = w->plan;
+    uint32_t count = st->count;
+    uint32_t t_lo = times_set ? c->start_time : 0, t_span = times_set ? c->end_time - c->start_time : UINT32_MAX;
+    wzone *z = cur_zone(w);
+    uint32_t depth = z->depth, lo = *have_last ? *last : 0;
+    int seen = *have_last;
+    uint64_t events = 0;
+    while (n - pos >= 8) {
+        const uint8_t *p = buf + pos;
+        uint32_t wire = v_le32(p), t = v_le32(p + 4);
+        const wtf_plan *pl = wire < W_WIRES ? &plan[wire] : &wtf_plan_none;
+        uint32_t size = pl->size;
+        if (!pl->fast | (size > n - pos) | (t - t_lo > t_span) | (t < (pl->ordered ? lo : 0)))
+            break;
+        /* The first string argument (null when there is none): its state entry. */
+        uint32_t ord = v_le32(pl->s0 ? p + pl->s0 : null_ord);
+        uint32_t at = ord < count ? ord : ord == ATF_WTF_STRING_NULL ? count : ord == ATF_WTF_STRING_EMPTY ? count + 1 : count + 2;
+        uint32_t d = depth + (uint32_t)(int32_t)pl->delta;
+        unsigned need0 = S_FULL | (pl->any0 ? S_JSON : 0u);
+        if (((state[at] & need0) != need0) | (d > W_MAX_DEPTH))   /* d wraps below 0 */
+            break;
+        if (pl->more) {
+            int ok = 1;
+            for (uint64_t m = pl->more; m && ok; m &= m - 1) {
+                unsigned i = (unsigned)__builtin_ctzll(m);
+                uint32_t o = v_le32(p + 8 + 4 * i);
+                unsigned need = (pl->anys >> i) & 1 ? S_FULL | S_JSON : S_FULL;
+                uint32_t a = o < count ? o : o == ATF_WTF_STRING_NULL ? count : o == ATF_WTF_STRING_EMPTY ? count + 1 : count + 2;
+                ok = (state[a] & need) == need;
+            }
+            if (!ok)
+                break;
+        }
+        depth = d;
+        seen |= pl->ordered;
+        lo = pl->ordered ? t : lo;
+        pos += size;
+        events++;
+    }
+    z->depth = depth;
+    *have_last = seen;
+    *last = lo;
+    w->events += events;
+    return pos;
+}
+
 /* The events of one binary event buffer (@n of its bytes are in the file). */
 static void walk_events(wpass *w, const atf_wtf_chunk *c, const atf_wtf_part *ep, uint64_t n,
                         const atf_wtf_strings *st)
@@ -275,29 +398,36 @@ static void walk_events(wpass *w, const atf_wtf_chunk *c, const atf_wtf_part *ep
     int times_set = c->start_time != ATF_WTF_NO_TIME || c->end_time != ATF_WTF_NO_TIME;
     int have_last = 0;
     uint32_t last = 0;
+    const atf_wtf_def *const *defs = (const atf_wtf_def *const *)w->defs;
     for (size_t pos = 0; pos < n;) {
-        uint32_t size = 0;
-        atf_error e;
-        atf_error_clear(&e);
-        atf_status s = wtf_decode_event_at((const atf_wtf_def *const *)w->defs, W_WIRES, st, buf, (size_t)n, pos,
-                                           ep->file_offset, &size, &e);
-        if (s == ATF_E_TRUNCATED && n < ep->length)
-            return; /* the file ends inside this event: WTF-REC-001 (reported by the chunk) */
-        if (s != ATF_OK) {
-            vclause c2 = s == ATF_E_NOT_FOUND ? C_WTF_EVT_001
-                         : s == ATF_E_RANGE   ? C_WTF_EVT_003
-                         : s == ATF_E_LENGTH  ? C_WTF_EVT_004
-                                              : C_WTF_EVT_002;
-            v_report(w->v, w->file, c2, 0, e.offset, e.field, "%s (the rest of the chunk is not checked)", e.message);
-            w->damaged = 1;
-            return;
+        if ((pos = fast_run(w, buf, (size_t)n, pos, c, times_set, st, &have_last, &last)) >= n)
+            break;
+        uint32_t size = wtf_fast_size(defs, W_WIRES, st, buf, (size_t)n, pos);
+        if (!size) {
+            atf_error e;
+            atf_error_clear(&e);
+            atf_status s = wtf_decode_event_at(defs, W_WIRES, st, buf, (size_t)n, pos, ep->file_offset, &size, &e);
+            if (s == ATF_E_TRUNCATED && n < ep->length)
+                return; /* the file ends inside this event: WTF-REC-001 (reported by the chunk) */
+            if (s != ATF_OK) {
+                vclause c2 = s == ATF_E_NOT_FOUND ? C_WTF_EVT_001
+                             : s == ATF_E_RANGE   ? C_WTF_EVT_003
+                             : s == ATF_E_LENGTH  ? C_WTF_EVT_004
+                                                  : C_WTF_EVT_002;
+                v_report(w->v, w->file, c2, 0, e.offset, e.field, "%s (the rest of the chunk is not checked)",
+                         e.message);
+                w->damaged = 1;
+                return;
+            }
         }
         atf_wtf_event ev;
-        memset(&ev, 0, sizeof ev);
         ev.offset = ep->file_offset + pos;
         ev.wire_id = v_le32(buf + pos);
         ev.time = v_le32(buf + pos + 4);
         ev.def = w->defs[ev.wire_id];
+        ev.zone = w->zone;
+        ev.depth = 0;
+        ev.chunk = 0;
         ev.size = size;
         ev.args = buf + pos + 8;
         pos += size;
@@ -318,6 +448,7 @@ static void walk_events(wpass *w, const atf_wtf_chunk *c, const atf_wtf_part *ep
         switch (d->builtin) {
         case ATF_WTF_BI_DEFINE: on_define(w, &ev, st, ev.offset); break;
         case ATF_WTF_BI_ZONE_CREATE:
+        case ATF_WTF_BI_ZONE_DELETE:
         case ATF_WTF_BI_ZONE_SET: on_zone(w, &ev, st); break;
         default: on_scope(w, &ev); break;
         }
@@ -582,6 +713,8 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
     atf_wtf_strings st;
     memset(&st, 0, sizeof st);
     int strings_ok = 1;
+    free(w->ord_state);
+    w->ord_state = NULL;
     if (strings) {
         if (table_end + strings->offset + strings->length > limit) {
             strings_ok = 0;   /* cut by the end of the file: none of its events */
@@ -594,10 +727,22 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
             if (st.unterminated)
                 v_report(v, f, C_WTF_STR_001, 0, strings->file_offset + strings->length - 1, "string_table",
                          "the table does not end with a NUL byte");
+            if ((w->ord_state = (uint8_t *)malloc((size_t)st.count + 3)) != NULL) {
+                for (uint32_t i = 0; i < st.count; i++)
+                    w->ord_state[i] = st.data[st.starts[i]] ? S_FULL : 0;
+            }
             if (!valid_utf8(w->d + strings->file_offset, strings->length))
                 v_report(v, f, C_WTF_STR_003, 0, strings->file_offset, "string_table",
                          "the table holds bytes that are not UTF-8");
         }
+    }
+    if (!strings)
+        w->ord_state = (uint8_t *)malloc(3);   /* NULL (no memory): the general way only */
+    if (w->ord_state) {
+        /* After the table: the null ordinal passes, the empty one is not JSON, others are past the table. */
+        w->ord_state[st.count] = S_FULL | S_JSON;
+        w->ord_state[st.count + 1] = S_FULL;
+        w->ord_state[st.count + 2] = 0;
     }
     if (events && strings_ok && table_end + events->offset < limit) {
         uint64_t n = events->length;
@@ -606,6 +751,8 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
         walk_events(w, &c, events, n, &st);
     }
     atf_wtf_strings_free(&st);
+    free(w->ord_state);
+    w->ord_state = NULL;
     return cut || last ? 0 : pos + c.length;
 }
 
@@ -618,6 +765,12 @@ static void open_scope_at_end(wpass *w)
 }
 
 void v_wtf_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end)
+{
+    v_wtf_pass_mode(v, file, d, size, data_end, 0);
+}
+
+void v_wtf_pass_mode(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
+                     int general_only)
 {
     for (int c = C_WTF_HDR_001; c <= C_WTF_REC_001; c++)
         v_check(v, (vclause)c);
@@ -654,17 +807,20 @@ void v_wtf_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size,
     w.d = d;
     w.size = size;
     w.zone = -1;
+    w.general_only = general_only;
     w.defs = (atf_wtf_def **)calloc(W_WIRES, sizeof *w.defs);
+    w.plan = (wtf_plan *)calloc(W_WIRES, sizeof *w.plan);
     w.zones = (wzone *)calloc(W_ZONES + 1, sizeof *w.zones);
-    if (!w.defs || !w.zones) {
+    if (!w.defs || !w.zones || !w.plan) {
         free(w.defs);
+        free(w.plan);
         free(w.zones);
         v->oom = 1;
         return;
     }
-    w.defs[ATF_WTF_WIRE_DEFINE] =
-        wtf_def_new(ATF_WTF_WIRE_DEFINE, 0, ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL, "wtf.event#define",
-                    strlen("wtf.event#define"), WTF_DEFINE_SIGNATURE, strlen(WTF_DEFINE_SIGNATURE), NULL);
+    set_def(&w, ATF_WTF_WIRE_DEFINE,
+            wtf_def_new(ATF_WTF_WIRE_DEFINE, 0, ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL, "wtf.event#define",
+                        strlen("wtf.event#define"), WTF_DEFINE_SIGNATURE, strlen(WTF_DEFINE_SIGNATURE), NULL));
     if (!w.defs[ATF_WTF_WIRE_DEFINE])
         v->oom = 1;
     uint64_t pos = ATF_WTF_FILE_HEADER_SIZE;
@@ -693,6 +849,7 @@ void v_wtf_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size,
     for (uint32_t i = 0; i < W_WIRES; i++)
         wtf_def_free(w.defs[i]);
     free(w.defs);
+    free(w.plan);
     free(w.zones);
     for (uint32_t i = 0; i < w.names_cap; i++)
         wtf_def_free(w.firsts[i]);

@@ -1,36 +1,22 @@
 /* `atf export`: a session as a timeline, one track per thread, in Perfetto's
- * protobuf Trace format or Chrome's JSON trace format (docs/export.md).
- * Streams thread by thread through one slice builder: memory is bounded by
- * the call depth and the number of distinct function names. */
+ * protobuf Trace format, Chrome's JSON trace format or WTF files (the last in
+ * export_wtf.c; docs/export.md). Streams thread by thread through one slice
+ * builder: memory is bounded by the call depth and the number of distinct
+ * function names. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <atf/export.h>
 
+#include "export_internal.h"
 #include "internal.h"
-#include "obuf.h"
-#include "tools_internal.h"
 
 /* ---- Function names, interned ---------------------------------------- */
 
 /* Names of at most this many distinct functions are kept; beyond, they are
  * made again for every event (garbage must not cost memory). */
 #define NAMES_MAX (1u << 20)
-
-typedef struct name_entry {
-    uint64_t function_id;
-    uint64_t iid;          /* Perfetto interning id, 0 = free slot */
-    uint64_t emitted_seq;  /* the packet sequence that last got its interned name */
-    char *text;            /* symbol or hex id, not escaped */
-    size_t len;
-} name_entry;
-
-typedef struct name_table {
-    name_entry *slots;
-    size_t cap, count;     /* cap: power of two */
-    uint64_t next_iid;
-} name_table;
 
 static uint64_t mix(uint64_t x)
 {
@@ -78,10 +64,8 @@ static int names_grow(name_table *t)
     return 0;
 }
 
-/* The entry of fid, added if new. NULL when the table is full (use *tmp,
- * whose text is only valid until the next call) or out of memory (*nomem). */
-static name_entry *names_get(name_table *t, const atf_manifest *m, uint64_t fid, name_entry *tmp, char *tmpbuf,
-                             int *nomem)
+name_entry *export_name_get(name_table *t, const atf_manifest *m, uint64_t fid, name_entry *tmp, char *tmpbuf,
+                            int *nomem)
 {
     if (t->cap) {
         size_t j = mix(fid) & (t->cap - 1);
@@ -129,7 +113,6 @@ static void names_free(name_table *t)
 
 /* A packet being built. Nested lengths are 4-byte varints (non-minimal,
  * which every protobuf parser accepts), patched when the message ends. */
-typedef atf_bytebuf pb;
 #define pb_reserve atf_bytebuf_reserve
 
 /* Callers reserve first: each of these writes at most 20 bytes plus data. */
@@ -189,22 +172,6 @@ enum {
 };
 
 /* ---- The export ------------------------------------------------------ */
-
-typedef struct exporter {
-    atf_export_format format;
-    obuf *out;
-    pb pk;                    /* the packet being built */
-    pb scratch;               /* the scratch buffer while pk is in the output buffer */
-    int in_place;
-    name_table names;
-    const atf_manifest *manifest;
-    const tool_thread *thread;
-    uint64_t pid, tid, track_uuid, seq_id;
-    int seq_started;          /* Perfetto: the sequence's first packet is written */
-    int first_json;           /* Chrome JSON: no event written yet */
-    int nomem;
-    atf_export_stats *stats;
-} exporter;
 
 enum { PROCESS_UUID = 1, ANCHOR_UUID = 2, THREAD_UUID0 = 16, DESCRIPTOR_SEQ = 1, THREAD_SEQ0 = 2 };
 
@@ -291,7 +258,7 @@ static void json_head(exporter *x, const char *ph, uint64_t tid, uint64_t ts)
 /* ---- Arguments: the linked detail event ------------------------------ */
 
 /* Argument names: [0] of a call's detail, [1] of a return's ("ret_"). */
-static const char *const reg_names[2][11] = {
+const char *const export_reg_names[2][11] = {
     { "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "lr", "fp", "sp" },
     { "ret_x0", "ret_x1", "ret_x2", "ret_x3", "ret_x4", "ret_x5", "ret_x6", "ret_x7", "ret_lr", "ret_fp", "ret_sp" },
 };
@@ -300,17 +267,7 @@ static const char *const type_name[2] = { "detail_type", "ret_detail_type" };
 static const char *const length_name[2] = { "detail_length", "ret_detail_length" };
 static const char *const bytes_name[2] = { "detail_first_bytes", "ret_detail_first_bytes" };
 
-/* The detail event linked from ev, decoded: the ARM64 registers (x0..x7,
- * lr, fp, sp) when it is an ARM64 function payload. */
-typedef struct detail_args {
-    atf_detail_event d;
-    int arm;
-    uint64_t regs[11];
-    uint16_t stack_size;
-} detail_args;
-
-/* @return 1 and fills da when ev links to a detail event (counted), else 0. */
-static int load_detail(exporter *x, const atf_index_event *ev, detail_args *da)
+int export_load_detail(exporter *x, const atf_index_event *ev, detail_args *da)
 {
     const tool_thread *t = x->thread;
     if (!ev || ev->detail_seq == ATF_NO_DETAIL || !t->detail ||
@@ -332,8 +289,6 @@ static int load_detail(exporter *x, const atf_index_event *ev, detail_args *da)
     return 1;
 }
 
-#define PREVIEW_BYTES 16u
-
 static void pb_annot_uint(pb *b, const char *name, uint64_t v, int pointer)
 {
     /* Names are short: the message length is one byte, known in advance. */
@@ -350,19 +305,19 @@ static void pb_annot_uint(pb *b, const char *name, uint64_t v, int pointer)
 static void pb_detail(exporter *x, const atf_index_event *ev, int ret)
 {
     detail_args da;
-    if (!load_detail(x, ev, &da))
+    if (!export_load_detail(x, ev, &da))
         return;
     pb *b = &x->pk;
     if (da.arm) {
         for (int i = 0; i < 11; i++)
-            pb_annot_uint(b, reg_names[ret][i], da.regs[i], 1);
+            pb_annot_uint(b, export_reg_names[ret][i], da.regs[i], 1);
         pb_annot_uint(b, stack_size_name[ret], da.stack_size, 0);
         return;
     }
     pb_annot_uint(b, type_name[ret], da.d.event_type, 0);
     pb_annot_uint(b, length_name[ret], da.d.payload_size, 0);
-    unsigned char hex[2 * PREVIEW_BYTES];
-    size_t k = da.d.payload_size < PREVIEW_BYTES ? da.d.payload_size : PREVIEW_BYTES;
+    unsigned char hex[2 * EXPORT_PREVIEW_BYTES];
+    size_t k = da.d.payload_size < EXPORT_PREVIEW_BYTES ? da.d.payload_size : EXPORT_PREVIEW_BYTES;
     for (size_t i = 0; i < k; i++)
         memcpy(hex + 2 * i, ob_hex_pairs + 2 * da.d.payload[i], 2);
     size_t at = pb_open(b, TE_DEBUG);
@@ -385,13 +340,13 @@ static void args_key(obuf *o, int *first)
 static void json_detail(exporter *x, const atf_index_event *ev, int ret, int *first)
 {
     detail_args da;
-    if (!load_detail(x, ev, &da))
+    if (!export_load_detail(x, ev, &da))
         return;
     obuf *o = x->out;
     if (da.arm) {
         for (int i = 0; i < 11; i++) {
             args_key(o, first);
-            ob_put(o, reg_names[ret][i], strlen(reg_names[ret][i]));
+            ob_put(o, export_reg_names[ret][i], strlen(export_reg_names[ret][i]));
             ob_lit(o, "\":\"");
             ob_hex64(o, da.regs[i]);
             ob_char(o, '"');
@@ -413,7 +368,7 @@ static void json_detail(exporter *x, const atf_index_event *ev, int ret, int *fi
     ob_lit(o, ",\"");
     ob_put(o, bytes_name[ret], strlen(bytes_name[ret]));
     ob_lit(o, "\":\"");
-    ob_hex(o, da.d.payload, da.d.payload_size < PREVIEW_BYTES ? da.d.payload_size : PREVIEW_BYTES);
+    ob_hex(o, da.d.payload, da.d.payload_size < EXPORT_PREVIEW_BYTES ? da.d.payload_size : EXPORT_PREVIEW_BYTES);
     ob_char(o, '"');
 }
 
@@ -424,7 +379,7 @@ static int perfetto_slice(exporter *x, const atf_slice *s)
     char tmpbuf[32];
     name_entry tmp, *ne = NULL;
     if (s->kind != ATF_SLICE_END) {
-        ne = names_get(&x->names, x->manifest, s->function_id, &tmp, tmpbuf, &x->nomem);
+        ne = export_name_get(&x->names, x->manifest, s->function_id, &tmp, tmpbuf, &x->nomem);
         if (x->nomem)
             return -1;
     }
@@ -483,7 +438,7 @@ static int chrome_slice(exporter *x, const atf_slice *s)
     obuf *o = x->out;
     json_head(x, s->kind == ATF_SLICE_BEGIN ? "B" : s->kind == ATF_SLICE_END ? "E" : "i", x->tid, s->timestamp_ns);
     char tmpbuf[32];
-    name_entry tmp, *ne = names_get(&x->names, x->manifest, s->function_id, &tmp, tmpbuf, &x->nomem);
+    name_entry tmp, *ne = export_name_get(&x->names, x->manifest, s->function_id, &tmp, tmpbuf, &x->nomem);
     if (x->nomem)
         return -1;
     ob_lit(o, ",\"name\":");
@@ -523,15 +478,16 @@ static int chrome_slice(exporter *x, const atf_slice *s)
 static int on_slice(void *user, const atf_slice *s)
 {
     exporter *x = user;
+    if (x->format == ATF_EXPORT_WTF)
+        return wtf_export_slice(x, s);
     if (x->out->failed)
-        return -2;
+        return EXPORT_IO;
     return x->format == ATF_EXPORT_PERFETTO ? perfetto_slice(x, s) : chrome_slice(x, s);
 }
 
 /* ---- Tracks ---------------------------------------------------------- */
 
-/* N of a ".../pid_N" directory (a session, or a thread directory's parent), else 0. */
-static uint64_t pid_of(const char *dir, int parent)
+uint64_t export_pid_of(const char *dir, int parent)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", dir);
@@ -688,11 +644,47 @@ atf_export_format atf_export_format_parse(const char *name)
         return ATF_EXPORT_PERFETTO;
     if (name && (!strcmp(name, "chrome-json") || !strcmp(name, "json")))
         return ATF_EXPORT_CHROME_JSON;
+    if (name && !strcmp(name, "wtf"))
+        return ATF_EXPORT_WTF;
     return (atf_export_format)0;
+}
+
+void export_thread_name(char *buf, size_t cap, const tool_thread *t)
+{
+    snprintf(buf, cap, "thread_%llu (os tid %lu)", (unsigned long long)t->id,
+             (unsigned long)atf_index_reader_header(t->index)->thread_id);
 }
 
 /* Progress every 4 Mi events. */
 #define PROGRESS_STEP (1u << 22)
+
+/* A thread's track (Perfetto, Chrome JSON) or zone (WTF). @return 0 or EXPORT_*. */
+static int thread_begin(exporter *x, const tool_thread *t)
+{
+    char name[96];
+    export_thread_name(name, sizeof name, t);
+    if (x->format == ATF_EXPORT_PERFETTO)
+        return perfetto_descriptor(x, x->track_uuid, PROCESS_UUID, name, 0, x->tid) != 0 ? EXPORT_NOMEM : 0;
+    if (x->format == ATF_EXPORT_CHROME_JSON) {
+        chrome_metadata(x, "thread_name", x->tid, name);
+        return 0;
+    }
+    wtf_export_thread_begin(x, name, t->dir);
+    return 0;
+}
+
+/* A callback's or a backend's result as the export's. */
+static atf_status callback_failed(exporter *x, int r, atf_error *err)
+{
+    if (r == EXPORT_FAILED) {
+        if (err)
+            *err = x->fail_err;
+        return x->failed;
+    }
+    if (r == EXPORT_IO || (x->out && x->out->failed))
+        return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write output: %s", strerror(errno));
+    return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+}
 
 static atf_status export_threads(exporter *x, tool_source *src, const atf_tool_options *o, atf_slice_builder *sb,
                                  atf_error *err)
@@ -719,19 +711,12 @@ static atf_status export_threads(exporter *x, tool_source *src, const atf_tool_o
             x->stats->recovered_files += di->recovered != 0;
             x->stats->trailing_bytes += di->trailing_bytes;
         }
-        char name[96];
-        snprintf(name, sizeof name, "thread_%llu (os tid %lu)", (unsigned long long)t->id,
-                 (unsigned long)atf_index_reader_header(t->index)->thread_id);
-        if (x->format == ATF_EXPORT_PERFETTO) {
-            if (perfetto_descriptor(x, x->track_uuid, PROCESS_UUID, name, 0, x->tid) != 0)
-                return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-        } else {
-            chrome_metadata(x, "thread_name", x->tid, name);
-        }
+        int r = thread_begin(x, t);
+        if (r != 0)
+            return callback_failed(x, r, err);
         atf_slice_builder_reset(sb);
-        int has_depth = atf_index_reader_info(t->index)->layout == ATF_LAYOUT_1;
+        int has_depth = ii->layout == ATF_LAYOUT_1;
         uint64_t n = atf_index_reader_count(t->index);
-        int r = 0;
         for (uint64_t seq = 0; seq < n && r == 0; seq++) {
             atf_index_event ev;
             atf_index_reader_get(t->index, seq, &ev);
@@ -744,26 +729,25 @@ static atf_status export_threads(exporter *x, tool_source *src, const atf_tool_o
         }
         if (r == 0 || r == 1)
             r = atf_slice_builder_finish(sb);
-        if (r == -2 || x->out->failed)
-            return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write output: %s", strerror(errno));
-        if (r != 0)
-            return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        if (r == 0 && x->format == ATF_EXPORT_WTF)
+            r = wtf_export_thread_end(x);
+        if (r != 0 || (x->out && x->out->failed))
+            return callback_failed(x, r, err);
     }
     if (o->progress)
         o->progress(o->progress_user, done, total);
     return ATF_OK;
 }
 
-atf_status atf_export(FILE *out, atf_export_format format, const char *path, const atf_tool_options *opts,
-                      atf_export_stats *stats, atf_error *err)
+/* The export into out (Perfetto, Chrome JSON) or the files at out_path (WTF). */
+static atf_status run_export(FILE *out, const char *out_path, atf_export_format format, const char *path,
+                             const atf_tool_options *opts, atf_export_stats *stats, atf_error *err)
 {
     atf_export_stats local_stats;
     if (!stats)
         stats = &local_stats;
     memset(stats, 0, sizeof *stats);
     atf_error_clear(err);
-    if (!out || !path || (format != ATF_EXPORT_PERFETTO && format != ATF_EXPORT_CHROME_JSON))
-        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "export: bad arguments");
     atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
     if (opts)
         o = *opts;
@@ -780,27 +764,31 @@ atf_status atf_export(FILE *out, atf_export_format format, const char *path, con
     /* One line per file not read whole; damage or an unreadable file is the result (atf/tools.h). */
     atf_status worst = tool_source_report(&src, o.diag);
     exporter *x = calloc(1, sizeof *x);
-    obuf *ob = malloc(sizeof *ob);
+    obuf *ob = out ? malloc(sizeof *ob) : NULL;
     atf_slice_builder *sb = NULL;
-    if (!x || !ob ||
+    if (!x || (out && !ob) ||
         atf_slice_builder_create(&sb, o.window ? o.from_ns : 0, o.window ? o.to_ns : UINT64_MAX, on_slice, x) != ATF_OK) {
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         goto done;
     }
-    ob_init(ob, out);
+    if (ob)
+        ob_init(ob, out);
     x->format = format;
     x->out = ob;
     x->manifest = src.manifest;
     x->stats = stats;
     x->first_json = 1;
-    uint64_t pid = pid_of(src.path, src.kind == ATF_PATH_SESSION ? 0 : src.kind == ATF_PATH_THREAD ? 1 : 2);
+    uint64_t pid = export_pid_of(src.path, src.kind == ATF_PATH_SESSION ? 0 : src.kind == ATF_PATH_THREAD ? 1 : 2);
     x->pid = pid ? pid : 1;
     char pname[64];
     if (pid)
         snprintf(pname, sizeof pname, "pid_%llu", (unsigned long long)pid);
     else
         snprintf(pname, sizeof pname, "atf session");
-    if (format == ATF_EXPORT_PERFETTO) {
+    if (format == ATF_EXPORT_WTF) {
+        if ((st = wtf_export_open(x, out_path, &src, &o, pname, err)) != ATF_OK)
+            goto done;
+    } else if (format == ATF_EXPORT_PERFETTO) {
         if (perfetto_descriptor(x, PROCESS_UUID, 0, pname, 1, 0) != 0) {
             st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
             goto done;
@@ -809,18 +797,29 @@ atf_status atf_export(FILE *out, atf_export_format format, const char *path, con
         ob_lit(ob, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
         chrome_metadata(x, "process_name", 0, pname);
     }
-    if (put_anchors(x, &o) != 0) {
+    /* Perfetto and Chrome JSON put the anchors first (their own track);
+     * WTF last, so that its first zone, the one bin/dump.js prints, is a thread's. */
+    if (format != ATF_EXPORT_WTF && put_anchors(x, &o) != 0) {
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         goto done;
     }
     st = export_threads(x, &src, &o, sb, err);
-    if (format == ATF_EXPORT_CHROME_JSON)
-        ob_lit(ob, "\n]}\n");
-    if (ob_flush(ob) != 0 || fflush(out) != 0 || ferror(out)) {
+    if (format == ATF_EXPORT_WTF) {
+        int r = st ? 0 : wtf_export_anchors(x, &o);
+        if (r != 0)
+            st = callback_failed(x, r, err);
+        atf_status cs = wtf_export_close(x, st != ATF_OK, st ? NULL : err);
         if (!st)
-            st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write output: %s", strerror(errno));
+            st = cs;
+    } else {
+        if (format == ATF_EXPORT_CHROME_JSON)
+            ob_lit(ob, "\n]}\n");
+        if (ob_flush(ob) != 0 || fflush(out) != 0 || ferror(out)) {
+            if (!st)
+                st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write output: %s", strerror(errno));
+        }
+        stats->bytes = ob->total;
     }
-    stats->bytes = ob->total;
     if (!st && worst) {
         st = atf_fail(err, worst, ATF_NO_OFFSET, NULL,
                       worst == ATF_E_IO ? "some files could not be read (see above); everything else was exported"
@@ -828,6 +827,8 @@ atf_status atf_export(FILE *out, atf_export_format format, const char *path, con
         atf_error_set_file(err, path);
     }
 done:
+    if (x && x->wtf)
+        wtf_export_close(x, 1, NULL);   /* after a failure: only frees */
     if (sb)
         stats->slices = *atf_slice_builder_counts(sb);
     atf_slice_builder_destroy(sb);
@@ -838,5 +839,48 @@ done:
     free(x);
     free(ob);
     tool_source_close(&src);
+    return st;
+}
+
+atf_status atf_export(FILE *out, atf_export_format format, const char *path, const atf_tool_options *opts,
+                      atf_export_stats *stats, atf_error *err)
+{
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    atf_error_clear(err);
+    if (format == ATF_EXPORT_WTF)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL,
+                        "export: WTF is written to files (atf_export_file): a session longer than 71.6 minutes "
+                        "takes more than one");
+    if (!out || !path || (format != ATF_EXPORT_PERFETTO && format != ATF_EXPORT_CHROME_JSON))
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "export: bad arguments");
+    atf_status st = run_export(out, NULL, format, path, opts, stats, err);
+    if (stats && stats->bytes)
+        stats->files = 1;
+    return st;
+}
+
+atf_status atf_export_file(const char *out_path, atf_export_format format, const char *path,
+                           const atf_tool_options *opts, atf_export_stats *stats, atf_error *err)
+{
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    atf_error_clear(err);
+    if (!out_path || !path ||
+        (format != ATF_EXPORT_PERFETTO && format != ATF_EXPORT_CHROME_JSON && format != ATF_EXPORT_WTF))
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "export: bad arguments");
+    if (format == ATF_EXPORT_WTF)
+        return run_export(NULL, out_path, format, path, opts, stats, err);
+    FILE *out = fopen(out_path, "wb");
+    if (!out) {
+        atf_status st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(errno));
+        atf_error_set_file(err, out_path);
+        return st;
+    }
+    atf_status st = atf_export(out, format, path, opts, stats, err);
+    if (fclose(out) != 0 && st == ATF_OK) {
+        st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write: %s", strerror(errno));
+        atf_error_set_file(err, out_path);
+    }
     return st;
 }

@@ -446,6 +446,12 @@ atf_status wtf_arg_value(const atf_wtf_def *d, const uint8_t *args, size_t avail
     memset(out, 0, sizeof *out);
     if (i >= d->arg_count)
         return ATF_E_RANGE;
+    if (d->fixed_size && avail >= 4 * (i + 1)) {
+        /* No arrays: argument i is the i-th slot. */
+        out->type = d->args[i].type;
+        scalar(d->args[i].type, args + 4 * i, st, out);
+        return ATF_OK;
+    }
     size_t at = 0;
     for (size_t k = 0; k <= i; k++) {
         const atf_wtf_arg *a = &d->args[k];

@@ -27,6 +27,68 @@ atf_status wtf_arg_value(const atf_wtf_def *d, const uint8_t *args, size_t avail
 /* The signature of wtf.event#define, the one event every file knows. */
 #define WTF_DEFINE_SIGNATURE "uint16 wireId, uint16 eventClass, uint32 flags, ascii name, ascii args"
 
+/* The size of the event at @pos when its type has a fixed size (no array
+ * argument) and it is whole and its string ordinals are in @st's table (or
+ * null or empty): the common case, decided without the general decoder.
+ * 0: use wtf_decode_event_at(), which also says what is wrong. */
+static inline uint32_t wtf_fast_size(const atf_wtf_def *const *defs, size_t ndefs, const atf_wtf_strings *st,
+                                     const uint8_t *buf, size_t len, size_t pos)
+{
+    if (len - pos < 8)
+        return 0;
+    const uint8_t *p = buf + pos;
+    uint32_t wire = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    const atf_wtf_def *d = wire < ndefs ? defs[wire] : NULL;
+    if (!d || !d->fixed_size || d->fixed_size > len - pos)
+        return 0;
+    uint32_t count = st ? st->count : 0;
+    for (uint64_t m = d->string_args; m; m &= m - 1) {
+        const uint8_t *a = p + 8 + 4 * (unsigned)__builtin_ctzll(m);
+        uint32_t v = (uint32_t)a[0] | (uint32_t)a[1] << 8 | (uint32_t)a[2] << 16 | (uint32_t)a[3] << 24;
+        if (v >= count && v < ATF_WTF_STRING_EMPTY)
+            return 0;
+    }
+    return d->fixed_size;
+}
+
+/* What the fast paths of the reader and the validator need of a wire id's
+ * definition, in 32 bytes (a definition is 1.6 KB): looked up per event,
+ * with no branch on the kind of event (random mixes of scopes and leaves
+ * would mispredict). A plan never set (calloc'd) is not fast. */
+typedef struct wtf_plan {
+    uint32_t size;        /* every event's size, 0: not fixed (an array argument) */
+    uint8_t fast;         /* fixed-size, and not a define or a zone event (those update tables) */
+    int8_t delta;         /* scope depth after it: +1 a scope, -1 wtf.scope#leave, 0 */
+    uint8_t ordered;      /* not built-in: WTF-EVT-006 orders its times */
+    uint8_t any0;         /* the first string argument is an `any` */
+    uint32_t s0;          /* byte offset of the first string argument in the event, 0: none */
+    uint64_t more;        /* bit i: argument i is a string ordinal too (after the first) */
+    uint64_t anys;        /* bit i: argument i is an `any` */
+} wtf_plan;
+
+/* The plan of @d (NULL: zero, not fast). */
+void wtf_plan_of(wtf_plan *p, const atf_wtf_def *d);
+/* A plan that is never fast (for wire ids past the table). */
+extern const wtf_plan wtf_plan_none;
+
+/* 1 when every string argument of the event at @p (of plan @pl, whole) is
+ * an ordinal of @st's table, or null, or empty. The first one without a
+ * branch (an event without one reads the null ordinal). */
+static inline int wtf_plan_strings_ok(const wtf_plan *pl, const atf_wtf_strings *st, const uint8_t *p)
+{
+    static const uint8_t null_ordinal[4] = { 0xFF, 0xFF, 0xFF, 0xFF };
+    uint32_t count = st->count;
+    const uint8_t *a = pl->s0 ? p + pl->s0 : null_ordinal;
+    uint32_t v = (uint32_t)a[0] | (uint32_t)a[1] << 8 | (uint32_t)a[2] << 16 | (uint32_t)a[3] << 24;
+    int ok = v < count || v >= ATF_WTF_STRING_EMPTY;
+    for (uint64_t m = pl->more; m; m &= m - 1) {
+        a = p + 8 + 4 * (unsigned)__builtin_ctzll(m);
+        v = (uint32_t)a[0] | (uint32_t)a[1] << 8 | (uint32_t)a[2] << 16 | (uint32_t)a[3] << 24;
+        ok &= v < count || v >= ATF_WTF_STRING_EMPTY;
+    }
+    return ok;
+}
+
 /* A definition made from a define event's arguments (owned copy). NULL
  * and @err filled when the signature does not parse. */
 atf_wtf_def *wtf_def_new(uint16_t wire_id, uint16_t event_class, uint32_t flags, const char *name, size_t name_len,

@@ -39,11 +39,13 @@ struct atf_wtf_reader {
     const atf_wtf_part *ev_part;
 
     atf_wtf_def **defs;           /* WTF_WIRE_IDS entries, allocated at the first define */
+    wtf_plan *plan;               /* WTF_WIRE_IDS entries, with defs: set_def() */
     atf_wtf_def *define;          /* wire id 1 */
     int32_t zone;
     uint32_t *depth;              /* per zone + 1 (index 0: no zone set); allocated with defs */
     uint8_t *zone_made;           /* WTF_ZONES bits */
     wtf_event_notes notes;
+    int notes_set;                /* notes hold something: cleared before the next event */
     atf_wtf_summary sum;
 };
 
@@ -91,6 +93,19 @@ atf_wtf_def *wtf_def_new(uint16_t wire_id, uint16_t event_class, uint32_t flags,
         return NULL;
     }
     d->builtin = wtf_builtin_of(d->name);
+    /* The decoders' plan (atf_wtf_def.fixed_size). */
+    d->fixed_size = 8 + 4 * (uint32_t)d->arg_count;
+    for (size_t i = 0; i < d->arg_count; i++) {
+        atf_wtf_type t = d->args[i].type;
+        if (d->args[i].array)
+            d->fixed_size = 0;
+        if (t == ATF_WTF_ASCII || t == ATF_WTF_UTF8 || t == ATF_WTF_ANY)
+            d->string_args |= 1ull << i;
+        if (t == ATF_WTF_ANY)
+            d->any_args |= 1ull << i;
+    }
+    if (!d->fixed_size)
+        d->string_args = d->any_args = 0;
     return d;
 }
 
@@ -99,10 +114,43 @@ void wtf_def_free(atf_wtf_def *d)
     free(d);
 }
 
+const wtf_plan wtf_plan_none;
+
+void wtf_plan_of(wtf_plan *p, const atf_wtf_def *d)
+{
+    memset(p, 0, sizeof *p);
+    if (!d)
+        return;
+    p->size = d->fixed_size;
+    p->ordered = !(d->flags & (ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL)) && !d->builtin;
+    p->anys = d->any_args;
+    if (d->string_args) {
+        unsigned i = (unsigned)__builtin_ctzll(d->string_args);
+        p->s0 = 8 + 4 * i;
+        p->any0 = (uint8_t)((d->any_args >> i) & 1);
+        p->more = d->string_args & (d->string_args - 1);
+    }
+    switch (d->builtin) {
+    case ATF_WTF_BI_DEFINE:
+    case ATF_WTF_BI_ZONE_CREATE:
+    case ATF_WTF_BI_ZONE_DELETE:
+    case ATF_WTF_BI_ZONE_SET: return;
+    case ATF_WTF_BI_SCOPE_LEAVE: p->delta = -1; break;
+    default: p->delta = d->event_class == ATF_WTF_CLASS_SCOPE ? 1 : 0; break;
+    }
+    p->fast = p->size != 0;
+}
+
 int wtf_def_same(const atf_wtf_def *a, const atf_wtf_def *b)
 {
     return a->event_class == b->event_class && a->flags == b->flags && strcmp(a->name, b->name) == 0 &&
            strcmp(a->signature, b->signature) == 0;
+}
+
+static void set_def(atf_wtf_reader *r, uint32_t wire, atf_wtf_def *d)
+{
+    r->defs[wire] = d;
+    wtf_plan_of(&r->plan[wire], d);
 }
 
 static atf_status ensure_tables(atf_wtf_reader *r, atf_error *err)
@@ -110,11 +158,21 @@ static atf_status ensure_tables(atf_wtf_reader *r, atf_error *err)
     if (r->defs)
         return ATF_OK;
     r->defs = (atf_wtf_def **)calloc(WTF_WIRE_IDS, sizeof *r->defs);
+    r->plan = (wtf_plan *)calloc(WTF_WIRE_IDS, sizeof *r->plan);
     r->depth = (uint32_t *)calloc(WTF_ZONES + 1, sizeof *r->depth);
     r->zone_made = (uint8_t *)calloc(WTF_ZONES / 8, 1);
-    if (!r->defs || !r->depth || !r->zone_made)
+    if (!r->defs || !r->plan || !r->depth || !r->zone_made) {
+        free(r->defs);
+        free(r->plan);
+        free(r->depth);
+        free(r->zone_made);
+        r->defs = NULL;   /* tried again at the next event */
+        r->plan = NULL;
+        r->depth = NULL;
+        r->zone_made = NULL;
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, "cannot allocate the definition table");
-    r->defs[ATF_WTF_WIRE_DEFINE] = r->define;
+    }
+    set_def(r, ATF_WTF_WIRE_DEFINE, r->define);
     return ATF_OK;
 }
 
@@ -260,6 +318,7 @@ void atf_wtf_reader_close(atf_wtf_reader *r)
         free(r->defs);
     }
     wtf_def_free(r->define);
+    free(r->plan);
     free(r->depth);
     free(r->zone_made);
     atf_wtf_strings_free(&r->strings);
@@ -464,6 +523,15 @@ const atf_wtf_part *wtf_reader_event_part(const atf_wtf_reader *r)
 
 /* ---- Events ---------------------------------------------------------------- */
 
+static atf_status decode_slow(atf_wtf_reader *r, uint32_t *size, atf_error *err);
+
+/* The notes of the event being read, to be written. */
+static wtf_event_notes *notes(atf_wtf_reader *r)
+{
+    r->notes_set = 1;
+    return &r->notes;
+}
+
 static void apply_define(atf_wtf_reader *r, const atf_wtf_event *ev)
 {
     atf_wtf_value wire, cls, flags, name, sig;
@@ -479,15 +547,15 @@ static void apply_define(atf_wtf_reader *r, const atf_wtf_event *ev)
     atf_wtf_def *nd = wtf_def_new((uint16_t)wire.u, (uint16_t)cls.u, (uint32_t)flags.u, name.s ? name.s : "",
                                   name.s_len, sig.s ? sig.s : "", sig.s_len, &e);
     if (!nd) {
-        r->notes.define_bad = 1;
+        notes(r)->define_bad = 1;
         e.offset = ev->offset;
         e.field = "define.args";
-        r->notes.define_error = e;
+        notes(r)->define_error = e;
         return;
     }
     atf_wtf_def *old = r->defs[nd->wire_id];
     if (old) {
-        r->notes.redefined = 1;
+        notes(r)->redefined = 1;
         r->notes.redefined_differs = !wtf_def_same(old, nd);
         if (old == r->define || !r->notes.redefined_differs) {
             /* The same again (or wire id 1 itself): keep the one we have. */
@@ -496,7 +564,7 @@ static void apply_define(atf_wtf_reader *r, const atf_wtf_event *ev)
         }
         wtf_def_free(old);
     }
-    r->defs[nd->wire_id] = nd;
+    set_def(r, nd->wire_id, nd);
 }
 
 static void apply_builtin(atf_wtf_reader *r, atf_wtf_event *ev)
@@ -516,12 +584,13 @@ static void apply_builtin(atf_wtf_reader *r, atf_wtf_event *ev)
         if (d->arg_count >= 1 && wtf_arg_value(d, ev->args, avail, &r->strings, 0, &v) == ATF_OK && !v.array) {
             uint32_t z = (uint32_t)(v.u & 0xFFFF);
             r->zone = (int32_t)z;
-            r->notes.zone_unknown = !(r->zone_made[z / 8] & (1u << (z % 8)));
+            if (!(r->zone_made[z / 8] & (1u << (z % 8))))
+                notes(r)->zone_unknown = 1;
         }
         return;
     case ATF_WTF_BI_SCOPE_LEAVE:
         if (*depth == 0)
-            r->notes.leave_unbalanced = 1;
+            notes(r)->leave_unbalanced = 1;
         else
             (*depth)--;
         ev->depth = *depth;
@@ -535,7 +604,10 @@ static void apply_builtin(atf_wtf_reader *r, atf_wtf_event *ev)
 
 atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_error *err)
 {
-    memset(&r->notes, 0, sizeof r->notes);
+    if (r->notes_set) {
+        memset(&r->notes, 0, sizeof r->notes);
+        r->notes_set = 0;
+    }
     if (!r->ev || r->ev_pos >= r->ev_len) {
         if (r->ev && r->ev_cut) {
             note_cut(r, r->blob.size - (r->ev_base + r->ev_len));
@@ -546,11 +618,67 @@ atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_e
     atf_status s = ensure_tables(r, err);
     if (s != ATF_OK)
         return s;
-    uint32_t size = 0;
+    const uint8_t *p = r->ev + r->ev_pos;
+    if (r->ev_len - r->ev_pos >= 8) {
+        /* The fast path: a fixed-size event that is not a define or a zone
+         * event, whole, its strings in the table; depth without branches. */
+        uint32_t wire = atf_load_le32(p);
+        const wtf_plan *pl = wire < WTF_WIRE_IDS ? &r->plan[wire] : &wtf_plan_none;
+        uint32_t size = pl->size;
+        if (pl->fast && size <= r->ev_len - r->ev_pos && wtf_plan_strings_ok(pl, &r->strings, p)) {
+            ev->offset = r->ev_base + r->ev_pos;
+            ev->wire_id = wire;
+            ev->time = atf_load_le32(p + 4);
+            ev->def = r->defs[wire];
+            ev->chunk = r->chunk_index;
+            ev->size = size;
+            ev->args = p + 8;
+            r->ev_pos += size;
+            uint32_t *depth = &r->depth[r->zone < 0 ? 0 : (uint32_t)r->zone + 1];
+            uint32_t before = *depth, after = before + (uint32_t)(int32_t)pl->delta;
+            if (after == UINT32_MAX) {   /* a leave with no scope open */
+                notes(r)->leave_unbalanced = 1;
+                after = 0;
+            }
+            *depth = after;
+            ev->depth = pl->delta < 0 ? after : before;
+            ev->zone = r->zone;
+            r->sum.events++;
+            r->sum.events_in_cut_chunk += (uint64_t)(r->chunk_cut != 0);
+            return ATF_OK;
+        }
+    }
+    const atf_wtf_def *const *defs = (const atf_wtf_def *const *)r->defs;
+    uint32_t size = wtf_fast_size(defs, WTF_WIRE_IDS, &r->strings, r->ev, r->ev_len, r->ev_pos);
+    if (size == 0 && (s = decode_slow(r, &size, err)) != ATF_OK)
+        return s;
+    ev->offset = r->ev_base + r->ev_pos;
+    ev->wire_id = atf_load_le32(p);
+    ev->time = atf_load_le32(p + 4);
+    ev->def = r->defs[ev->wire_id];
+    ev->depth = 0;
+    ev->chunk = r->chunk_index;
+    ev->size = size;
+    ev->args = p + 8;
+    r->ev_pos += size;
+    /* Its zone is the one in effect before it (a wtf.zone#set is in the zone it leaves). */
+    ev->zone = r->zone;
+    apply_builtin(r, ev);
+    r->sum.events++;
+    if (r->chunk_cut)
+        r->sum.events_in_cut_chunk++;
+    return ATF_OK;
+}
+
+/* An event the fast path did not take: the general decoder says whether it
+ * is whole and what is wrong. ATF_E_NOT_FOUND: a cut at the end of the file
+ * (nothing more to read). */
+static atf_status decode_slow(atf_wtf_reader *r, uint32_t *size, atf_error *err)
+{
     atf_error e;
     atf_error_clear(&e);
-    s = wtf_decode_event_at((const atf_wtf_def *const *)r->defs, WTF_WIRE_IDS, &r->strings, r->ev, r->ev_len,
-                            r->ev_pos, r->ev_base, &size, &e);
+    atf_status s = wtf_decode_event_at((const atf_wtf_def *const *)r->defs, WTF_WIRE_IDS, &r->strings, r->ev,
+                                       r->ev_len, r->ev_pos, r->ev_base, size, &e);
     if (s == ATF_E_TRUNCATED && r->ev_cut) {
         /* The file ends inside this event: a crash cut it. */
         note_cut(r, r->blob.size - (r->ev_base + r->ev_pos));
@@ -568,21 +696,6 @@ atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_e
             *err = e;
         return s;
     }
-    memset(ev, 0, sizeof *ev);
-    ev->offset = r->ev_base + r->ev_pos;
-    ev->wire_id = atf_load_le32(r->ev + r->ev_pos);
-    ev->time = atf_load_le32(r->ev + r->ev_pos + 4);
-    ev->def = r->defs[ev->wire_id];
-    ev->chunk = r->chunk_index;
-    ev->size = size;
-    ev->args = r->ev + r->ev_pos + 8;
-    r->ev_pos += size;
-    /* Its zone is the one in effect before it (a wtf.zone#set is in the zone it leaves). */
-    ev->zone = r->zone;
-    apply_builtin(r, ev);
-    r->sum.events++;
-    if (r->chunk_cut)
-        r->sum.events_in_cut_chunk++;
     return ATF_OK;
 }
 

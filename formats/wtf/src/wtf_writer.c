@@ -25,6 +25,7 @@ typedef atf_bytebuf bytes_buf;
 typedef struct zone_rec {
     uint16_t id;
     char *name, *type, *location;
+    uint64_t created_in;      /* 1 + the chunk its wtf.zone#create was last written in */
 } zone_rec;
 
 struct atf_wtf_writer {
@@ -54,6 +55,7 @@ struct atf_wtf_writer {
     uint32_t t_min, t_max;
     int has_events;
     uint32_t next_chunk_id;
+    uint64_t chunks_begun;    /* event chunks begun so far, the current one included */
 };
 
 static atf_status wfail(atf_wtf_writer *w, atf_error *err, atf_status code, const char *fmt, const char *what)
@@ -191,6 +193,7 @@ static void reset_chunk(atf_wtf_writer *w)
         memset(w->defined_here, 0, w->cap_defs);
     w->has_events = 0;
     w->zone_written = 0;
+    w->chunks_begun++;
 }
 
 atf_status atf_wtf_writer_flush(atf_wtf_writer *w, atf_error *err)
@@ -296,11 +299,13 @@ static atf_status builtin(atf_wtf_writer *w, unsigned bi, uint16_t *wire, atf_er
         const char *sig;
     } t[] = {
         { ATF_WTF_BI_ZONE_CREATE, 0, 40, "uint16 zoneId, ascii name, ascii type, ascii location" },
+        { ATF_WTF_BI_ZONE_DELETE, 0, 40, "uint16 zoneId" },
         { ATF_WTF_BI_ZONE_SET, 0, 40, "uint16 zoneId" },
         { ATF_WTF_BI_SCOPE_ENTER, 1, 32, "ascii name" },
         { ATF_WTF_BI_SCOPE_LEAVE, 0, 40, "" },
         { ATF_WTF_BI_SCOPE_APPEND_DATA, 0, 56, "ascii name, any value" },
         { ATF_WTF_BI_TIME_STAMP, 0, 32, "ascii name, any value" },
+        { ATF_WTF_BI_MARK, 0, 40, "ascii name, any value" },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (t[i].bi == bi)
@@ -441,8 +446,15 @@ static zone_rec *find_zone(atf_wtf_writer *w, int32_t id)
     return NULL;
 }
 
-static atf_status put_zone_create(atf_wtf_writer *w, const zone_rec *z, uint32_t time_us, atf_error *err)
+/* The value of a string argument; NULL: the null string. */
+static atf_wtf_value string_value(atf_wtf_type type, const char *s)
 {
+    return (atf_wtf_value){ .type = type, .s = s, .s_len = s ? (uint32_t)strlen(s) : 0u, .is_null = s == NULL };
+}
+
+static atf_status put_zone_create(atf_wtf_writer *w, zone_rec *z, uint32_t time_us, atf_error *err)
+{
+    z->created_in = w->chunks_begun + 1;
     uint16_t wire;
     atf_status s = builtin(w, ATF_WTF_BI_ZONE_CREATE, &wire, err);
     if (s == ATF_OK)
@@ -453,13 +465,9 @@ static atf_status put_zone_create(atf_wtf_writer *w, const zone_rec *z, uint32_t
     memset(v, 0, sizeof v);
     v[0].type = ATF_WTF_UINT16;
     v[0].u = z->id;
-    const char *str[3] = { z->name, z->type, z->location };
-    for (int i = 0; i < 3; i++) {
-        v[i + 1].type = ATF_WTF_ASCII;
-        v[i + 1].s = str[i];
-        v[i + 1].s_len = str[i] ? (uint32_t)strlen(str[i]) : 0;
-        v[i + 1].is_null = str[i] == NULL;
-    }
+    v[1] = string_value(ATF_WTF_ASCII, z->name);
+    v[2] = string_value(ATF_WTF_ASCII, z->type);
+    v[3] = string_value(ATF_WTF_ASCII, z->location);
     return put_event(w, wire, time_us, v, 4, err);
 }
 
@@ -484,8 +492,9 @@ static atf_status ensure_zone(atf_wtf_writer *w, uint32_t time_us, atf_error *er
     if (w->zone_written || w->zone < 0)
         return ATF_OK;
     w->zone_written = 1;
-    const zone_rec *z = find_zone(w, w->zone);
-    atf_status s = put_zone_create(w, z, time_us, err);
+    zone_rec *z = find_zone(w, w->zone);
+    /* Created in this chunk already (atf_wtf_writer_zone_create just before): set only. */
+    atf_status s = z->created_in == w->chunks_begun + 1 ? ATF_OK : put_zone_create(w, z, time_us, err);
     return s == ATF_OK ? put_zone_set(w, (uint16_t)w->zone, time_us, err) : s;
 }
 
@@ -559,6 +568,7 @@ atf_status atf_wtf_writer_zone_create(atf_wtf_writer *w, uint16_t zone_id, const
     z->name = dup_or_null(name);
     z->type = dup_or_null(type);
     z->location = dup_or_null(location);
+    z->created_in = 0;
     if ((name && !z->name) || (type && !z->type) || (location && !z->location)) {
         free(z->name);
         free(z->type);
@@ -587,6 +597,37 @@ atf_status atf_wtf_writer_zone_set(atf_wtf_writer *w, uint16_t zone_id, uint32_t
     return put_zone_set(w, zone_id, time_us, err);
 }
 
+atf_status atf_wtf_writer_zone_delete(atf_wtf_writer *w, uint16_t zone_id, uint32_t time_us, atf_error *err)
+{
+    if (!w)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "no writer");
+    zone_rec *z = find_zone(w, zone_id);
+    if (!z)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, "zoneId", "zone %u was not created", (unsigned)zone_id);
+    atf_wtf_value v;
+    memset(&v, 0, sizeof v);
+    v.type = ATF_WTF_UINT16;
+    v.u = zone_id;
+    atf_status s = write_builtin(w, ATF_WTF_BI_ZONE_DELETE, time_us, &v, 1, err);
+    if (s != ATF_OK)
+        return s;
+    /* Forgotten: the id may be created again, and later chunks no longer
+     * start with it. */
+    free(z->name);
+    free(z->type);
+    free(z->location);
+    *z = w->zones[--w->nzones];
+    if (w->zone == (int32_t)zone_id)
+        w->zone = -1;
+    return ATF_OK;
+}
+
+atf_status atf_wtf_writer_scope_enter(atf_wtf_writer *w, const char *name, uint32_t time_us, atf_error *err)
+{
+    atf_wtf_value v = string_value(ATF_WTF_ASCII, name);
+    return write_builtin(w, ATF_WTF_BI_SCOPE_ENTER, time_us, &v, 1, err);
+}
+
 atf_status atf_wtf_writer_scope_leave(atf_wtf_writer *w, uint32_t time_us, atf_error *err)
 {
     return write_builtin(w, ATF_WTF_BI_SCOPE_LEAVE, time_us, NULL, 0, err);
@@ -595,16 +636,7 @@ atf_status atf_wtf_writer_scope_leave(atf_wtf_writer *w, uint32_t time_us, atf_e
 static atf_status name_value(atf_wtf_writer *w, unsigned bi, const char *name, const char *json, uint32_t time_us,
                              atf_error *err)
 {
-    atf_wtf_value v[2];
-    memset(v, 0, sizeof v);
-    v[0].type = ATF_WTF_ASCII;
-    v[0].s = name;
-    v[0].s_len = name ? (uint32_t)strlen(name) : 0;
-    v[0].is_null = name == NULL;
-    v[1].type = ATF_WTF_ANY;
-    v[1].s = json;
-    v[1].s_len = json ? (uint32_t)strlen(json) : 0;
-    v[1].is_null = json == NULL;
+    atf_wtf_value v[2] = { string_value(ATF_WTF_ASCII, name), string_value(ATF_WTF_ANY, json) };
     return write_builtin(w, bi, time_us, v, 2, err);
 }
 
@@ -620,9 +652,20 @@ atf_status atf_wtf_writer_time_stamp(atf_wtf_writer *w, const char *name, const 
     return name_value(w, ATF_WTF_BI_TIME_STAMP, name, json_value, time_us, err);
 }
 
+atf_status atf_wtf_writer_mark(atf_wtf_writer *w, const char *name, const char *json_value, uint32_t time_us,
+                               atf_error *err)
+{
+    return name_value(w, ATF_WTF_BI_MARK, name, json_value, time_us, err);
+}
+
 uint64_t atf_wtf_writer_event_count(const atf_wtf_writer *w)
 {
     return w ? w->events : 0;
+}
+
+uint64_t atf_wtf_writer_bytes(const atf_wtf_writer *w)
+{
+    return w ? w->file_offset : 0;
 }
 
 /* ---- Opening and closing ------------------------------------------------------ */
@@ -671,7 +714,7 @@ atf_status atf_wtf_writer_open(atf_wtf_writer **out, const char *path, const atf
         w->opts.chunk_bytes = 1u << 20;
     if (!w->opts.wtf_version)
         w->opts.wtf_version = ATF_WTF_VERSION_JS;
-    if (w->opts.timebase_ms == 0.0) {
+    if (w->opts.timebase_ms == 0.0 && !w->opts.timebase_given) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         w->opts.timebase_ms = (double)ts.tv_sec * 1e3 + (double)(ts.tv_nsec / 1000) / 1e3;

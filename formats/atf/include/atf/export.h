@@ -1,14 +1,15 @@
 /**
  * @file atf/export.h
  * @brief Sessions as timelines: the slice builder (call/return pairing,
- *        format-neutral) and `atf export` to Perfetto's protobuf trace and to
- *        Chrome's JSON trace format.
+ *        format-neutral) and `atf export` to Perfetto's protobuf trace,
+ *        Chrome's JSON trace format and the Web Tracing Framework's binary
+ *        files (WTF, atf/wtf.h).
  *
  * The slice builder turns one thread's index events into begin/end/instant
  * callbacks that always nest, whatever the file holds: returns without their
  * call are dropped and counted, calls never returned are closed at the
  * thread's last timestamp and marked, a return that skips frames closes
- * them first. Every exporter (Perfetto, Chrome JSON, later WTF) shares it.
+ * them first. Every exporter (Perfetto, Chrome JSON, WTF) shares it.
  * docs/export.md says what is done with each kind of unclean input.
  *
  * Memory: the builder holds the open calls of one thread (bounded by
@@ -114,8 +115,21 @@ ATF_API const atf_slice_counts *atf_slice_builder_counts(const atf_slice_builder
 
 typedef enum atf_export_format {
     ATF_EXPORT_PERFETTO = 1,   /**< Perfetto's protobuf Trace (ui.perfetto.dev) */
-    ATF_EXPORT_CHROME_JSON = 2 /**< {"traceEvents":[...]} (chrome://tracing, speedscope, Perfetto) */
+    ATF_EXPORT_CHROME_JSON = 2,/**< {"traceEvents":[...]} (chrome://tracing, speedscope, Perfetto) */
+    ATF_EXPORT_WTF = 3         /**< WTF binary chunked files (.wtf-trace): atf_export_file() only */
 } atf_export_format;
+
+/** WTF: the span of one file, in ms: its times are u32 microseconds after
+ *  its timebase (2^32 us = 71.58 min), rounded down to whole ms so that
+ *  every file's timebase is exact. A longer session is written as parts. */
+#define ATF_EXPORT_WTF_SPAN_MS 4294967u
+/** WTF: scopes open at once in a zone, at most (the reference reader stops
+ *  rescoping at 1024 open scopes); calls nested deeper are not written. */
+#define ATF_EXPORT_WTF_MAX_DEPTH 1023u
+/** WTF: files one export writes at most (76 hours); later times are written
+ *  at the last microsecond of the last file and counted (a damaged
+ *  timestamp must not make thousands of files). */
+#define ATF_EXPORT_WTF_MAX_FILES 64u
 
 /** Counts of one export (printed by `atf export` on stderr). */
 typedef struct atf_export_stats {
@@ -126,6 +140,12 @@ typedef struct atf_export_stats {
     uint64_t bytes;            /**< bytes written */
     uint64_t recovered_files;  /**< index/detail files read without a footer (crash-truncated) */
     uint64_t trailing_bytes;   /**< bytes of the exported threads' files that are no event (partial records) */
+    uint64_t files;            /**< files written (WTF: more than one past ::ATF_EXPORT_WTF_SPAN_MS) */
+    uint64_t too_deep_for_format; /**< WTF: calls nested deeper than ::ATF_EXPORT_WTF_MAX_DEPTH, not written */
+    uint64_t file_cuts;        /**< WTF: scopes open at the end of one file, cut there and begun again in the next */
+    uint64_t clamped;          /**< WTF: events past ::ATF_EXPORT_WTF_MAX_FILES files, written at the last one's end */
+    uint64_t wtf_parts;        /**< WTF: bit k set when part k was written (atf_export_wtf_part_path()); a part
+                                    with nothing in its span is not */
     atf_slice_counts slices;
 } atf_export_stats;
 
@@ -135,12 +155,33 @@ typedef struct atf_export_stats {
  * progress (atf/tools.h).
  * @param stats NULL or receives the counts (also filled on failure, so far).
  * @return ::ATF_OK; an open error as atf_tool_dump(); ::ATF_E_IO when @p out
- *         cannot be written; ::ATF_E_NOMEM.
+ *         cannot be written; ::ATF_E_NOMEM; ::ATF_E_ARG for ::ATF_EXPORT_WTF
+ *         (files only: atf_export_file()).
  */
 ATF_API atf_status atf_export(FILE *out, atf_export_format format, const char *path, const atf_tool_options *opts,
                               atf_export_stats *stats, atf_error *err);
 
-/** "perfetto" / "chrome-json" to the format, 0 when unknown. */
+/**
+ * Writes the export into the file @p out_path (created, or truncated).
+ * Perfetto and Chrome JSON: atf_export() into that file. WTF (only here): a
+ * file can time ::ATF_EXPORT_WTF_SPAN_MS after its timebase, so a session
+ * that lasts longer is written as parts, each with its own timebase: @p
+ * out_path, then `STEM.part2.wtf-trace`, `STEM.part3.wtf-trace`, ... where
+ * STEM is @p out_path without its `.wtf-trace` (docs/export.md); slices open
+ * across a boundary are cut there and begun again in the next part.
+ * @param stats NULL or receives the counts; stats->files the files written.
+ * @return as atf_export(); ::ATF_E_IO when a file cannot be created or written.
+ */
+ATF_API atf_status atf_export_file(const char *out_path, atf_export_format format, const char *path,
+                                   const atf_tool_options *opts, atf_export_stats *stats, atf_error *err);
+
+/**
+ * Name of WTF part @p part (0 = @p out_path itself) in @p buf.
+ * @return 0, or -1 when it does not fit in @p cap bytes.
+ */
+ATF_API int atf_export_wtf_part_path(char *buf, size_t cap, const char *out_path, uint64_t part);
+
+/** "perfetto" / "chrome-json" / "wtf" to the format, 0 when unknown. */
 ATF_API atf_export_format atf_export_format_parse(const char *name);
 
 #ifdef __cplusplus

@@ -7,7 +7,8 @@ bad input is the normal case. For each case and both formats:
     read it), never a signal, within the time limit;
   - exit 0 exactly when `atf dump --json` of the case exits 0 (the same
     reader decides), and then the counts line is on stderr and a Perfetto
-    export decodes with protoc / a Chrome JSON export parses as JSON;
+    export decodes with protoc / a Chrome JSON export parses as JSON / every
+    WTF file written is conformant (`atf validate`, no error, no warning);
   - a failure says why on stderr ("atf: error: ...").
 
 Usage: check_export_corpus.py ATF CORPUS_DIR WORKDIR
@@ -31,7 +32,7 @@ def main():
     for case in cases:
         path = os.path.join(corpus, case)
         dump = run([atf, "dump", "--json", path], timeout=60)
-        for fmt, out in (("perfetto", "t.pftrace"), ("chrome-json", "t.json")):
+        for fmt, out in (("perfetto", "t.pftrace"), ("chrome-json", "t.json"), ("wtf", "t.wtf-trace")):
             o = os.path.join(work, out)
             if os.path.exists(o):
                 os.remove(o)
@@ -50,6 +51,13 @@ def main():
                 with open(o, "rb") as f:
                     d = run(["protoc", "--decode_raw"], stdin=f, text=False, timeout=60)
                 check(d.returncode == 0, "%s: protoc --decode_raw: %r" % (case, d.stderr[-300:]))
+            elif fmt == "wtf":
+                parts = [o] + [p for p in r.stderr.split() if p.endswith(".wtf-trace,") or
+                               (p.endswith(".wtf-trace") and ".part" in p)]
+                for p in parts:
+                    v = run([atf, "validate", p.rstrip(",")], timeout=60)
+                    check(v.returncode == 0 and "(0 error(s), 0 warning(s))" in v.stdout,
+                          "%s: wtf export %s not conformant: %s" % (case, p, v.stdout[-500:]))
             else:
                 try:
                     with open(o) as f:

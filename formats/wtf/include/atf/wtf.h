@@ -170,6 +170,14 @@ typedef struct atf_wtf_def {
     /** What the built-in event is, when the name is one of the built-ins of
      *  SPEC-WTF (wtf.zone#set, wtf.scope#leave, ...), else 0. */
     unsigned builtin;
+    /** Set by the library's readers for a define they read (0 in a
+     *  definition made with atf_wtf_parse_signature() alone: then every
+     *  decoder takes its general path). fixed_size: bytes of every event of
+     *  the type (header included) when it has no array argument, else 0;
+     *  string_args / any_args: bit i set when argument i is ascii or utf8 or
+     *  any / is any. */
+    uint32_t fixed_size;
+    uint64_t string_args, any_args;
 } atf_wtf_def;
 
 /** Built-in events the reader tracks (atf_wtf_def.builtin). */
@@ -378,13 +386,15 @@ typedef struct atf_wtf_writer atf_wtf_writer;
 typedef struct atf_wtf_write_options {
     uint32_t chunk_bytes;     /**< rotate to a new event chunk when the buffer reaches this; 0: 1 MiB */
     uint32_t wtf_version;     /**< 0: ::ATF_WTF_VERSION_JS */
-    double timebase_ms;       /**< the header's timebase (ms since the epoch); 0: now */
+    double timebase_ms;       /**< the header's timebase (ms; the reference writes the epoch's, or in node a
+                                   monotonic clock's); 0 without @c timebase_given: now */
     const char *context_uri;  /**< contextInfo.uri; NULL: "file://" */
     const char *context_title;/**< contextInfo.title, or NULL */
     unsigned high_res_times;  /**< 1: flags ["has_high_resolution_times"] */
-    unsigned reserved[4];
+    unsigned timebase_given;  /**< 1: @c timebase_ms is the timebase even when it is 0 */
+    unsigned reserved[3];
 } atf_wtf_write_options;
-#define ATF_WTF_WRITE_OPTIONS_INIT { 0u, 0u, 0.0, NULL, NULL, 0u, { 0u, 0u, 0u, 0u } }
+#define ATF_WTF_WRITE_OPTIONS_INIT { 0u, 0u, 0.0, NULL, NULL, 0u, 0u, { 0u, 0u, 0u } }
 
 /** Creates @p path (truncated) and writes the file header and the header chunk. */
 ATF_API atf_status atf_wtf_writer_open(atf_wtf_writer **out, const char *path, const atf_wtf_write_options *opts,
@@ -411,12 +421,28 @@ ATF_API atf_status atf_wtf_writer_zone_create(atf_wtf_writer *w, uint16_t zone_i
                                               const char *type, const char *location, uint32_t time_us,
                                               atf_error *err);
 ATF_API atf_status atf_wtf_writer_zone_set(atf_wtf_writer *w, uint16_t zone_id, uint32_t time_us, atf_error *err);
+/**
+ * wtf.zone#delete(zoneId): the zone ends; its id may then be created again
+ * (with another name: the reference reader binds an id to the zone its
+ * latest wtf.zone#create names). When it is the current zone, no zone is
+ * current until the next atf_wtf_writer_zone_set().
+ * @return ::ATF_OK, ::ATF_E_ARG (no such zone), or a write error.
+ */
+ATF_API atf_status atf_wtf_writer_zone_delete(atf_wtf_writer *w, uint16_t zone_id, uint32_t time_us,
+                                              atf_error *err);
+/** wtf.scope#enter(name): a scope named @p name (NULL: the null string) opens in the current zone. */
+ATF_API atf_status atf_wtf_writer_scope_enter(atf_wtf_writer *w, const char *name, uint32_t time_us,
+                                              atf_error *err);
 ATF_API atf_status atf_wtf_writer_scope_leave(atf_wtf_writer *w, uint32_t time_us, atf_error *err);
 /** wtf.scope#appendData(name, value): @p json_value is JSON text. */
 ATF_API atf_status atf_wtf_writer_append_data(atf_wtf_writer *w, const char *name, const char *json_value,
                                               uint32_t time_us, atf_error *err);
 ATF_API atf_status atf_wtf_writer_time_stamp(atf_wtf_writer *w, const char *name, const char *json_value,
                                              uint32_t time_us, atf_error *err);
+/** wtf.trace#mark(name, value): a mark (the reference viewer's ruler; it
+ *  lasts until the next mark). @p json_value is JSON text or NULL. */
+ATF_API atf_status atf_wtf_writer_mark(atf_wtf_writer *w, const char *name, const char *json_value, uint32_t time_us,
+                                       atf_error *err);
 
 /** Writes out the current chunk (a reader sees everything written so far). */
 ATF_API atf_status atf_wtf_writer_flush(atf_wtf_writer *w, atf_error *err);
@@ -424,6 +450,8 @@ ATF_API atf_status atf_wtf_writer_flush(atf_wtf_writer *w, atf_error *err);
 ATF_API atf_status atf_wtf_writer_close(atf_wtf_writer *w, atf_error *err);
 /** Events written so far (defines and built-ins included). */
 ATF_API uint64_t atf_wtf_writer_event_count(const atf_wtf_writer *w);
+/** Bytes written to the file so far (the current chunk, not flushed yet, excluded). */
+ATF_API uint64_t atf_wtf_writer_bytes(const atf_wtf_writer *w);
 
 #ifdef __cplusplus
 }

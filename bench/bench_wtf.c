@@ -1,0 +1,417 @@
+/* atf-bench wtf: reading a WTF file against `cat`, in one run.
+ *
+ *   atf-bench wtf [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
+ *
+ * Writes (or reuses) a WTF file of --size bytes (1 GiB) of scope events
+ * with this project's writer: four zones of nested scopes, 60 % of them
+ * wtf.scope#enter by name (200 names), the rest scope events of their own
+ * with arguments (app#request(uint32 id, ascii route), app#frame(uint32 n,
+ * float32 ms)), every 16th scope with wtf.scope#appendData JSON, and
+ * their leaves: what `atf export --format wtf` and instrumented programs
+ * write. Free disk is checked first; the file is scaled down, with a
+ * message, when there is not room. It is read once untimed (page cache),
+ * then --repeat times (median) each of:
+ *   cat       what `cat FILE > /dev/null` does, in this process: read() of
+ *             the file in 128 KiB blocks (no fork, and no dependence on
+ *             /dev/null being the null device: in some containers it is a
+ *             regular file, and cat then writes the whole file to memory);
+ *   read      atf_wtf_reader over every chunk and event, every argument
+ *             decoded (atf_wtf_event_arg);
+ *   validate  atf_validate_path(): every clause of SPEC-WTF (what
+ *             `atf validate FILE` does);
+ *   walk      the floor of any reader that looks at each event: the event
+ *             buffers walked by event size alone (sizes known beforehand,
+ *             nothing checked, nothing decoded);
+ * and prints MB/s, events/s and each one's speed as a ratio of cat's.
+ * Target: read and validate at least 0.5x cat. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atf/validator.h>
+#include <atf/wtf.h>
+
+#include "bench.h"
+
+#define WTF_TARGET 0.5
+#define ZONES 4
+#define TITLE "atf-bench wtf workload 1"
+
+static uint64_t rng(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+/* The workload, until the file holds @size bytes. @return events written, 0 on failure. */
+static uint64_t write_workload(const char *path, uint64_t size)
+{
+    atf_wtf_write_options o = ATF_WTF_WRITE_OPTIONS_INIT;
+    o.timebase_ms = 1700000000000.0;
+    o.context_title = TITLE;
+    o.high_res_times = 1;
+    atf_wtf_writer *w;
+    atf_error err;
+    if (atf_wtf_writer_open(&w, path, &o, &err) != ATF_OK) {
+        fprintf(stderr, "atf-bench: %s: %s\n", path, err.message);
+        return 0;
+    }
+    uint16_t request, frame;
+    atf_status st = atf_wtf_writer_define(w, "app#request", "uint32 id, ascii route", ATF_WTF_CLASS_SCOPE, 0,
+                                          &request, &err);
+    if (st == ATF_OK)
+        st = atf_wtf_writer_define(w, "app#frame", "uint32 n, float32 ms", ATF_WTF_CLASS_SCOPE, 0, &frame, &err);
+    char names[200][32];
+    for (int i = 0; i < 200; i++)
+        snprintf(names[i], sizeof names[i], "module%d::function_%d", i % 13, i);
+    static const char *const routes[] = { "/", "/api/items", "/api/users", "/static/app.js", "/health" };
+    for (uint16_t z = 1; z <= ZONES && st == ATF_OK; z++) {
+        char zn[32];
+        snprintf(zn, sizeof zn, "worker %u", (unsigned)z);
+        st = atf_wtf_writer_zone_create(w, z, zn, "native_script", NULL, 0, &err);
+    }
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    unsigned depth[ZONES + 1] = { 0 };
+    uint32_t t = 1;
+    uint16_t zone = 0;
+    uint64_t n = 0;
+    while (st == ATF_OK) {
+        if (n % 4096 == 0) {
+            if (atf_wtf_writer_bytes(w) >= size)
+                break;
+            zone = (uint16_t)(zone % ZONES + 1);
+            st = atf_wtf_writer_zone_set(w, zone, t, &err);
+        }
+        uint64_t r = rng(&seed);
+        unsigned *d = &depth[zone];
+        t += 1 + (uint32_t)(r >> 60);
+        if (*d > 0 && (*d >= 12 || (r & 7) < 3)) {
+            st = atf_wtf_writer_scope_leave(w, t, &err);
+            (*d)--;
+        } else if ((r >> 8) % 10 < 6) {
+            st = atf_wtf_writer_scope_enter(w, names[(r >> 16) % 200], t, &err);
+            (*d)++;
+        } else if ((r >> 8) % 10 < 8) {
+            atf_wtf_value v[2];
+            memset(v, 0, sizeof v);
+            v[0].type = ATF_WTF_UINT32;
+            v[0].u = (uint32_t)(r >> 32);
+            const char *route = routes[(r >> 24) % 5];
+            v[1].type = ATF_WTF_ASCII;
+            v[1].s = route;
+            v[1].s_len = (uint32_t)strlen(route);
+            st = atf_wtf_writer_event(w, request, t, v, 2, &err);
+            (*d)++;
+        } else {
+            atf_wtf_value v[2];
+            memset(v, 0, sizeof v);
+            v[0].type = ATF_WTF_UINT32;
+            v[0].u = (uint32_t)n;
+            v[1].type = ATF_WTF_FLOAT32;
+            v[1].f = (double)(r % 1000) / 64.0;
+            st = atf_wtf_writer_event(w, frame, t, v, 2, &err);
+            (*d)++;
+        }
+        if (st == ATF_OK && (n & 15) == 0 && *d > 0) {
+            char json[48];
+            snprintf(json, sizeof json, "{\"bytes\":%u}", (unsigned)(r % 997));
+            st = atf_wtf_writer_append_data(w, "io", json, t, &err);
+        }
+        n++;
+    }
+    /* Every scope ends: the file is balanced. */
+    for (uint16_t z = 1; z <= ZONES && st == ATF_OK; z++) {
+        st = atf_wtf_writer_zone_set(w, z, t, &err);
+        for (; depth[z] > 0 && st == ATF_OK; depth[z]--)
+            st = atf_wtf_writer_scope_leave(w, t, &err);
+    }
+    uint64_t events = atf_wtf_writer_event_count(w);
+    atf_status cs = atf_wtf_writer_close(w, st == ATF_OK ? &err : NULL);
+    if (st != ATF_OK || cs != ATF_OK) {
+        fprintf(stderr, "atf-bench: writing %s: %s\n", path, err.message);
+        return 0;
+    }
+    return events;
+}
+
+/* The file is a workload this benchmark wrote for about @size bytes. */
+static int reusable(const char *path, uint64_t size)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || (uint64_t)st.st_size < size || (uint64_t)st.st_size > size + (4u << 20))
+        return 0;
+    atf_wtf_reader *r;
+    if (atf_wtf_reader_open(&r, path, NULL, NULL) != ATF_OK)
+        return 0;
+    size_t len;
+    const char *h = atf_wtf_reader_header_json(r, &len);
+    int ok = h && len > sizeof TITLE && memmem(h, len, TITLE, sizeof TITLE - 1) != NULL;
+    atf_wtf_reader_close(r);
+    return ok;
+}
+
+/* Seconds to read the file as cat does (128 KiB read()s, the bytes dropped). */
+static double time_cat_equivalent(const char *path, uint64_t *bytes)
+{
+    enum { BLOCK = 128 * 1024 };
+    static unsigned char buf[BLOCK];
+    double t0 = bench_now();
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    uint64_t total = 0;
+    ssize_t k;
+    while ((k = read(fd, buf, BLOCK)) > 0 || (k < 0 && errno == EINTR))
+        total += k > 0 ? (uint64_t)k : 0;
+    close(fd);
+    if (k < 0)
+        return -1;
+    *bytes = total;
+    return bench_now() - t0;
+}
+
+/* Seconds to read every event and decode every argument. */
+static double time_read(const char *path, uint64_t *events, uint64_t *sum)
+{
+    double t0 = bench_now();
+    atf_wtf_reader *r;
+    atf_error err;
+    if (atf_wtf_reader_open(&r, path, NULL, &err) != ATF_OK) {
+        fprintf(stderr, "atf-bench: %s: %s\n", path, err.message);
+        return -1;
+    }
+    uint64_t n = 0, acc = 0;
+    const atf_wtf_chunk *c;
+    atf_status st;
+    while ((st = atf_wtf_reader_next_chunk(r, &c, &err)) == ATF_OK) {
+        atf_wtf_event ev;
+        while ((st = atf_wtf_reader_next_event(r, &ev, &err)) == ATF_OK) {
+            n++;
+            acc += ev.time + (uint64_t)ev.depth;
+            for (size_t i = 0; i < ev.def->arg_count; i++) {
+                atf_wtf_value v;
+                if (atf_wtf_event_arg(r, &ev, i, &v, &err) != ATF_OK)
+                    break;
+                acc += v.u + (uint64_t)v.i + v.s_len + (uint64_t)v.f;
+            }
+        }
+        if (st != ATF_E_NOT_FOUND)
+            break;
+    }
+    atf_wtf_summary s;
+    atf_wtf_reader_summary(r, &s);
+    atf_wtf_reader_close(r);
+    if (st != ATF_E_NOT_FOUND || s.state != ATF_WTF_COMPLETE) {
+        fprintf(stderr, "atf-bench: %s: not read whole: %s\n", path, err.message);
+        return -1;
+    }
+    *events = n;
+    *sum = acc;
+    return bench_now() - t0;
+}
+
+/* Every wire id's event size (0: not fixed), from a reader pass. */
+static int learn_sizes(const char *path, uint32_t *sizes, size_t n)
+{
+    atf_wtf_reader *r;
+    if (atf_wtf_reader_open(&r, path, NULL, NULL) != ATF_OK)
+        return -1;
+    const atf_wtf_chunk *c;
+    atf_wtf_event ev;
+    while (atf_wtf_reader_next_chunk(r, &c, NULL) == ATF_OK)
+        while (atf_wtf_reader_next_event(r, &ev, NULL) == ATF_OK)
+            if (ev.wire_id < n)
+                sizes[ev.wire_id] = ev.def->fixed_size;
+    atf_wtf_reader_close(r);
+    return 0;
+}
+
+/* Seconds to walk every event buffer by the sizes alone (the file mapped,
+ * chunk headers parsed); *events counts what was walked. */
+static double time_walk(const char *path, const uint32_t *sizes, size_t nsizes, uint64_t *events, uint64_t *sum)
+{
+    double t0 = bench_now();
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    size_t size = (size_t)st.st_size;
+    const uint8_t *d = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (d == MAP_FAILED)
+        return -1;
+    uint64_t n = 0, acc = 0;
+    int ok = 1;
+    for (uint64_t pos = ATF_WTF_FILE_HEADER_SIZE; pos < size && ok;) {
+        atf_wtf_chunk c;
+        if (atf_wtf_parse_chunk(d + pos, size - pos, pos, &c, NULL) != ATF_OK || c.length > size - pos)
+            break;
+        for (uint32_t i = 0; i < c.part_count; i++) {
+            if (c.parts[i].type != ATF_WTF_PART_BINARY_EVENTS)
+                continue;
+            const uint8_t *b = d + c.parts[i].file_offset;
+            uint32_t len = c.parts[i].length;
+            for (uint32_t at = 0; at + 8 <= len;) {
+                uint32_t wire = (uint32_t)b[at] | (uint32_t)b[at + 1] << 8 | (uint32_t)b[at + 2] << 16 |
+                                (uint32_t)b[at + 3] << 24;
+                uint32_t k = wire < nsizes ? sizes[wire] : 0;
+                if (!k) {
+                    ok = 0;   /* not the workload: an event of no fixed size */
+                    break;
+                }
+                acc += b[at + 4];
+                at += k;
+                n++;
+            }
+        }
+        pos += c.length;
+    }
+    munmap((void *)d, size);
+    if (!ok)
+        return -1;
+    *events = n;
+    *sum = acc;
+    return bench_now() - t0;
+}
+
+static double time_validate(const char *path)
+{
+    double t0 = bench_now();
+    atf_validate_options o = ATF_VALIDATE_OPTIONS_INIT;
+    atf_validation *v;
+    atf_error err;
+    if (atf_validate_path(&v, path, &o, &err) != ATF_OK) {
+        fprintf(stderr, "atf-bench: validate %s: %s\n", path, err.message);
+        return -1;
+    }
+    uint64_t errors = 0, warnings = 0;
+    atf_validation_counts(v, &errors, &warnings);
+    int ok = atf_validation_conformant(v) && errors == 0 && warnings == 0;
+    atf_validation_free(v);
+    if (!ok) {
+        fprintf(stderr, "atf-bench: %s is not conformant (%" PRIu64 " errors, %" PRIu64 " warnings)\n", path,
+                errors, warnings);
+        return -1;
+    }
+    return bench_now() - t0;
+}
+
+int bench_wtf(int argc, char **argv)
+{
+    bench_file_opts o;
+    if (bench_file_opts_parse(&o, argc, argv, "wtf") != 0)
+        return 2;
+    if (o.size < (1u << 20)) {
+        fprintf(stderr, "atf-bench: --size: at least 1M for wtf\n");
+        return 2;
+    }
+    char tmp[4096];
+    if (!o.file) {
+        const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        snprintf(tmp, sizeof tmp, "%s/atf-bench-wtf-%" PRIu64 ".wtf-trace", dir, o.size);
+        o.file = tmp;
+    }
+    int reuse = reusable(o.file, o.size);
+    if (!reuse) {
+        if (bench_fit_disk(o.file, &o.size) != 0)
+            return 0;
+        fprintf(stderr, "atf-bench: writing %.1f MiB of WTF scope events to %s\n", (double)o.size / 1048576.0,
+                o.file);
+        double t0 = bench_now();
+        uint64_t written = write_workload(o.file, o.size);
+        if (!written)
+            return 2;
+        fprintf(stderr, "atf-bench: %" PRIu64 " events written in %.1f s\n", written, bench_now() - t0);
+    } else {
+        fprintf(stderr, "atf-bench: reusing %s\n", o.file);
+    }
+    /* Into the page cache, so that every pass reads from memory. */
+    uint64_t cat_bytes = 0;
+    if (time_cat_equivalent(o.file, &cat_bytes) < 0) {
+        fprintf(stderr, "atf-bench: cannot read %s: %s\n", o.file, strerror(errno));
+        return 2;
+    }
+    static uint32_t sizes[64];
+    if (learn_sizes(o.file, sizes, 64) != 0) {
+        fprintf(stderr, "atf-bench: cannot read %s\n", o.file);
+        return 2;
+    }
+    double cat_t[100], read_t[100], val_t[100], read_cpu[100], val_cpu[100], walk_t[100];
+    uint64_t events = 0, sum = 0, walked = 0, wsum = 0;
+    for (int i = 0; i < o.repeat; i++) {
+        cat_t[i] = time_cat_equivalent(o.file, &cat_bytes);
+        double c0 = bench_cpu_seconds();
+        read_t[i] = time_read(o.file, &events, &sum);
+        double c1 = bench_cpu_seconds();
+        val_t[i] = time_validate(o.file);
+        read_cpu[i] = c1 - c0;
+        val_cpu[i] = bench_cpu_seconds() - c1;
+        walk_t[i] = time_walk(o.file, sizes, 64, &walked, &wsum);
+        if (cat_t[i] < 0 || read_t[i] < 0 || val_t[i] < 0 || walk_t[i] < 0 || walked != events) {
+            fprintf(stderr, "atf-bench: a pass failed (events read %" PRIu64 ", walked %" PRIu64 ")\n", events,
+                    walked);
+            return 2;
+        }
+    }
+    struct stat stt;
+    if (stat(o.file, &stt) != 0)
+        return 2;
+    double bytes = (double)stt.st_size;
+    qsort(cat_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
+    qsort(read_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
+    qsort(val_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
+    qsort(read_cpu, (size_t)o.repeat, sizeof(double), bench_cmp_double);
+    qsort(val_cpu, (size_t)o.repeat, sizeof(double), bench_cmp_double);
+    qsort(walk_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
+    double wk = walk_t[o.repeat / 2];
+    double rc = read_cpu[o.repeat / 2], vc = val_cpu[o.repeat / 2];
+    double c = cat_t[o.repeat / 2], rd = read_t[o.repeat / 2], va = val_t[o.repeat / 2];
+    double r_ratio = c / rd, v_ratio = c / va;
+    int met = r_ratio >= WTF_TARGET && v_ratio >= WTF_TARGET;
+    double load = bench_load_average();
+    if (o.json) {
+        printf("{\"benchmark\":\"wtf\",\"bytes\":%.0f,\"events\":%" PRIu64 ",\"bytes_per_event\":%.2f,"
+               "\"cat_seconds\":%.6f,\"read_seconds\":%.6f,\"validate_seconds\":%.6f,"
+               "\"cat_mb_per_s\":%.1f,\"read_mb_per_s\":%.1f,\"validate_mb_per_s\":%.1f,"
+               "\"read_events_per_s\":%.0f,\"validate_events_per_s\":%.0f,"
+               "\"read_ratio\":%.3f,\"validate_ratio\":%.3f,\"read_cpu_seconds\":%.6f,\"validate_cpu_seconds\":%.6f,"
+               "\"walk_seconds\":%.6f,\"walk_ratio\":%.3f,"
+               "\"target\":%.2f,\"met\":%s,\"load_average\":%.2f,\"repeat\":%d,\"checksum\":%" PRIu64 "}\n",
+               bytes, events, bytes / (double)events, c, rd, va, bytes / c / 1e6, bytes / rd / 1e6, bytes / va / 1e6,
+               (double)events / rd, (double)events / va, r_ratio, v_ratio, rc, vc, wk, c / wk, WTF_TARGET,
+               met ? "true" : "false", load, o.repeat, sum + wsum);
+    } else {
+        printf("file:            %s (%.1f MiB, %" PRIu64 " events, %.1f bytes/event, page-cached)\n", o.file,
+               bytes / 1048576.0, events, bytes / (double)events);
+        printf("cat-equivalent:  %.3f s  %8.1f MB/s                       (read() in 128 KiB blocks, median of %d)\n",
+               c, bytes / c / 1e6, o.repeat);
+        printf("atf read:        %.3f s  %8.1f MB/s  %7.1f M events/s  ratio to cat %.3f  (CPU %.3f s; every event and "
+               "argument decoded)\n",
+               rd, bytes / rd / 1e6, (double)events / rd / 1e6, r_ratio, rc);
+        printf("atf validate:    %.3f s  %8.1f MB/s  %7.1f M events/s  ratio to cat %.3f  (CPU %.3f s; every SPEC-WTF "
+               "clause)\n",
+               va, bytes / va / 1e6, (double)events / va / 1e6, v_ratio, vc);
+        printf("walk (floor):    %.3f s  %8.1f MB/s  %7.1f M events/s  ratio to cat %.3f  (event sizes alone: no "
+               "check, no decoding)\n",
+               wk, bytes / wk / 1e6, (double)events / wk / 1e6, c / wk);
+        printf("target: read and validate >= %.2fx cat: %s\n", WTF_TARGET, met ? "met" : "NOT met");
+        printf("load average:    %.2f on %ld CPUs\n", load, sysconf(_SC_NPROCESSORS_ONLN));
+    }
+    if (!o.keep && o.file == tmp && !reuse)
+        unlink(o.file);
+    else
+        fprintf(stderr, "atf-bench: kept %s\n", o.file);
+    return 0;
+}
