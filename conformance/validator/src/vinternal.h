@@ -193,4 +193,7 @@ atf_status v_thread(atf_validation *v, const char *label_prefix, const uint8_t *
  * bytes (data_end: where a sparse tail starts). */
 void v_wtf_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end);
 
+/* The RTC pass (rtc_pass.c): every RTC-* clause over one file of @p size bytes. */
+void v_rtc_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size);
+
 #endif /* ATF_VALIDATOR_INTERNAL_H */
