@@ -132,8 +132,8 @@ static void diag_report(FILE *diag, const char *path, const atf_rtc_reader *r)
             if (!rtc_clause_is_error(c))
                 continue;
         }
-        fprintf(diag, "atf: %s: offset %llu:%s%s %s%s%s\n", path, (unsigned long long)f.offset,
-                f.field ? " field " : "", f.field ? f.field : "", f.clause ? f.clause : "", f.clause ? ": " : "",
+        fprintf(diag, "atf: %s: offset %llu:%s%s%s %s%s%s\n", path, (unsigned long long)f.offset,
+                f.field ? " field " : "", f.field ? f.field : "", f.field ? ":" : "", f.clause ? f.clause : "", f.clause ? ": " : "",
                 f.message);
     }
     if (s.state != ATF_RTC_COMPLETE)

@@ -175,11 +175,11 @@ typedef int (*atf_rtc_sink)(void *user, const void *p, size_t n);
 ATF_API atf_status atf_rtc_writer_create(atf_rtc_writer **out, const atf_rtc_writer_options *opts,
                                          atf_rtc_sink sink, void *user, atf_error *err);
 /**
- * Defines a user stream: @p json_object is the stream's JSON object without
+ * Defines a user stream: @p definition is the stream's JSON object without
  * "id" (for example {"name":"log","format":"utf-8"}); "length" makes it
  * fixed-length. @return ::ATF_OK with *@p id, ::ATF_E_ARG (not an object), ::ATF_E_STATE.
  */
-ATF_API atf_status atf_rtc_writer_stream(atf_rtc_writer *w, const char *json_object, uint64_t *id, atf_error *err);
+ATF_API atf_status atf_rtc_writer_stream(atf_rtc_writer *w, const char *definition, uint64_t *id, atf_error *err);
 /**
  * Writes one record of stream @p id: split into frames of at most 1024 bytes
  * chained by `more`; a fixed-length stream takes exactly its length.
