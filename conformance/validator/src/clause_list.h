@@ -9,9 +9,10 @@
 #define ATF_VALIDATOR_CLAUSE_LIST_H
 
 #include "clause_list_wtf.h"
+#include "clause_list_rtc.h"
 
-/* Every format's clauses: ATF's (SPEC.md), then WTF's (SPEC-WTF.md). */
-#define ATF_CLAUSE_LIST(X) ATF_CLAUSE_LIST_ATF(X) ATF_CLAUSE_LIST_WTF(X)
+/* Every format's clauses: ATF's (SPEC.md), then WTF's (SPEC-WTF.md), then RTC's (SPEC-RTC.md). */
+#define ATF_CLAUSE_LIST(X) ATF_CLAUSE_LIST_ATF(X) ATF_CLAUSE_LIST_WTF(X) ATF_CLAUSE_LIST_RTC(X)
 
 #define ATF_CLAUSE_LIST_ATF(X)                                                                            \
     X(GEN_LAY_001, "GEN-LAY", "001", E, 0, "The index and detail files of one thread MUST use the same layout.", \

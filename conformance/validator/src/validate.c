@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atf/wtf.h>
+#include <atf/rtc.h>
 
 #include "internal.h"   /* the codec's: atf_thread_dir_misnamed */
 #include "manifest_check.h"
@@ -590,6 +591,12 @@ static atf_status lone_file(atf_validation *v, const char *path, atf_error *err)
     if (atf_wtf_sniff(m.data, m.size < 4 ? (size_t)m.size : 4, path)) {
         /* A WTF file (SPEC-WTF.md 7): its magic, or a .wtf-trace name. */
         v_wtf_pass(v, v_file(v, name), m.data, m.size, m.data_end);
+        vmap_close(&m);
+        return ATF_OK;
+    }
+    if (atf_rtc_sniff(m.data, m.size < 4 ? (size_t)m.size : 4, path)) {
+        /* An RTC file (SPEC-RTC.md): a Marker at its start, or a .rtc name. */
+        v_rtc_pass(v, v_file(v, name), m.data, m.size);
         vmap_close(&m);
         return ATF_OK;
     }

@@ -200,4 +200,7 @@ void v_wtf_pass_mode(atf_validation *v, size_t file, const uint8_t *d, uint64_t 
 atf_status v_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
                                  const atf_validate_options *opts, int general_only, atf_error *err);
 
+/* The RTC pass (rtc_pass.c): every RTC-* clause over one file of @p size bytes. */
+void v_rtc_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size);
+
 #endif /* ATF_VALIDATOR_INTERNAL_H */

@@ -1,13 +1,13 @@
-/* The clause table against conformance/SPEC.md and SPEC-WTF.md (in that
- * order), both ways: every clause row
+/* The clause table against conformance/SPEC.md, SPEC-WTF.md and SPEC-RTC.md
+ * (in that order), both ways: every clause row
  * of the spec (`| \`ID\` | severity | rule |`) is in the table with the same
  * severity, and every table entry is a clause of the spec; IDs are unique,
  * groups and lookups are consistent, recoverable clauses are the ones the
  * spec marks "(recoverable)". */
 #include "vtest_util.h"
 
-#if !defined(ATF_SPEC_PATH) || !defined(ATF_SPEC_WTF_PATH)
-#error "ATF_SPEC_PATH and ATF_SPEC_WTF_PATH must name conformance/SPEC.md and SPEC-WTF.md"
+#if !defined(ATF_SPEC_PATH) || !defined(ATF_SPEC_WTF_PATH) || !defined(ATF_SPEC_RTC_PATH)
+#error "ATF_SPEC_PATH, ATF_SPEC_WTF_PATH and ATF_SPEC_RTC_PATH must name conformance/SPEC.md, SPEC-WTF.md and SPEC-RTC.md"
 #endif
 
 typedef struct spec_clause {
@@ -42,13 +42,15 @@ static size_t parse_spec_file(const char *path, spec_clause *out, size_t cap)
     return n;
 }
 
-/* Every format's clauses, in the table's order: ATF's, then WTF's. */
+/* Every format's clauses, in the table's order: ATF's, then WTF's, then RTC's. */
 static size_t parse_spec(spec_clause *out, size_t cap)
 {
     size_t n = parse_spec_file(ATF_SPEC_PATH, out, cap);
     size_t w = parse_spec_file(ATF_SPEC_WTF_PATH, out + n, cap - n);
     assert_true(w >= 40);
-    return n + w;
+    size_t r = parse_spec_file(ATF_SPEC_RTC_PATH, out + n + w, cap - n - w);
+    assert_int_equal(r, 39);
+    return n + w + r;
 }
 
 static void test_table_matches_spec(void **state)

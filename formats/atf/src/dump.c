@@ -11,11 +11,13 @@
 
 #include <atf/tools.h>
 #include <atf/wtf.h>
+#include <atf/rtc.h>
 
 #include "internal.h"
 #include "obuf.h"
 #include "tools_internal.h"
 #include "wtf_internal.h"
+#include "rtc_internal.h"
 
 /* ---- Path detection -------------------------------------------------- */
 
@@ -132,6 +134,8 @@ atf_path_kind atf_path_detect(const char *path, char *resolved, size_t cap, atf_
             return ATF_PATH_DETAIL;
         if (atf_wtf_sniff(magic, (size_t)k, path))
             return ATF_PATH_WTF;
+        if (atf_rtc_sniff(magic, (size_t)k, path))
+            return ATF_PATH_RTC;
         if (k == 4 && memcmp(magic, ATF_INDEX_MAGIC, 4) == 0)
             return ATF_PATH_INDEX;
         if (k == 4 && memcmp(magic, ATF_DETAIL_MAGIC, 4) == 0)
@@ -379,7 +383,9 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
     case ATF_PATH_ROOT:
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "a directory of sessions: read one session at a time");
     case ATF_PATH_WTF:
-        atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "a WTF file: merge and export read ATF sessions");
+    case ATF_PATH_RTC:
+        atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "a %s file: merge and export read ATF sessions",
+                 src->kind == ATF_PATH_WTF ? "WTF" : "RTC");
         atf_error_set_file(err, path);
         return ATF_E_ARG;
     case ATF_PATH_INDEX:
@@ -883,12 +889,14 @@ typedef atf_status (*source_fn)(FILE *out, const tool_source *src, const atf_too
 
 /* Runs fn on path, or on every session of a directory of sessions (each
  * introduced by a line naming it), after reporting what was not read whole. */
-/* A WTF file goes to the WTF tools (formats/wtf/src/wtf_dump.c). */
-static int is_wtf(const char *path)
+/* A WTF or RTC file goes to its format's tools (formats/wtf/src/wtf_dump.c,
+ * formats/rtc/src/rtc_dump.c): the kind, or ATF_PATH_UNKNOWN. */
+static atf_path_kind other_format(const char *path)
 {
     char resolved[16];
     atf_error e;
-    return path && atf_path_detect(path, resolved, sizeof resolved, &e) == ATF_PATH_WTF;
+    atf_path_kind k = path ? atf_path_detect(path, resolved, sizeof resolved, &e) : ATF_PATH_UNKNOWN;
+    return k == ATF_PATH_WTF || k == ATF_PATH_RTC ? k : ATF_PATH_UNKNOWN;
 }
 
 static atf_status run_tool(FILE *out, const char *path, const atf_tool_options *opts, source_fn fn,
@@ -977,8 +985,11 @@ static atf_status dump_source(FILE *out, const tool_source *sp, const atf_tool_o
 
 atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
 {
-    if (is_wtf(path))
+    atf_path_kind k = other_format(path);
+    if (k == ATF_PATH_WTF)
         return wtf_tool_dump(out, path, opts, err);
+    if (k == ATF_PATH_RTC)
+        return rtc_tool_dump(out, path, opts, err);
     return run_tool(out, path, opts, dump_source, err);
 }
 
@@ -1104,7 +1115,10 @@ static atf_status info_source(FILE *out, const tool_source *src_, const atf_tool
 
 atf_status atf_tool_info(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
 {
-    if (is_wtf(path))
+    atf_path_kind k = other_format(path);
+    if (k == ATF_PATH_WTF)
         return wtf_tool_info(out, path, opts, err);
+    if (k == ATF_PATH_RTC)
+        return rtc_tool_info(out, path, opts, err);
     return run_tool(out, path, opts, info_source, err);
 }

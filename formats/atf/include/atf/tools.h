@@ -26,7 +26,8 @@ typedef enum atf_path_kind {
     ATF_PATH_SESSION,    /**< a directory holding manifest.json or thread_* directories */
     ATF_PATH_ROOT,       /**< a directory of sessions: the recorder's or tracer's output root
                               (session_X/pid_N/ directories), or a session_X/ with several pid_N/ */
-    ATF_PATH_WTF         /**< a WTF file (atf/wtf.h, atf_wtf_sniff()): info, dump and validate read it */
+    ATF_PATH_WTF,        /**< a WTF file (atf/wtf.h, atf_wtf_sniff()): info, dump and validate read it */
+    ATF_PATH_RTC         /**< an RTC file (atf/rtc.h, atf_rtc_sniff(): a Marker or a .rtc name): info, dump and validate read it */
 } atf_path_kind;
 
 /**

@@ -1,0 +1,196 @@
+/**
+ * @file atf/rtc.h
+ * The Ruler Trace Container (RTC, conformance/SPEC-RTC.md): LEB128, the two
+ * Crc algorithms, Marker scan, a reader that recovers every intact Unit of a
+ * file cut at either end or damaged in the middle, and a streaming writer.
+ *
+ * Thread safety: a reader or writer is used by one thread at a time; the
+ * free functions are pure.
+ */
+#ifndef ATF_RTC_H
+#define ATF_RTC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <atf/error.h>
+#include <atf/version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Bytes (SPEC-RTC 1-3) ---------------------------------------------------- */
+
+#define ATF_RTC_MARKER_SIZE 1025u    /**< 04 then 1024 x B9 */
+#define ATF_RTC_MARKER_BYTE 0xB9u
+#define ATF_RTC_MAX_PAYLOAD 1024u    /**< no frame payload is larger than the Marker's */
+#define ATF_RTC_MAX_LEB 10u          /**< LEB128 at most 10 bytes, value below 2^64 */
+#define ATF_RTC_MIN_UNIT 2048u
+#define ATF_RTC_FIRST_USER_ID 9u
+
+/** Built-in stream ids (SPEC-RTC 1.1). */
+enum {
+    ATF_RTC_NOP = 0, ATF_RTC_PADDING = 1, ATF_RTC_MARKER = 2, ATF_RTC_INDEX = 3, ATF_RTC_SUBINDEX = 4,
+    ATF_RTC_META = 5, ATF_RTC_SUBMETA = 6, ATF_RTC_PLATFORM = 7, ATF_RTC_CRC = 8
+};
+
+/**
+ * Decodes the unsigned LEB128 at @p p (@p avail bytes readable).
+ * @param value  receives the value (not NULL).
+ * @param used   receives the bytes it took (not NULL).
+ * @param shortest NULL, or receives 1 when the encoding is the shortest one.
+ * @return ::ATF_OK; ::ATF_E_TRUNCATED when the bytes end inside it;
+ *         ::ATF_E_LIMIT when it is longer than 10 bytes or not below 2^64.
+ */
+ATF_API atf_status atf_rtc_uleb_decode(const uint8_t *p, size_t avail, uint64_t *value, size_t *used,
+                                       int *shortest);
+/** The same for a signed LEB128 (sign in bit 6 of the last byte; must fit int64). */
+ATF_API atf_status atf_rtc_sleb_decode(const uint8_t *p, size_t avail, int64_t *value, size_t *used);
+/** Writes the shortest unsigned LEB128 of @p v to @p dst (room for 10 bytes). @return its size. */
+ATF_API size_t atf_rtc_uleb_encode(uint8_t *dst, uint64_t v);
+/** Writes the shortest signed LEB128 of @p v to @p dst (room for 10 bytes). @return its size. */
+ATF_API size_t atf_rtc_sleb_encode(uint8_t *dst, int64_t v);
+
+/** CRC-32/IEEE of @p n bytes, continuing @p crc (0 to start). Check value 0xCBF43926. */
+ATF_API uint32_t atf_rtc_crc32(uint32_t crc, const void *p, size_t n);
+/** The reference writer's variant (SPEC-RTC 8.1, "rtc-ref"), continuing @p crc (0 to start). Check 0x7EAD5C77. */
+ATF_API uint32_t atf_rtc_crc_ref(uint32_t crc, const void *p, size_t n);
+
+/**
+ * The offset of the first Marker (04 then exactly 1024 x B9, not followed by
+ * another B9) at or after @p from in @p data, or a Marker cut by the end of
+ * the data; @p size when there is none.
+ */
+ATF_API size_t atf_rtc_find_marker(const uint8_t *data, size_t size, size_t from);
+
+/** 1 when @p head (@p n bytes) starts like an RTC file or @p path ends in ".rtc". */
+ATF_API int atf_rtc_sniff(const void *head, size_t n, const char *path);
+
+/* ---- Reader (SPEC-RTC 8.2) ----------------------------------------------------- */
+
+typedef struct atf_rtc_reader atf_rtc_reader;
+
+typedef enum atf_rtc_state {
+    ATF_RTC_COMPLETE = 0,        /**< read whole, no error */
+    ATF_RTC_CRASH_TRUNCATED = 1, /**< cut at either end: every complete record read */
+    ATF_RTC_DAMAGED = 2          /**< an error clause was found; the rest was read */
+} atf_rtc_state;
+
+/** One user record: the payloads of its frames (chained by `more`) joined. Valid until the reader is closed. */
+typedef struct atf_rtc_record {
+    uint64_t stream;            /**< the stream id */
+    uint64_t offset;            /**< the offset of its first frame */
+    const uint64_t *frames;     /**< the offset of every frame */
+    size_t frame_count;
+    const uint8_t *payload;
+    size_t size;
+    int has_time;               /**< 0: no clock, or the clock has no time yet */
+    double time;                /**< seconds (SPEC-RTC 7) */
+    const char *format;         /**< the stream's format ("raw" by default) */
+    int has_gain, has_offset;
+    double gain, value_offset;
+    int big_endian;             /**< native byte order when the record was read */
+} atf_rtc_record;
+
+typedef struct atf_rtc_unit_info {
+    uint64_t number;            /**< the Unit's number (its Index count) */
+    uint64_t offset;            /**< its Marker's offset */
+    uint64_t bytes;             /**< its bytes in the file */
+    const char *crc;            /**< "crc-32", "rtc-ref", "crc-32-stop", "rtc-ref-stop", or NULL (cut) */
+} atf_rtc_unit_info;
+
+typedef struct atf_rtc_skip {
+    uint64_t offset, bytes;
+    const char *reason;         /**< before-first-marker, bad-marker, crc-mismatch, no-crc, damaged, cut, no-marker, no-index */
+} atf_rtc_skip;
+
+typedef struct atf_rtc_finding {
+    const char *clause;         /**< "RTC-…", or NULL for a remark */
+    uint64_t offset;
+    const char *field;
+    const char *message;
+} atf_rtc_finding;
+
+typedef struct atf_rtc_summary {
+    atf_rtc_state state;
+    uint64_t file_size;
+    int has_geometry;           /**< unit_size, subunit_size and origin are known */
+    uint64_t unit_size, subunit_size;
+    int64_t origin;             /**< offset of Unit 0's Marker (negative: cut at the start) */
+    int byte_order;             /**< 0 unknown, 1 little, 2 big (first Platform read) */
+    uint64_t records, units, streams, skipped_ranges, skipped_bytes;
+    atf_error first_damage;     /**< the first error clause found */
+} atf_rtc_summary;
+
+/**
+ * Opens and reads @p path whole (mapped or read). On success *@p out is the reader.
+ * @return ::ATF_OK (the file may be cut or damaged: see the summary);
+ *         ::ATF_E_IO (not a regular file, unreadable); ::ATF_E_NOMEM.
+ */
+ATF_API atf_status atf_rtc_reader_open(atf_rtc_reader **out, const char *path, atf_error *err);
+/** The same over @p size bytes at @p data, which the caller keeps until the reader is closed. */
+ATF_API atf_status atf_rtc_reader_open_memory(atf_rtc_reader **out, const void *data, size_t size,
+                                              atf_error *err);
+/** Closes @p r (NULL is allowed). */
+ATF_API void atf_rtc_reader_close(atf_rtc_reader *r);
+/** The next user record in the order they were completed. @return ::ATF_OK or ::ATF_E_NOT_FOUND at the end. */
+ATF_API atf_status atf_rtc_reader_next_record(atf_rtc_reader *r, atf_rtc_record *rec);
+ATF_API void atf_rtc_reader_summary(const atf_rtc_reader *r, atf_rtc_summary *s);
+/** Record @p i (0 … summary.records − 1). */
+ATF_API void atf_rtc_reader_record(const atf_rtc_reader *r, size_t i, atf_rtc_record *rec);
+ATF_API void atf_rtc_reader_unit(const atf_rtc_reader *r, size_t i, atf_rtc_unit_info *u);
+ATF_API void atf_rtc_reader_skip(const atf_rtc_reader *r, size_t i, atf_rtc_skip *s);
+/** Stream definition @p i: its id, the offset of the Meta/meta record that first defined it, its JSON object text. */
+ATF_API void atf_rtc_reader_stream(const atf_rtc_reader *r, size_t i, uint64_t *id, uint64_t *offset,
+                                   const void **json_object);
+/** Findings in the order found (at most a bounded number are kept; counts per clause are exact). */
+ATF_API size_t atf_rtc_reader_finding_count(const atf_rtc_reader *r);
+ATF_API void atf_rtc_reader_finding(const atf_rtc_reader *r, size_t i, atf_rtc_finding *f);
+/** How many times @p clause ("RTC-FRM-001") was found. */
+ATF_API uint64_t atf_rtc_reader_clause_count(const atf_rtc_reader *r, const char *clause);
+
+/* ---- Writer ----------------------------------------------------------------------- */
+
+typedef struct atf_rtc_writer atf_rtc_writer;
+
+typedef enum atf_rtc_crc_kind { ATF_RTC_CRC_32 = 0, ATF_RTC_CRC_REF = 1 } atf_rtc_crc_kind;
+
+typedef struct atf_rtc_writer_options {
+    uint64_t unit_size;         /**< U, a power of 2 >= subunit_size; 0: 1 MiB */
+    uint64_t subunit_size;      /**< u, a power of 2 >= 2048; 0: 128 KiB */
+    atf_rtc_crc_kind crc;       /**< ATF_RTC_CRC_32 (default) or the reference's variant */
+    int big_endian;             /**< write Platform and native values big-endian */
+    unsigned reserved[4];
+} atf_rtc_writer_options;
+#define ATF_RTC_WRITER_OPTIONS_INIT { 0u, 0u, ATF_RTC_CRC_32, 0, { 0u, 0u, 0u, 0u } }
+
+/** Output callback: writes @p n bytes; returns 0 or -1. */
+typedef int (*atf_rtc_sink)(void *user, const void *p, size_t n);
+
+/**
+ * Starts a writer that hands its bytes to @p sink. @p opts NULL: defaults.
+ * @return ::ATF_OK, ::ATF_E_ARG (bad sizes), ::ATF_E_NOMEM.
+ */
+ATF_API atf_status atf_rtc_writer_create(atf_rtc_writer **out, const atf_rtc_writer_options *opts,
+                                         atf_rtc_sink sink, void *user, atf_error *err);
+/**
+ * Defines a user stream: @p definition is the stream's JSON object without
+ * "id" (for example {"name":"log","format":"utf-8"}); "length" makes it
+ * fixed-length. @return ::ATF_OK with *@p id, ::ATF_E_ARG (not an object), ::ATF_E_STATE.
+ */
+ATF_API atf_status atf_rtc_writer_stream(atf_rtc_writer *w, const char *definition, uint64_t *id, atf_error *err);
+/**
+ * Writes one record of stream @p id: split into frames of at most 1024 bytes
+ * chained by `more`; a fixed-length stream takes exactly its length.
+ * @return ::ATF_OK, ::ATF_E_ARG, ::ATF_E_LENGTH, ::ATF_E_IO (the sink failed).
+ */
+ATF_API atf_status atf_rtc_writer_write(atf_rtc_writer *w, uint64_t id, const void *p, size_t n, atf_error *err);
+/** Writes the final Crc and frees @p w (NULL allowed). @return ::ATF_OK or ::ATF_E_IO. */
+ATF_API atf_status atf_rtc_writer_finish(atf_rtc_writer *w, atf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ATF_RTC_H */
