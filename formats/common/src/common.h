@@ -24,6 +24,10 @@ atf_status atf_fail(atf_error *err, atf_status code, uint64_t offset, const char
                     const char *fmt, ...) ATF_PRINTF(5, 6);
 void atf_error_set_file(atf_error *err, const char *file);
 void atf_error_clear(atf_error *err);
+/* Makes @err's field text outlive what it points into (a reader's
+ * definitions, about to be freed): copied into thread-local storage (the
+ * last 8 kept per thread), the field pointed at the copy. */
+void atf_error_detach_field(atf_error *err);
 
 /* A file's bytes: mapped, read into memory, or borrowed from the caller. */
 typedef struct atf_blob {

@@ -114,3 +114,14 @@ void atf_error_clear(atf_error *err)
 
 unsigned atf_version_number(void) { return ATF_VERSION_NUMBER; }
 const char *atf_version_string(void) { return ATF_VERSION_STRING; }
+
+void atf_error_detach_field(atf_error *err)
+{
+    static _Thread_local char keep[8][64];
+    static _Thread_local unsigned next;
+    if (!err || !err->field)
+        return;
+    char *slot = keep[next++ % 8];
+    snprintf(slot, sizeof keep[0], "%s", err->field);
+    err->field = slot;
+}

@@ -149,6 +149,7 @@ static atf_status verdict(const atf_rtc_reader *r, atf_error *err, const char *p
     if (s.state == ATF_RTC_DAMAGED) {
         if (err) {
             *err = s.first_damage;
+            atf_error_detach_field(err);   /* the reader that owns it is closed next */
             atf_error_set_file(err, path);
         }
         return ATF_E_DAMAGED;

@@ -184,6 +184,7 @@ static void find(atf_rtc_reader *r, int clause, uint64_t off, const char *field,
             if (!r->have_damage) {
                 r->have_damage = 1;
                 atf_fail(&r->first_damage, ATF_E_DAMAGED, off, field, "%s: %s", rtc_clause_id(clause), msg);
+                atf_error_detach_field(&r->first_damage);
             }
             r->state = ATF_RTC_DAMAGED;
         } else if ((clause == RC_REC_001 || clause == RC_REC_002) && r->state == ATF_RTC_COMPLETE) {

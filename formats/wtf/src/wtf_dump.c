@@ -290,15 +290,15 @@ static atf_status finish(obuf *o, atf_wtf_reader *r, const char *path, const atf
     if (ob_flush(o) != 0 && st == ATF_OK)
         st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write the output");
     diag_summary(opts ? opts->diag : NULL, path, &s);
-    atf_wtf_reader_close(r);
-    if (st != ATF_OK)
-        return st;
-    if (s.state == ATF_WTF_DAMAGED) {
-        if (err)
+    if (st == ATF_OK && s.state == ATF_WTF_DAMAGED) {
+        if (err) {
             *err = s.first_damage;
-        return ATF_E_DAMAGED;
+            atf_error_detach_field(err);   /* before the reader and its definitions go */
+        }
+        st = ATF_E_DAMAGED;
     }
-    return ATF_OK;
+    atf_wtf_reader_close(r);
+    return st;
 }
 
 static atf_status open_reader(atf_wtf_reader **r, const char *path, atf_error *err)

@@ -321,7 +321,7 @@ static uint32_t arg_size(const atf_wtf_arg *a, const atf_wtf_strings *st, const 
                          size_t at, atf_status *st_out, atf_error *err, uint64_t base)
 {
     if (len - at < 4) {
-        *st_out = atf_fail(err, ATF_E_TRUNCATED, base + at, a->name, "argument %s runs past the event buffer",
+        *st_out = atf_fail(err, ATF_E_TRUNCATED, base + at, "event.args", "argument %s runs past the event buffer",
                            a->name);
         return 0;
     }
@@ -329,7 +329,7 @@ static uint32_t arg_size(const atf_wtf_arg *a, const atf_wtf_strings *st, const 
     if (!a->array) {
         if (is_string_type(a->type) && v != ATF_WTF_STRING_NULL && v != ATF_WTF_STRING_EMPTY &&
             (!st || v >= st->count)) {
-            *st_out = atf_fail(err, ATF_E_RANGE, base + at, a->name,
+            *st_out = atf_fail(err, ATF_E_RANGE, base + at, "event.args",
                                "string ordinal %u of argument %s: the chunk's table has %u strings", (unsigned)v,
                                a->name, st ? (unsigned)st->count : 0u);
             return 0;
@@ -340,13 +340,13 @@ static uint32_t arg_size(const atf_wtf_arg *a, const atf_wtf_strings *st, const 
     if (n == -1)
         return 4;
     if (n < 0) {
-        *st_out = atf_fail(err, ATF_E_LENGTH, base + at, a->name, "array %s: length %d", a->name, (int)n);
+        *st_out = atf_fail(err, ATF_E_LENGTH, base + at, "event.args", "array %s: length %d", a->name, (int)n);
         return 0;
     }
     uint64_t bytes = (uint64_t)(uint32_t)n * atf_wtf_elem_size(a->type);
     bytes = (bytes + 3) & ~(uint64_t)3;
     if (bytes > len - at - 4) {
-        *st_out = atf_fail(err, ATF_E_TRUNCATED, base + at, a->name,
+        *st_out = atf_fail(err, ATF_E_TRUNCATED, base + at, "event.args",
                            "array %s of %d elements runs past the event buffer", a->name, (int)n);
         return 0;
     }
@@ -354,7 +354,7 @@ static uint32_t arg_size(const atf_wtf_arg *a, const atf_wtf_strings *st, const 
         for (int32_t k = 0; k < n; k++) {
             uint32_t o = atf_load_le32(buf + at + 4 + 4 * (size_t)k);
             if (o != ATF_WTF_STRING_NULL && o != ATF_WTF_STRING_EMPTY && (!st || o >= st->count)) {
-                *st_out = atf_fail(err, ATF_E_RANGE, base + at + 4 + 4 * (uint64_t)k, a->name,
+                *st_out = atf_fail(err, ATF_E_RANGE, base + at + 4 + 4 * (uint64_t)k, "event.args",
                                    "string ordinal %u in array %s: the chunk's table has %u strings", (unsigned)o,
                                    a->name, st ? (unsigned)st->count : 0u);
                 return 0;

@@ -52,8 +52,10 @@ struct atf_wtf_reader {
 static void note_damage(atf_wtf_reader *r, const atf_error *e)
 {
     r->sum.state = ATF_WTF_DAMAGED;
-    if (r->sum.first_damage.code == ATF_OK && e)
+    if (r->sum.first_damage.code == ATF_OK && e) {
         r->sum.first_damage = *e;
+        atf_error_detach_field(&r->sum.first_damage);   /* a definition may be replaced later */
+    }
 }
 
 static void note_cut(atf_wtf_reader *r, uint64_t unread)
