@@ -57,7 +57,7 @@
 
 #include <atf/tools.h>
 
-#include "fuzz_support.h"
+#include "fuzz_atf.h"
 
 static unsigned long variants, findings_runs, failures, cases;
 static unsigned findings_every = 97;
