@@ -687,6 +687,10 @@ static atf_status decode_slow(atf_wtf_reader *r, uint32_t *size, atf_error *err)
         return ATF_E_NOT_FOUND;
     }
     if (s != ATF_OK) {
+        /* ATF_E_NOT_FOUND is the end of the events: an undefined wire id
+         * is a field error here, so that callers see the damage. */
+        if (s == ATF_E_NOT_FOUND)
+            s = e.code = ATF_E_FIELD;
         atf_error_set_file(&e, r->name);
         note_damage(r, &e);
         r->sum.chunks_skipped++;

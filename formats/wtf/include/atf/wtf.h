@@ -344,7 +344,9 @@ ATF_API const atf_wtf_strings *atf_wtf_reader_strings(const atf_wtf_reader *r);
  * as they are read (they are events too, and returned). Zones and scope
  * depth are tracked. @return ::ATF_OK, ::ATF_E_NOT_FOUND at the end of the
  * buffer (or a cut buffer's last complete event), or an error for an event
- * that cannot be decoded: the rest of that chunk is skipped (counted).
+ * that cannot be decoded (::ATF_E_FIELD for a wire id no define gave,
+ * ::ATF_E_TRUNCATED, ::ATF_E_RANGE, ::ATF_E_LENGTH as atf_wtf_decode_event()):
+ * the rest of that chunk is skipped (counted).
  */
 ATF_API atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_error *err);
 
