@@ -42,6 +42,8 @@ struct atf_wtf_reader {
     wtf_plan *plan;               /* WTF_WIRE_IDS entries, with defs: set_def() */
     atf_wtf_def *define;          /* wire id 1 */
     int32_t zone;
+    uint32_t defs_hi;             /* defs[] entries below this may be set */
+    uint32_t depth_hi;            /* depth[] entries below this may be used */
     uint32_t *depth;              /* per zone + 1 (index 0: no zone set); allocated with defs */
     uint8_t *zone_made;           /* WTF_ZONES bits */
     wtf_event_notes notes;
@@ -151,6 +153,8 @@ static void set_def(atf_wtf_reader *r, uint32_t wire, atf_wtf_def *d)
 {
     r->defs[wire] = d;
     wtf_plan_of(&r->plan[wire], d);
+    if (wire + 1 > r->defs_hi)
+        r->defs_hi = wire + 1;
 }
 
 static atf_status ensure_tables(atf_wtf_reader *r, atf_error *err)
@@ -173,6 +177,7 @@ static atf_status ensure_tables(atf_wtf_reader *r, atf_error *err)
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, "cannot allocate the definition table");
     }
     set_def(r, ATF_WTF_WIRE_DEFINE, r->define);
+    r->depth_hi = 1;   /* depth[0]: events before any wtf.zone#set */
     return ATF_OK;
 }
 
@@ -312,7 +317,7 @@ void atf_wtf_reader_close(atf_wtf_reader *r)
     if (!r)
         return;
     if (r->defs) {
-        for (size_t i = 0; i < WTF_WIRE_IDS; i++)
+        for (size_t i = 0; i < r->defs_hi; i++)
             if (r->defs[i] != r->define)
                 wtf_def_free(r->defs[i]);
         free(r->defs);
@@ -584,6 +589,8 @@ static void apply_builtin(atf_wtf_reader *r, atf_wtf_event *ev)
         if (d->arg_count >= 1 && wtf_arg_value(d, ev->args, avail, &r->strings, 0, &v) == ATF_OK && !v.array) {
             uint32_t z = (uint32_t)(v.u & 0xFFFF);
             r->zone = (int32_t)z;
+            if (z + 2 > r->depth_hi)
+                r->depth_hi = z + 2;
             if (!(r->zone_made[z / 8] & (1u << (z % 8))))
                 notes(r)->zone_unknown = 1;
         }
@@ -727,7 +734,7 @@ void wtf_reader_open_scopes(const atf_wtf_reader *r, void (*fn)(void *user, int3
 {
     if (!r->depth)
         return;
-    for (uint32_t z = 0; z <= WTF_ZONES; z++)
+    for (uint32_t z = 0; z < r->depth_hi; z++)
         if (r->depth[z])
             fn(user, (int32_t)z - 1, r->depth[z]);
 }
