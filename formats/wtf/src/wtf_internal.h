@@ -103,7 +103,8 @@ int wtf_def_same(const atf_wtf_def *a, const atf_wtf_def *b);
 typedef struct wtf_event_notes {
     unsigned redefined;        /* a define of a wire id already defined */
     unsigned redefined_differs;/* ... with another name or signature */
-    unsigned define_bad;       /* a define whose signature did not parse (event skipped as unknown later) */
+    unsigned define_bad;       /* a define that defines nothing: no name, wire id 0, or a signature that does not
+                                  parse (its events are undefined later) */
     unsigned leave_unbalanced; /* a wtf.scope#leave with no open scope in its zone */
     unsigned zone_unknown;     /* a wtf.zone#set of a zone never created */
     atf_error define_error;    /* why the define was refused */

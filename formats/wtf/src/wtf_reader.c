@@ -549,12 +549,21 @@ static void apply_define(atf_wtf_reader *r, const atf_wtf_event *ev)
     wtf_arg_value(d, ev->args, avail, &r->strings, 4, &sig);
     atf_error e;
     atf_error_clear(&e);
-    atf_wtf_def *nd = wtf_def_new((uint16_t)wire.u, (uint16_t)cls.u, (uint32_t)flags.u, name.s ? name.s : "",
-                                  name.s_len, sig.s ? sig.s : "", sig.s_len, &e);
+    atf_wtf_def *nd = NULL;
+    if (!name.s || !name.s_len)
+        /* WTF-DEF-007, WTF-DEF-004: defines nothing (as the validator
+         * says: an event of that wire id is undefined, WTF-EVT-001). */
+        atf_fail(&e, ATF_E_FIELD, ev->offset, "define.name", "a define without a name");
+    else if ((uint16_t)wire.u == 0)
+        atf_fail(&e, ATF_E_FIELD, ev->offset, "define.wireId", "a define of wire id 0");
+    else
+        nd = wtf_def_new((uint16_t)wire.u, (uint16_t)cls.u, (uint32_t)flags.u, name.s, name.s_len,
+                         sig.s ? sig.s : "", sig.s_len, &e);
     if (!nd) {
         notes(r)->define_bad = 1;
         e.offset = ev->offset;
-        e.field = "define.args";
+        if (!e.field)
+            e.field = "define.args";
         notes(r)->define_error = e;
         return;
     }
