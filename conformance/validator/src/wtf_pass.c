@@ -209,7 +209,7 @@ static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *
 
 static int json_ok(const char *s, size_t n)
 {
-    json_t *j = json_loadb(s, n, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, NULL);
+    json_t *j = json_loadb(s, n, WTF_JSON_FLAGS, NULL);
     json_decref(j);
     return j != NULL;
 }
@@ -473,7 +473,7 @@ static int is_known_part(uint32_t t)
 static void file_header_part(wpass *w, const atf_wtf_part *p)
 {
     json_error_t je;
-    json_t *j = json_loadb((const char *)w->d + p->file_offset, p->length, JSON_DECODE_INT_AS_REAL, &je);
+    json_t *j = json_loadb((const char *)w->d + p->file_offset, p->length, WTF_JSON_FLAGS, &je);
     if (!json_is_object(j)) {
         v_report(w->v, w->file, C_WTF_FH_003, 0, p->file_offset + (j ? 0 : (uint64_t)je.position), "file_header",
                  "%s", j ? "the file header is JSON but not an object" : je.text);

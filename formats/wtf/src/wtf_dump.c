@@ -56,7 +56,7 @@ static void put_json(obuf *o, const json_t *j)
  * \u0000 allowed, one value); NULL when it does not parse. */
 static json_t *parse_json(const char *s, size_t n)
 {
-    return json_loadb(s, n, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, NULL);
+    return json_loadb(s, n, WTF_JSON_FLAGS, NULL);
 }
 
 /* ---- Arguments ----------------------------------------------------------------- */

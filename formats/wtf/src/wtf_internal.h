@@ -24,6 +24,11 @@ atf_status wtf_decode_event_at(const atf_wtf_def *const *defs, size_t ndefs, con
 atf_status wtf_arg_value(const atf_wtf_def *d, const uint8_t *args, size_t avail, const atf_wtf_strings *st,
                          size_t i, atf_wtf_value *out);
 
+/* How JSON text (the file header, `any` arguments) is read, as
+ * docs/wtf-dump-format.md says: one value of any kind, every number a
+ * double, \u0000 allowed (jansson's json_loadb flags). */
+#define WTF_JSON_FLAGS (JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL)
+
 /* The signature of wtf.event#define, the one event every file knows. */
 #define WTF_DEFINE_SIGNATURE "uint16 wireId, uint16 eventClass, uint32 flags, ascii name, ascii args"
 

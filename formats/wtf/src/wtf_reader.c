@@ -202,7 +202,7 @@ static atf_status read_file_header_chunk(atf_wtf_reader *r)
             return ATF_OK;
         r->header_json = (const char *)r->blob.data + p->file_offset;
         r->header_json_len = p->length;
-        json_t *j = json_loadb(r->header_json, r->header_json_len, JSON_DECODE_ANY, NULL);
+        json_t *j = json_loadb(r->header_json, r->header_json_len, WTF_JSON_FLAGS, NULL);
         if (json_is_object(j)) {
             json_t *tb = json_object_get(j, "timebase");
             if (json_is_number(tb))
