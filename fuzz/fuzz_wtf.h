@@ -145,6 +145,12 @@ void fz_wtf_check_validator(const uint8_t *d, size_t size, const fz_wtf_model *m
  * and name, in file order. */
 void fz_wtf_check_dump(const uint8_t *d, size_t size, const fz_wtf_model *m);
 
+/* A whole-file target: the input, a truncation and a one-byte corruption
+ * chosen by its last bytes (fz_check_file_variants), each against the model
+ * through the reader and then either the dump or (@p validator) the
+ * validator. */
+void fz_wtf_check_file(const uint8_t *data, size_t size, int validator);
+
 /* What a cut of @p d (a complete file, model @p full) after @p len bytes must
  * leave, computed from the original's structure (SPEC-WTF 6): *events,
  * the first events of @p full that a reader recovers (the whole chunks,

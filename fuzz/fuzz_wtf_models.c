@@ -626,6 +626,14 @@ static void check_event_args(const atf_wtf_reader *r, const atf_wtf_event *ev, c
     FZ_CHECK(atf_wtf_event_arg(r, ev, d->nargs, &v, NULL) == ATF_E_RANGE, "argument past the last one");
 }
 
+/* The reader refused @what: a proper error record, in a damaged file. */
+static void check_refusal(const atf_error *e, atf_status st, const char *what, const fz_wtf_model *m)
+{
+    fz_check_error(e, st, what);
+    FZ_CHECK(m->state == ATF_WTF_DAMAGED, "%s refused (%s) in a file the rules call %s", what, e->message,
+             m->state == ATF_WTF_COMPLETE ? "complete" : "crash-truncated");
+}
+
 void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m)
 {
     atf_wtf_reader *r = NULL;
@@ -657,9 +665,7 @@ void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m)
         if (st == ATF_E_NOT_FOUND)
             break;
         if (st != ATF_OK) {
-            fz_check_error(&ce, st, "next_chunk");
-            FZ_CHECK(m->state == ATF_WTF_DAMAGED, "a chunk header refused (%s) in a file the rules call %s",
-                     ce.message, m->state == ATF_WTF_COMPLETE ? "complete" : "crash-truncated");
+            check_refusal(&ce, st, "a chunk header", m);
             FZ_CHECK(atf_wtf_reader_next_chunk(r, &c, &ce) == ATF_E_NOT_FOUND, "reading on after a bad chunk header");
             damage_seen = 1;
             break;
@@ -689,9 +695,7 @@ void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m)
             if (st == ATF_E_NOT_FOUND)
                 break;
             if (st != ATF_OK) {
-                fz_check_error(&ee, st, "next_event");
-                FZ_CHECK(m->state == ATF_WTF_DAMAGED, "event refused (%s) in a file the rules call %s", ee.message,
-                         m->state == ATF_WTF_COMPLETE ? "complete" : "crash-truncated");
+                check_refusal(&ee, st, "an event", m);
                 FZ_CHECK(ee.offset >= c->offset && ee.offset <= size, "error offset %llu outside the chunk",
                          (unsigned long long)ee.offset);
                 damage_seen = 1;
@@ -984,6 +988,29 @@ void fz_wtf_put_chunk(fz_buf *b, uint32_t id, uint32_t type, uint32_t start, uin
         fz_buf_put(b, data[i], len[i]);
         fz_buf_put(b, zeros, (4 - len[i] % 4) % 4);
     }
+}
+
+/* ---- Whole files ----------------------------------------------------------------------- */
+
+static int with_validator;   /* the check after the reader's: the validator (1) or the dump (0) */
+
+static void open_check(const uint8_t *data, size_t size, int verify, fz_params *p)
+{
+    (void)verify;
+    (void)p;
+    fz_wtf_model m = fz_wtf_model_of(data, size);
+    fz_wtf_check_reader(data, size, &m);
+    if (with_validator)
+        fz_wtf_check_validator(data, size, &m);
+    else
+        fz_wtf_check_dump(data, size, &m);
+    fz_wtf_model_free(&m);
+}
+
+void fz_wtf_check_file(const uint8_t *data, size_t size, int validator)
+{
+    with_validator = validator;
+    fz_check_file_variants(open_check, data, size);
 }
 
 /* ---- Cuts of a complete file ----------------------------------------------------------- */

@@ -45,23 +45,18 @@ static atf_wtf_writer *open_sample(const char *name, uint32_t chunk_bytes)
     return w;
 }
 
-static atf_wtf_value u32v(atf_wtf_type t, uint64_t u)
+/* A number: unsigned types read .u, signed ones .i. */
+static atf_wtf_value num(atf_wtf_type t, uint64_t u, int64_t i)
 {
     atf_wtf_value v;
     memset(&v, 0, sizeof v);
     v.type = t;
     v.u = u;
-    return v;
-}
-
-static atf_wtf_value i64v(atf_wtf_type t, int64_t i)
-{
-    atf_wtf_value v;
-    memset(&v, 0, sizeof v);
-    v.type = t;
     v.i = i;
     return v;
 }
+#define u32v(t, u) num(t, u, 0)
+#define i64v(t, i) num(t, 0, i)
 
 static atf_wtf_value strv(atf_wtf_type t, const char *s)
 {
