@@ -347,10 +347,13 @@ atf_status wtf_tool_dump(FILE *out, const char *path, const atf_tool_options *op
             ob_lit(o, "null");
         ob_lit(o, "}\n");
     } else {
-        char line[160];
+        /* %.3f of the largest double is 313 characters: the line fits; a
+         * shorter buffer was overrun by a header's huge timebase. */
+        char line[512];
         int n = snprintf(line, sizeof line, "wtf file: version 0x%08x, format %u, timebase %.3f ms\n",
                          (unsigned)h->wtf_version, (unsigned)h->format_version, atf_wtf_reader_timebase(r));
-        ob_put(o, line, (size_t)n);
+        if (n > 0)
+            ob_put(o, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
     }
     json_decref(hv);
     const atf_wtf_chunk *c;
