@@ -228,6 +228,7 @@ typedef struct atf_wtf_strings {
 
 /** Indexes a string table part (@p data may be NULL when @p size is 0). */
 ATF_API atf_status atf_wtf_strings_init(atf_wtf_strings *st, const void *data, uint32_t size, atf_error *err);
+/** Frees the index and leaves @p st empty (no data, size 0); NULL is allowed. */
 ATF_API void atf_wtf_strings_free(atf_wtf_strings *st);
 /**
  * Ordinal @p ord: ::ATF_OK with the string (NUL-terminated in the table) and
