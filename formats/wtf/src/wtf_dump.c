@@ -241,7 +241,17 @@ static void put_event_text(obuf *o, const atf_wtf_reader *r, const atf_wtf_event
     }
     for (uint32_t i = 0; i < ev->depth && i < 64; i++)
         ob_lit(o, "  ");
-    ob_put(o, ev->def->name, strlen(ev->def->name));
+    /* A name is file content: one with a newline, a control character or
+     * a byte above 0x7E is written as a JSON string, so that every event
+     * stays one line of plain text. */
+    const char *name = ev->def->name;
+    size_t name_len = strlen(name), k = 0;
+    while (k < name_len && (unsigned char)name[k] >= 0x20 && (unsigned char)name[k] < 0x7F)
+        k++;
+    if (k == name_len)
+        ob_put(o, name, name_len);
+    else
+        ob_json_string_n(o, name, name_len);
     if (ev->def->arg_count) {
         ob_char(o, ' ');
         put_args(o, r, ev);
