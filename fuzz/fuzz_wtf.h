@@ -101,9 +101,14 @@ typedef struct fz_wtf_model {
     atf_status open_status; /* ATF_OK, or what atf_wtf_reader_open_memory must return */
     atf_wtf_state state;
     int cut;                /* the end of the file cut something (also in a damaged file) */
+    int header_cut;         /* cut inside its 12-byte header (SPEC-WTF 6.3) */
     int undetermined;       /* a built-in's name with other arguments: only structure is modelled
                                from there on (events, zones and depth are not compared) */
     uint64_t chunks, event_chunks, events, events_in_cut_chunk, chunks_skipped;
+    struct {
+        uint64_t offset;
+        uint32_t index;     /* position in the file (skipped chunks counted) */
+    } *chunk;               /* the chunks a reader returns, in order (chunks of them) */
     const uint8_t *header_json; /* the first chunk's file-header part when whole, else NULL */
     size_t header_json_len;
     fz_wtf_event *ev;       /* events in file order (events of them) */

@@ -4,10 +4,13 @@
  * Written from conformance/SPEC-WTF.md (file header 1, chunks 2.1, string
  * tables 3, events and definitions 4, crash recovery 6) and
  * docs/wtf-dump-format.md (zones), with its own byte loads, signature parser
- * and argument sizes. Where the spec leaves the reader a choice the model
- * takes the one the codec documents (atf/wtf.h): a chunk header that cannot
- * be read (CHK-001, -002, -004..-006) ends the reading; a bad event ends its
- * chunk; a define that breaks WTF-DEF-001, -004 or -007 defines nothing. */
+ * and argument sizes. Damage costs what SPEC-WTF 6 says: a bad event the
+ * rest of its chunk; a broken part table its chunk when the length places
+ * the next one, else the rest; a length not a multiple of 4 or running past
+ * the end with bytes after the parts (CHK-002, -003) nothing but what comes
+ * after the chunk; a length shorter than the header and table (CHK-001) the
+ * rest. Where the spec leaves a choice the model takes the codec's: a
+ * define that breaks WTF-DEF-001, -004 or -007 defines nothing. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,6 +407,7 @@ fz_wtf_model fz_wtf_model_of(const uint8_t *d, size_t size)
     if (m.open_status != ATF_OK)
         return m;
     if (prefix) {
+        m.header_cut = 1;
         m.cut = 1;
         m.state = ATF_WTF_CRASH_TRUNCATED;
         return m;
@@ -421,6 +425,7 @@ fz_wtf_model fz_wtf_model_of(const uint8_t *d, size_t size)
                                            "wtf.event#define", 16, define_sig, sizeof define_sig - 1);
     int damaged = 0;
     uint64_t pos = ATF_WTF_FILE_HEADER_SIZE;
+    size_t cap_chunks = 0;
     for (uint32_t index = 0;; index++) {
         if (pos >= size) {
             m.cut |= m.chunks == 0;     /* the file header alone */
@@ -437,21 +442,26 @@ fz_wtf_model fz_wtf_model_of(const uint8_t *d, size_t size)
             break;
         }
         uint32_t type = fz_le32(c + 4), length = fz_le32(c + 8), nparts = fz_le32(c + 20);
-        if (nparts > 64) {
-            damaged = 1;                /* CHK-006 */
-            break;
-        }
         uint64_t table = 24 + 12 * (uint64_t)nparts;
-        if (length < table || length % 4) {
-            damaged = 1;                /* CHK-001, CHK-002 */
-            break;
-        }
-        if (avail < table) {
-            m.cut = 1;
-            break;
+        /* SPEC-WTF 6: a length shorter than the header and table (CHK-001)
+         * costs everything from the chunk on; a broken part table (more than
+         * 64 parts, CHK-004..006) costs the chunk when its length still
+         * places the next one inside the file. */
+        int bad = 0;
+        if (nparts <= 64) {
+            if (length < table) {
+                damaged = 1;
+                m.chunks_skipped++;
+                break;
+            }
+            if (avail < table) {
+                m.cut = 1;
+                break;
+            }
+        } else {
+            bad = 1;
         }
         uint64_t body = length - table, parts_end = 0;
-        int bad = 0;
         for (uint32_t i = 0; i < nparts && !bad; i++) {
             const uint8_t *e = c + 24 + 12 * (size_t)i;
             uint64_t off = fz_le32(e + 4), len = fz_le32(e + 8);
@@ -468,6 +478,11 @@ fz_wtf_model fz_wtf_model_of(const uint8_t *d, size_t size)
         }
         if (bad) {
             damaged = 1;
+            m.chunks_skipped++;
+            if (length % 4 == 0 && length >= table && length <= avail) {
+                pos += length;
+                continue;
+            }
             break;
         }
         int chunk_cut = length > avail;
@@ -485,13 +500,24 @@ fz_wtf_model fz_wtf_model_of(const uint8_t *d, size_t size)
                 break;
             }
         }
-        /* CHK-003: the parts end inside the file and other bytes follow. */
+        /* Read, and nothing after it: a length that is not a multiple of 4
+         * (CHK-002), or one that runs past the end while the parts end inside
+         * the file and other bytes follow (CHK-003, read to the file's end). */
+        int last = length % 4 != 0;
         if (chunk_cut && table + parts_end <= avail && !fz_all_zero(c + table + parts_end, avail - table - parts_end)) {
-            damaged = 1;
-            break;
+            chunk_cut = 0;
+            last = 2;
         }
+        damaged |= last != 0;
+        if (m.chunks == cap_chunks) {
+            cap_chunks = cap_chunks ? 2 * cap_chunks : 16;
+            m.chunk = realloc(m.chunk, cap_chunks * sizeof *m.chunk);
+            FZ_CHECK(m.chunk != NULL, "out of memory");
+        }
+        m.chunk[m.chunks].offset = pos;
+        m.chunk[m.chunks].index = index;
         m.chunks++;
-        uint64_t avail_end = chunk_cut ? size : pos + length;
+        uint64_t avail_end = chunk_cut || last == 2 ? size : pos + length;
         const uint8_t *st = NULL, *ev = NULL;
         for (uint32_t i = 0; i < nparts; i++) {
             const uint8_t *e = c + 24 + 12 * (size_t)i;
@@ -515,6 +541,8 @@ fz_wtf_model fz_wtf_model_of(const uint8_t *d, size_t size)
                 }
             }
         }
+        if (last)
+            break;
         if (chunk_cut) {
             m.cut = 1;
             break;
@@ -537,6 +565,7 @@ void fz_wtf_model_free(fz_wtf_model *m)
         fz_wtf_def_free(m->defs_owned[i]);
     free(m->defs_owned);
     free(m->ev);
+    free(m->chunk);
     memset(m, 0, sizeof *m);
 }
 
@@ -658,18 +687,21 @@ void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m)
 
     uint64_t nev = 0, nchunks = 0;
     const atf_wtf_chunk *c;
-    int damage_seen = 0;
+    uint64_t refusals = 0;   /* error returns: a chunk or the rest of a chunk skipped */
     for (;;) {
         atf_error ce;
         st = atf_wtf_reader_next_chunk(r, &c, &ce);
         if (st == ATF_E_NOT_FOUND)
             break;
         if (st != ATF_OK) {
+            /* A chunk skipped (SPEC-WTF 6): the reader may go on. */
             check_refusal(&ce, st, "a chunk header", m);
-            FZ_CHECK(atf_wtf_reader_next_chunk(r, &c, &ce) == ATF_E_NOT_FOUND, "reading on after a bad chunk header");
-            damage_seen = 1;
-            break;
+            refusals++;
+            continue;
         }
+        FZ_CHECK(nchunks < m->chunks && c->offset == m->chunk[nchunks].offset && c->index == m->chunk[nchunks].index,
+                 "%zu-byte file: chunk %u at %llu is not the rules' chunk %llu of %llu", size, c->index,
+                 (unsigned long long)c->offset, (unsigned long long)nchunks, (unsigned long long)m->chunks);
         nchunks++;
         /* The chunk as its bytes say. */
         const uint8_t *b = d + c->offset;
@@ -684,7 +716,9 @@ void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m)
                          p->file_offset == c->offset + 24 + 12 * (uint64_t)c->part_count + p->offset,
                      "chunk at %llu: part %u", (unsigned long long)c->offset, i);
         }
-        FZ_CHECK(atf_wtf_reader_chunk_cut(r) == (c->length > size - c->offset), "chunk at %llu: cut flag",
+        /* Cut (a crash) when it runs past the end, unless that is a wrong
+         * length (CHK-003: a damaged file). */
+        FZ_CHECK(!atf_wtf_reader_chunk_cut(r) || c->length > size - c->offset, "chunk at %llu: cut flag",
                  (unsigned long long)c->offset);
         const atf_wtf_strings *rs = atf_wtf_reader_strings(r);
         fz_wtf_strtab *t = NULL;
@@ -698,7 +732,7 @@ void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m)
                 check_refusal(&ee, st, "an event", m);
                 FZ_CHECK(ee.offset >= c->offset && ee.offset <= size, "error offset %llu outside the chunk",
                          (unsigned long long)ee.offset);
-                damage_seen = 1;
+                refusals++;
                 FZ_CHECK(atf_wtf_reader_next_event(r, &ev, &ee) == ATF_E_NOT_FOUND, "reading on in a bad chunk");
                 break;
             }
@@ -759,8 +793,12 @@ void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m)
              (unsigned long long)m->chunks, (unsigned long long)m->event_chunks, (unsigned long long)m->events,
              (unsigned long long)m->events_in_cut_chunk, (unsigned long long)m->chunks_skipped);
     FZ_CHECK(sum.bytes_unread <= size, "bytes_unread %llu", (unsigned long long)sum.bytes_unread);
-    FZ_CHECK((sum.first_damage.code != ATF_OK) == (sum.state == ATF_WTF_DAMAGED) && (damage_seen || sum.state != ATF_WTF_DAMAGED),
+    FZ_CHECK((sum.first_damage.code != ATF_OK) == (sum.state == ATF_WTF_DAMAGED),
              "first_damage %s in a %s file", atf_status_name(sum.first_damage.code), states[sum.state]);
+    /* Every chunk skipped, whole or from a bad event on, was an error return
+     * (a CHK-002/-003 chunk is read: its damage is in the summary only). */
+    FZ_CHECK(refusals == m->chunks_skipped, "%llu error returns for %llu chunks skipped",
+             (unsigned long long)refusals, (unsigned long long)m->chunks_skipped);
     if (sum.state == ATF_WTF_DAMAGED)
         fz_check_error(&sum.first_damage, sum.first_damage.code, "first damage");
     atf_wtf_reader_close(r);
@@ -842,6 +880,30 @@ void fz_wtf_check_validator(const uint8_t *d, size_t size, const fz_wtf_model *m
 
 /* ---- Checks of the dump ------------------------------------------------------------- */
 
+/* One line of `atf dump --json`. docs/wtf-dump-format.md writes the code
+ * point of an encoded surrogate in invalid UTF-8 as a lone \udxxx escape,
+ * which jansson refuses: such escapes are read as U+FFFD. */
+static json_t *load_dump_line(const char *p, size_t n, json_error_t *je)
+{
+    json_t *j = json_loadb(p, n, JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, je);
+    if (j || strncmp(je->text, "invalid Unicode", 15) != 0)
+        return j;
+    char *copy = malloc(n ? n : 1);
+    FZ_CHECK(copy != NULL, "oom");
+    memcpy(copy, p, n);
+    for (size_t i = 0; i + 6 <= n; i++)
+        if (copy[i] == '\\' && copy[i + 1] == 'u' && (copy[i + 2] == 'd' || copy[i + 2] == 'D') &&
+            strchr("89abcdefABCDEF", copy[i + 3])) {
+            memcpy(copy + i + 2, "fffd", 4);
+            i += 5;
+        } else if (copy[i] == '\\') {
+            i++;    /* an escaped character, \\ among them */
+        }
+    j = json_loadb(copy, n, JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, je);
+    free(copy);
+    return j;
+}
+
 static int ascii_only(const char *s)
 {
     for (; *s; s++)
@@ -883,20 +945,23 @@ void fz_wtf_check_dump(const uint8_t *d, size_t size, const fz_wtf_model *m)
                                                     strstr(diag, "damaged") == NULL),
                  "stderr of a %s file: %s", m->state == ATF_WTF_COMPLETE ? "complete" : "incomplete", diag);
         /* Lines: one file line, then chunk lines and event lines in file order. */
-        uint64_t lines = 0, chunks = 0, events = 0;
+        /* A file cut inside its 12-byte header has no file line. */
+        uint64_t lines = m->header_cut, chunks = 0, events = 0;
         for (char *p = out; p < out + out_len;) {
             char *nl = memchr(p, '\n', (size_t)(out + out_len - p));
             FZ_CHECK(nl != NULL, "dump: last line without a newline");
             if (json) {
                 json_error_t je;
-                json_t *j = json_loadb(p, (size_t)(nl - p), JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, &je);
+                json_t *j = load_dump_line(p, (size_t)(nl - p), &je);
                 FZ_CHECK(json_is_object(j), "dump line %llu is not a JSON object: %s", (unsigned long long)lines,
                          je.text);
                 if (lines == 0) {
                     FZ_CHECK(json_object_get(j, "wtf_version") && json_object_get(j, "header"), "dump: file line");
                 } else if (json_object_get(j, "parts")) {
-                    FZ_CHECK(json_number_value(json_object_get(j, "chunk")) == (double)chunks, "dump: chunk line %llu",
-                             (unsigned long long)chunks);
+                    FZ_CHECK(chunks < m->chunks &&
+                                 json_number_value(json_object_get(j, "chunk")) == (double)m->chunk[chunks].index &&
+                                 json_number_value(json_object_get(j, "offset")) == (double)m->chunk[chunks].offset,
+                             "dump: chunk line %llu", (unsigned long long)chunks);
                     chunks++;
                 } else {
                     FZ_CHECK(events < m->events, "dump: more event lines than events");
@@ -927,7 +992,7 @@ void fz_wtf_check_dump(const uint8_t *d, size_t size, const fz_wtf_model *m)
                      (unsigned long long)chunks, (unsigned long long)events, (unsigned long long)m->chunks,
                      (unsigned long long)m->events);
         else
-            FZ_CHECK(lines == 1 + m->chunks + m->events, "text dump: %llu lines for %llu chunks and %llu events",
+            FZ_CHECK(lines == 1 + m->chunks + m->events, "text dump: %llu lines (a cut header counted as one) for %llu chunks and %llu events",
                      (unsigned long long)lines, (unsigned long long)m->chunks, (unsigned long long)m->events);
         free(out);
         free(diag);

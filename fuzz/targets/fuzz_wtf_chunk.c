@@ -4,8 +4,9 @@
  * available (a cut) and the chunk's file offset. Properties:
  *  - the status is exactly the one of SPEC-WTF 2.1 computed here, in the
  *    order atf/wtf.h documents: a cut header (ATF_E_TRUNCATED), more than 64
- *    parts (ATF_E_LIMIT, CHK-006), a length below the header and table or
- *    not a multiple of 4 (ATF_E_LENGTH, CHK-001/002), a cut part table
+ *    parts (ATF_E_LIMIT, CHK-006), a length below the header and table
+ *    (ATF_E_LENGTH, CHK-001; one not a multiple of 4 parses: the chunk can
+ *    be read, the next one not placed), a cut part table
  *    (ATF_E_TRUNCATED), a part misaligned, outside the chunk or overlapping
  *    another non-empty part (ATF_E_OFFSET, CHK-004/005/006);
  *  - the error record names a field at a file offset inside the bytes given;
@@ -24,7 +25,7 @@ static atf_status rules(const uint8_t *d, size_t avail)
     if (n > 64)
         return ATF_E_LIMIT;
     uint64_t table = 24 + 12 * (uint64_t)n;
-    if (length < table || length % 4)
+    if (length < table)
         return ATF_E_LENGTH;
     if (avail < table)
         return ATF_E_TRUNCATED;
