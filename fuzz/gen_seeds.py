@@ -321,13 +321,19 @@ def wtf_sources(samples_prog, tmp):
         subprocess.run([samples_prog, d], check=True)
         for n in sorted(os.listdir(d)):
             out.append(("ours-" + n[:-10], open(os.path.join(d, n), "rb").read()))
+    # The golden corpus: every case (y_/n_/i_/r_), a file or a folder of files.
     golden = os.path.join(ROOT, "corpus", "wtf")
-    for base, dirs, names in sorted(os.walk(golden)):
-        dirs.sort()
-        for n in sorted(names):
-            if n[:2] in ("y_", "n_", "r_", "i_") and not n.endswith((".json", ".jsonl", ".md")):
-                rel = os.path.relpath(os.path.join(base, n), golden).replace("/", "-")
-                out.append(("golden-" + rel, open(os.path.join(base, n), "rb").read()))
+    for case in sorted(os.listdir(golden)) if os.path.isdir(golden) else []:
+        if case[:2] not in ("y_", "n_", "r_", "i_") or case.endswith((".json", ".jsonl", ".md")):
+            continue
+        root = os.path.join(golden, case)
+        files = [root] if os.path.isfile(root) else \
+            sorted(os.path.join(b, n) for b, _d, ns in os.walk(root) for n in ns)
+        for f in files:
+            rel = os.path.relpath(f, golden).replace("/", "-")
+            if rel.endswith(".wtf-trace"):
+                rel = rel[:-10]
+            out.append(("golden-" + rel, open(f, "rb").read()))
     return out
 
 
@@ -476,6 +482,11 @@ def write_wtf_dicts():
 def wtf_seeds(out, rng, samples_prog, tmp):
     sources = wtf_sources(samples_prog, tmp)
     for name, data in sources:
+        if name.startswith("golden-"):
+            # The golden cases are variants already (every clause, damage, cuts).
+            if len(data) <= 65536:
+                write(out, "wtf_file", name, data)
+            continue
         for vname, v in wtf_file_variants(name, data, rng):
             if len(v) <= 65536:
                 write(out, "wtf_file", vname, v)        # also the seeds of wtf_validate
