@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the seed corpus of every fuzz target into corpus/fuzz-seeds/<target>/.
 
-    fuzz/gen_seeds.py [--out DIR] [--atf PATH/TO/atf] [--wtf-samples PATH/TO/atf-wtf-samples]
+    fuzz/gen_seeds.py [--out DIR] [--atf PATH/TO/atf] [--wtf-scenarios PATH/TO/wtf_write_scenarios]
 
 Seeds are real files: sessions, index/detail files, headers, footers,
 payloads and manifests written by atfpy, the independent Python
@@ -12,8 +12,9 @@ by the C session writer (`atf demo`) are added as well. Session seeds use the
 container format of fuzz/README.md.
 
 WTF targets (wtf_*): the reference library's traces (corpus/wtf-real/), the
-files our writer writes (atf-wtf-samples, found next to --atf's build or
-given), every file of the WTF golden corpus (corpus/wtf/) when it is there,
+files our writer writes (wtf_write_scenarios, the interop tests' program,
+found in --atf's build tree or given), every case of the WTF golden corpus
+(corpus/wtf/),
 their cuts, tails and damaged forms; the chunks, string tables and file
 headers taken out of them; signatures; structure-aware event inputs and
 writer programs. The WTF dictionaries (fuzz/dict/wtf_*.dict) are written
@@ -308,17 +309,17 @@ def wtf_chunks(data):
     return out
 
 
-def wtf_sources(samples_prog, tmp):
+def wtf_sources(scenarios_prog, tmp):
     """(name, bytes) of every WTF file the seeds start from."""
     out = []
     real = os.path.join(ROOT, "corpus", "wtf-real")
     for n in sorted(os.listdir(real)) if os.path.isdir(real) else []:
         if n.endswith(".wtf-trace"):
             out.append(("real-" + n[:-10], open(os.path.join(real, n), "rb").read()))
-    if samples_prog:
-        d = os.path.join(tmp, "wtf-samples")
+    if scenarios_prog:
+        d = os.path.join(tmp, "wtf-ours")
         os.makedirs(d)
-        subprocess.run([samples_prog, d], check=True)
+        subprocess.run([scenarios_prog, d], check=True, stdout=subprocess.DEVNULL)
         for n in sorted(os.listdir(d)):
             out.append(("ours-" + n[:-10], open(os.path.join(d, n), "rb").read()))
     # The golden corpus: every case (y_/n_/i_/r_), a file or a folder of files.
@@ -479,8 +480,8 @@ def write_wtf_dicts():
                     f.write(dict_line("%s_%s" % (g, name), value))
 
 
-def wtf_seeds(out, rng, samples_prog, tmp):
-    sources = wtf_sources(samples_prog, tmp)
+def wtf_seeds(out, rng, scenarios_prog, tmp):
+    sources = wtf_sources(scenarios_prog, tmp)
     for name, data in sources:
         if name.startswith("golden-"):
             # The golden cases are variants already (every clause, damage, cuts).
@@ -525,11 +526,12 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=os.path.join(ROOT, "corpus", "fuzz-seeds"))
     ap.add_argument("--atf", help="the atf command, to add sessions written by the C writer")
-    ap.add_argument("--wtf-samples", help="atf-wtf-samples (default: build/fuzz/ next to --atf's build/cli/)")
+    ap.add_argument("--wtf-scenarios", help="wtf_write_scenarios (default: in the build tree of --atf)")
     args = ap.parse_args(argv)
-    if not args.wtf_samples and args.atf:
-        guess = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.atf))), "fuzz", "atf-wtf-samples")
-        args.wtf_samples = guess if os.path.exists(guess) else None
+    if not args.wtf_scenarios and args.atf:
+        guess = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.atf))),
+                             "formats", "wtf", "tests", "wtf_write_scenarios")
+        args.wtf_scenarios = guess if os.path.exists(guess) else None
     if os.path.isdir(args.out):
         shutil.rmtree(args.out)
     rng = random.Random(5)
@@ -603,7 +605,7 @@ def main(argv):
         for name, data in program_seeds(rng, 5).items():
             write(args.out, target, name, data)
     with tempfile.TemporaryDirectory() as tmp:
-        wtf_seeds(args.out, random.Random(13), args.wtf_samples, tmp)
+        wtf_seeds(args.out, random.Random(13), args.wtf_scenarios, tmp)
     total = sum(len(fs) for _, _, fs in os.walk(args.out))
     print("fuzz seeds: %d files in %s" % (total, args.out))
     return 0

@@ -1,6 +1,6 @@
 /* The WTF part of the truncation checker (ctest label "truncation").
  *
- * From a valid WTF file (our writer's samples, the reference library's
+ * From a valid WTF file (our writer's scenarios, the reference library's
  * traces, the golden corpus's y_ cases: complete, no error finding, checked
  * first) it generates in memory what a writer that dies leaves behind, and
  * checks each variant against the outcome SPEC-WTF section 6 gives,
