@@ -135,9 +135,9 @@ void fz_wtf_model_free(fz_wtf_model *m);
 void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m);
 
 /* The validator on @p d against the model: it refuses the file header
- * exactly when the reader does; it reports one of the clauses that stop a
- * reader (WTF-CHK-001..006, WTF-EVT-001..004) exactly when the reader calls
- * the file damaged; otherwise WTF-REC-001 (a warning) and a recovered entry
+ * exactly when the reader does; it reports one of the clauses of damage
+ * (WTF-CHK-001..006, WTF-EVT-001..004) exactly when the reader calls the
+ * file damaged; otherwise WTF-REC-001 (a warning) and a recovered entry
  * with the reader's event count exactly when the file is crash-truncated.
  * Findings are well formed (WTF clause, offset inside the file, one line)
  * and the same on a second run. */

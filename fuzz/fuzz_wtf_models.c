@@ -862,7 +862,7 @@ void fz_wtf_check_validator(const uint8_t *d, size_t size, const fz_wtf_model *m
              refused ? "refuses" : "accepts", m->open_status != ATF_OK ? "refuses it" : "opens the file");
     if (!refused) {
         FZ_CHECK(damage == (m->state == ATF_WTF_DAMAGED), "validator: %s; reader: %s",
-                 damage ? damage_clause : "no clause that stops a reader", states[m->state]);
+                 damage ? damage_clause : "no clause of damage", states[m->state]);
         if (m->state != ATF_WTF_DAMAGED) {
             size_t nrec = atf_validation_recovered_count(v[0]);
             FZ_CHECK(rec == m->cut && nrec == (size_t)m->cut, "validator: WTF-REC-001 %s, %zu recovered; reader: %s",

@@ -6,9 +6,8 @@
  *  - the reader matches the independent model (as in wtf_file);
  *  - the validator refuses the file header (WTF-HDR-001/002) exactly when
  *    the reader does;
- *  - it reports a clause that stops a reader (WTF-CHK-001..006,
- *    WTF-EVT-001..004, errors) exactly when the reader calls the file
- *    damaged;
+ *  - it reports a clause of damage (WTF-CHK-001..006, WTF-EVT-001..004,
+ *    errors) exactly when the reader calls the file damaged;
  *  - otherwise it reports WTF-REC-001 (a warning) and one recovered file
  *    with the reader's number of events exactly when the reader calls the
  *    file crash-truncated;
