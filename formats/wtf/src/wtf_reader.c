@@ -400,6 +400,15 @@ atf_status atf_wtf_reader_next_chunk(atf_wtf_reader *r, const atf_wtf_chunk **ou
     atf_error_clear(&e);
     atf_status s = atf_wtf_parse_chunk(r->blob.data + r->pos, (size_t)(size - r->pos), r->pos, &r->chunk, &e);
     if (s == ATF_E_TRUNCATED) {
+        if (size - r->pos >= ATF_WTF_CHUNK_HEADER_SIZE && r->chunk.length % 4 != 0) {
+            /* The header is whole and its length wrong (WTF-CHK-002), even
+             * if the cut took the part table: damage as well as a cut, as
+             * the validator says. */
+            atf_fail(&e, ATF_E_LENGTH, r->pos + 8, "chunk.length", "%u: not a multiple of 4",
+                     (unsigned)r->chunk.length);
+            atf_error_set_file(&e, r->name);
+            note_damage(r, &e);
+        }
         note_cut(r, size - r->pos);
         r->done = 1;
         return ATF_E_NOT_FOUND;
