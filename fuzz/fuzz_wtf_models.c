@@ -456,7 +456,7 @@ fz_wtf_model fz_wtf_model_of(const uint8_t *d, size_t size)
             }
             if (avail < table) {
                 m.cut = 1;
-                damaged = length % 4 != 0;   /* CHK-002 in a whole header */
+                damaged |= length % 4 != 0;   /* CHK-002 in a whole header */
                 break;
             }
         } else {
