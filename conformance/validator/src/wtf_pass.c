@@ -714,8 +714,11 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
     if (n_st > 1)
         v_report(v, f, C_WTF_EVC_002, 0, pos + 20, "chunk.part_count", "%u string tables", n_st);
     if (strings && events && strings->offset > events->offset)
-        v_report(v, f, C_WTF_EVC_005, 0, strings->file_offset, "part.offset",
-                 "the string table comes after the event buffer");
+        /* At the string table's entry in the part table: the part itself
+         * may lie past the end of a file cut short. */
+        v_report(v, f, C_WTF_EVC_005, 0,
+                 pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)(strings - c.parts) * ATF_WTF_PART_ENTRY_SIZE + 4,
+                 "part.offset", "the string table comes after the event buffer");
     atf_wtf_strings st;
     memset(&st, 0, sizeof st);
     int strings_ok = 1;
