@@ -24,6 +24,7 @@ for t in $targets; do
     cp "$build/fuzz/fuzz_$t" "$OUT/"
     seeds="$src/corpus/fuzz-seeds/$t"
     [ "$t" = check ] && seeds="$src/corpus/fuzz-seeds/session"
+    [ "$t" = wtf_validate ] && seeds="$src/corpus/fuzz-seeds/wtf_file"
     rm -f "$OUT/fuzz_${t}_seed_corpus.zip"
     (cd "$seeds" && zip -q -r "$OUT/fuzz_${t}_seed_corpus.zip" .)
     if compgen -G "$src/corpus/regressions/$t-*" >/dev/null; then

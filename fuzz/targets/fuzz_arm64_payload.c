@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_support.h"
+#include "fuzz_atf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

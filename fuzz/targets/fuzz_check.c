@@ -20,7 +20,7 @@
 
 #include <atf/tools.h>
 
-#include "fuzz_support.h"
+#include "fuzz_atf.h"
 
 typedef struct findings {
     unsigned errors, warnings;

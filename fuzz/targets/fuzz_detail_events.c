@@ -17,7 +17,7 @@
 
 #include <atf/crc32c.h>
 
-#include "fuzz_support.h"
+#include "fuzz_atf.h"
 
 static void wrap_and_read(const uint8_t *sec, size_t sec_size, size_t parsed, uint64_t parsed_count,
                           atf_layout layout, fz_params *p)

@@ -1,10 +1,10 @@
 /* Target detail_footer: the 64-byte detail footer decoder and encoder.
  *
  * Input: 64 bytes (seeds are footers cut from real files).
- * Properties: those of fz_check_footer() (fuzz_support.h), for magic "2DTA"
+ * Properties: those of fz_check_footer() (fuzz_atf.h), for magic "2DTA"
  * and the fields checksum, event_count, bytes_length, time_start_ns,
  * time_end_ns. */
-#include "fuzz_support.h"
+#include "fuzz_atf.h"
 
 static atf_status decode(fz_footer *dst, const void *src, size_t size, atf_error *err)
 {

@@ -7,7 +7,7 @@
  * they were not); encode -> decode is the identity for any values. */
 #include <string.h>
 
-#include "fuzz_support.h"
+#include "fuzz_atf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

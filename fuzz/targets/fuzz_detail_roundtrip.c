@@ -23,7 +23,7 @@
 #include <atf/crc32c.h>
 #include <atf/writer.h>
 
-#include "fuzz_support.h"
+#include "fuzz_atf.h"
 
 #define MAX_EVENTS 512
 

@@ -4,7 +4,7 @@
  * torn, with trailing bytes, both layouts). Parameters from its last bytes
  * choose verification, a truncation length, one byte to corrupt and probes.
  * Properties, for the file, its truncation and its one-byte corruption:
- *  - open returns exactly the status the rules give (fuzz_models.c: header,
+ *  - open returns exactly the status the rules give (fuzz_atf_models.c: header,
  *    footer location, REC-001..003, CRC-001/002), with a proper error record;
  *  - an open reader agrees with the rules on footer, count and events_end,
  *    and header + events + trailing bytes + footer add up to the file size;
@@ -12,7 +12,7 @@
  *    (kinds, reserved bytes, backwards timestamps, links, time bounds) equals
  *    a recount; time_range() is exact on sorted files; checksum states are
  *    right (the CRC is recomputed with the portable code). */
-#include "fuzz_support.h"
+#include "fuzz_atf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,7 +11,7 @@
  *    and encode refuses what it cannot hold (layout 1: event_count > 2^32-1). */
 #include <string.h>
 
-#include "fuzz_support.h"
+#include "fuzz_atf.h"
 
 static void check_roundtrip_value(const atf_index_header *h0, fz_params *p)
 {

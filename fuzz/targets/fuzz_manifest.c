@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "fuzz_support.h"
+#include "fuzz_atf.h"
 
 /* A u64 in one of the three spellings the manifest accepts. */
 static json_t *u64_json(uint64_t v, fz_params *p)

@@ -14,7 +14,7 @@
 
 #include <atf/tools.h>
 
-#include "fuzz_support.h"
+#include "fuzz_atf.h"
 
 #define MAX_THREADS 8
 #define MAX_EVENTS 4096

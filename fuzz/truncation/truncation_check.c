@@ -3,9 +3,11 @@
  *   atf-truncation-check [--findings-every=N] [--quiet] [--golden=CORPUS] PATH...
  *
  * PATH is a valid case (a session directory, a thread directory, a
- * directory holding a lone index.atf or detail.atf) or a directory holding
- * such cases; --golden=CORPUS takes the valid cases (y_*) of the golden
- * corpus. Every thread of every case is used. From each thread's index.atf
+ * directory holding a lone index.atf or detail.atf, or a WTF file: a name
+ * ending in .wtf-trace, see truncation_wtf.c; WTF files above
+ * --wtf-max-bytes, default 8192, are named and not cut) or a directory
+ * holding such cases; --golden=CORPUS takes the valid cases (y_*) of a
+ * golden corpus (corpus/atf, corpus/wtf). Every thread of every case is used. From each thread's index.atf
  * and detail.atf (complete and accepted without error: checked first)
  * it generates, in memory, what crashes and filesystems leave behind, and
  * checks the codec against the outcome computed for each variant from the
@@ -57,14 +59,15 @@
 
 #include <atf/tools.h>
 
-#include "fuzz_support.h"
+#include "fuzz_atf.h"
+#include "truncation.h"
 
-static unsigned long variants, findings_runs, failures, cases;
+unsigned long variants, findings_runs, failures, cases;
 static unsigned findings_every = 97;
-static int quiet;
+static size_t wtf_max_bytes = 8192;
+int quiet;
 
-static void failf(const char *fmt, ...) FZ_PRINTF(1, 2);
-static void failf(const char *fmt, ...)
+void failf(const char *fmt, ...)
 {
     va_list ap;
     failures++;
@@ -600,10 +603,21 @@ static void run_thread(const char *dir)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+static int is_wtf_name(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 10 && strcmp(path + n - 10, ".wtf-trace") == 0;
+}
+
 static void walk(const char *path)
 {
     char buf[1200];
     struct stat st;
+    /* A WTF file. */
+    if (is_wtf_name(path) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        wtf_truncation_file(path, wtf_max_bytes);
+        return;
+    }
     /* A thread: index.atf, or a lone detail.atf. */
     snprintf(buf, sizeof buf, "%s/index.atf", path);
     int has_index = stat(buf, &st) == 0 && S_ISREG(st.st_mode);
@@ -631,7 +645,7 @@ static void walk(const char *path)
         qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n; i++) {
         snprintf(buf, sizeof buf, "%s/%s", path, names[i]);
-        if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+        if (stat(buf, &st) == 0 && (S_ISDIR(st.st_mode) || is_wtf_name(buf)))
             walk(buf);
         free(names[i]);
     }
@@ -648,8 +662,11 @@ int main(int argc, char **argv)
                 findings_every = 1;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
+        } else if (strncmp(argv[i], "--wtf-max-bytes=", 16) == 0) {
+            wtf_max_bytes = (size_t)strtoull(argv[i] + 16, NULL, 10);
         } else if (strncmp(argv[i], "--golden=", 9) == 0) {
-            /* The golden corpus: its valid cases are the directories y_*. */
+            /* The golden corpus: its valid cases are the y_* entries
+             * (ATF: directories; WTF: .wtf-trace files). */
             const char *root = argv[i] + 9;
             DIR *d = opendir(root);
             if (!d) {
@@ -671,7 +688,7 @@ int main(int argc, char **argv)
                 char buf[1200];
                 struct stat st;
                 snprintf(buf, sizeof buf, "%s/%s", root, names[k]);
-                if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+                if (stat(buf, &st) == 0 && (S_ISDIR(st.st_mode) || is_wtf_name(buf)))
                     walk(buf);
                 free(names[k]);
             }
@@ -683,11 +700,12 @@ int main(int argc, char **argv)
         }
     }
     if (!paths) {
-        fprintf(stderr, "usage: %s [--findings-every=N] [--quiet] [--golden=CORPUS] CASE_OR_DIR...\n", argv[0]);
+        fprintf(stderr, "usage: %s [--findings-every=N] [--wtf-max-bytes=N] [--quiet] [--golden=CORPUS] CASE_OR_DIR...\n",
+                argv[0]);
         return 2;
     }
-    printf("truncation: %lu thread case(s), %lu variants, %lu validator runs, %lu failure(s)\n", cases, variants,
-           findings_runs, failures);
+    printf("truncation: %lu case(s) (ATF threads, WTF files), %lu variants, %lu validator runs, %lu failure(s)\n",
+           cases, variants, findings_runs, failures);
     if (cases == 0) {
         fprintf(stderr, "truncation: no valid case found\n");
         return 1;

@@ -36,6 +36,8 @@ typedef struct wpass {
     wtf_plan *plan;       /* [W_WIRES], kept with defs by set_def() */
     wzone *zones;         /* [W_ZONES + 1]: index 0 is "no zone set" */
     int32_t zone;
+    uint32_t wires_hi;    /* defs[] entries below this may be set */
+    uint32_t zones_hi;    /* zones[] entries below this may be used */
     uint64_t events;
     int cut;
     int damaged;          /* a chunk's events stopped at a bad one */
@@ -127,6 +129,8 @@ static void set_def(wpass *w, uint32_t wire, atf_wtf_def *d)
 {
     w->defs[wire] = d;
     wtf_plan_of(&w->plan[wire], d);
+    if (wire + 1 > w->wires_hi)
+        w->wires_hi = wire + 1;
 }
 
 static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st, uint64_t at)
@@ -205,7 +209,7 @@ static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *
 
 static int json_ok(const char *s, size_t n)
 {
-    json_t *j = json_loadb(s, n, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, NULL);
+    json_t *j = json_loadb(s, n, WTF_JSON_FLAGS, NULL);
     json_decref(j);
     return j != NULL;
 }
@@ -287,6 +291,8 @@ static void on_zone(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st
         return;
     uint32_t z = (uint32_t)(v.u & 0xFFFF);
     wzone *zr = &w->zones[z + 1];
+    if (z + 2 > w->zones_hi)
+        w->zones_hi = z + 2;
     if (d->builtin == ATF_WTF_BI_ZONE_CREATE) {
         uint32_t h = 2166136261u;
         for (size_t i = 1; i < d->arg_count && i < 4; i++) {
@@ -467,7 +473,7 @@ static int is_known_part(uint32_t t)
 static void file_header_part(wpass *w, const atf_wtf_part *p)
 {
     json_error_t je;
-    json_t *j = json_loadb((const char *)w->d + p->file_offset, p->length, JSON_DECODE_INT_AS_REAL, &je);
+    json_t *j = json_loadb((const char *)w->d + p->file_offset, p->length, WTF_JSON_FLAGS, &je);
     if (!json_is_object(j)) {
         v_report(w->v, w->file, C_WTF_FH_003, 0, p->file_offset + (j ? 0 : (uint64_t)je.position), "file_header",
                  "%s", j ? "the file header is JSON but not an object" : je.text);
@@ -708,8 +714,11 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
     if (n_st > 1)
         v_report(v, f, C_WTF_EVC_002, 0, pos + 20, "chunk.part_count", "%u string tables", n_st);
     if (strings && events && strings->offset > events->offset)
-        v_report(v, f, C_WTF_EVC_005, 0, strings->file_offset, "part.offset",
-                 "the string table comes after the event buffer");
+        /* At the string table's entry in the part table: the part itself
+         * may lie past the end of a file cut short. */
+        v_report(v, f, C_WTF_EVC_005, 0,
+                 pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)(strings - c.parts) * ATF_WTF_PART_ENTRY_SIZE + 4,
+                 "part.offset", "the string table comes after the event buffer");
     atf_wtf_strings st;
     memset(&st, 0, sizeof st);
     int strings_ok = 1;
@@ -758,7 +767,7 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
 
 static void open_scope_at_end(wpass *w)
 {
-    for (uint32_t z = 0; z <= W_ZONES; z++)
+    for (uint32_t z = 0; z < w->zones_hi; z++)
         if (w->zones[z].depth)
             v_report(w->v, w->file, C_WTF_SCO_002, 0, V_NO_OFFSET, NULL, "%u scope(s) left open in zone %d",
                      (unsigned)w->zones[z].depth, (int)z - 1);
@@ -808,6 +817,8 @@ void v_wtf_pass_mode(atf_validation *v, size_t file, const uint8_t *d, uint64_t 
     w.size = size;
     w.zone = -1;
     w.general_only = general_only;
+    w.zones_hi = 1;   /* zones[0]: events before any wtf.zone#set */
+    w.wires_hi = ATF_WTF_WIRE_DEFINE + 1;
     w.defs = (atf_wtf_def **)calloc(W_WIRES, sizeof *w.defs);
     w.plan = (wtf_plan *)calloc(W_WIRES, sizeof *w.plan);
     w.zones = (wzone *)calloc(W_ZONES + 1, sizeof *w.zones);
@@ -846,7 +857,7 @@ void v_wtf_pass_mode(atf_validation *v, size_t file, const uint8_t *d, uint64_t 
         v_recovered(v, file, w.events);
     else if (!w.damaged)
         open_scope_at_end(&w);
-    for (uint32_t i = 0; i < W_WIRES; i++)
+    for (uint32_t i = 0; i < w.wires_hi; i++)
         wtf_def_free(w.defs[i]);
     free(w.defs);
     free(w.plan);

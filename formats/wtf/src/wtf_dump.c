@@ -56,7 +56,7 @@ static void put_json(obuf *o, const json_t *j)
  * \u0000 allowed, one value); NULL when it does not parse. */
 static json_t *parse_json(const char *s, size_t n)
 {
-    return json_loadb(s, n, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, NULL);
+    return json_loadb(s, n, WTF_JSON_FLAGS, NULL);
 }
 
 /* ---- Arguments ----------------------------------------------------------------- */
@@ -241,7 +241,17 @@ static void put_event_text(obuf *o, const atf_wtf_reader *r, const atf_wtf_event
     }
     for (uint32_t i = 0; i < ev->depth && i < 64; i++)
         ob_lit(o, "  ");
-    ob_put(o, ev->def->name, strlen(ev->def->name));
+    /* A name is file content: one with a newline, a control character or
+     * a byte above 0x7E is written as a JSON string, so that every event
+     * stays one line of plain text. */
+    const char *name = ev->def->name;
+    size_t name_len = strlen(name), k = 0;
+    while (k < name_len && (unsigned char)name[k] >= 0x20 && (unsigned char)name[k] < 0x7F)
+        k++;
+    if (k == name_len)
+        ob_put(o, name, name_len);
+    else
+        ob_json_string_n(o, name, name_len);
     if (ev->def->arg_count) {
         ob_char(o, ' ');
         put_args(o, r, ev);
@@ -347,10 +357,13 @@ atf_status wtf_tool_dump(FILE *out, const char *path, const atf_tool_options *op
             ob_lit(o, "null");
         ob_lit(o, "}\n");
     } else {
-        char line[160];
+        /* %.3f of the largest double is 313 characters: the line fits; a
+         * shorter buffer was overrun by a header's huge timebase. */
+        char line[512];
         int n = snprintf(line, sizeof line, "wtf file: version 0x%08x, format %u, timebase %.3f ms\n",
                          (unsigned)h->wtf_version, (unsigned)h->format_version, atf_wtf_reader_timebase(r));
-        ob_put(o, line, (size_t)n);
+        if (n > 0)
+            ob_put(o, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
     }
     json_decref(hv);
     const atf_wtf_chunk *c;

@@ -282,8 +282,8 @@ void atf_wtf_strings_free(atf_wtf_strings *st)
 {
     if (st) {
         free(st->starts);
-        st->starts = NULL;
-        st->count = 0;
+        /* Empty, not a view of the table it was (the reader reuses it). */
+        memset(st, 0, sizeof *st);
     }
 }
 

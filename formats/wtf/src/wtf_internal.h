@@ -24,6 +24,11 @@ atf_status wtf_decode_event_at(const atf_wtf_def *const *defs, size_t ndefs, con
 atf_status wtf_arg_value(const atf_wtf_def *d, const uint8_t *args, size_t avail, const atf_wtf_strings *st,
                          size_t i, atf_wtf_value *out);
 
+/* How JSON text (the file header, `any` arguments) is read, as
+ * docs/wtf-dump-format.md says: one value of any kind, every number a
+ * double, \u0000 allowed (jansson's json_loadb flags). */
+#define WTF_JSON_FLAGS (JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL)
+
 /* The signature of wtf.event#define, the one event every file knows. */
 #define WTF_DEFINE_SIGNATURE "uint16 wireId, uint16 eventClass, uint32 flags, ascii name, ascii args"
 
@@ -103,7 +108,8 @@ int wtf_def_same(const atf_wtf_def *a, const atf_wtf_def *b);
 typedef struct wtf_event_notes {
     unsigned redefined;        /* a define of a wire id already defined */
     unsigned redefined_differs;/* ... with another name or signature */
-    unsigned define_bad;       /* a define whose signature did not parse (event skipped as unknown later) */
+    unsigned define_bad;       /* a define that defines nothing: no name, wire id 0, or a signature that does not
+                                  parse (its events are undefined later) */
     unsigned leave_unbalanced; /* a wtf.scope#leave with no open scope in its zone */
     unsigned zone_unknown;     /* a wtf.zone#set of a zone never created */
     atf_error define_error;    /* why the define was refused */

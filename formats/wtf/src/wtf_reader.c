@@ -42,6 +42,8 @@ struct atf_wtf_reader {
     wtf_plan *plan;               /* WTF_WIRE_IDS entries, with defs: set_def() */
     atf_wtf_def *define;          /* wire id 1 */
     int32_t zone;
+    uint32_t defs_hi;             /* defs[] entries below this may be set */
+    uint32_t depth_hi;            /* depth[] entries below this may be used */
     uint32_t *depth;              /* per zone + 1 (index 0: no zone set); allocated with defs */
     uint8_t *zone_made;           /* WTF_ZONES bits */
     wtf_event_notes notes;
@@ -153,6 +155,8 @@ static void set_def(atf_wtf_reader *r, uint32_t wire, atf_wtf_def *d)
 {
     r->defs[wire] = d;
     wtf_plan_of(&r->plan[wire], d);
+    if (wire + 1 > r->defs_hi)
+        r->defs_hi = wire + 1;
 }
 
 static atf_status ensure_tables(atf_wtf_reader *r, atf_error *err)
@@ -175,6 +179,7 @@ static atf_status ensure_tables(atf_wtf_reader *r, atf_error *err)
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, "cannot allocate the definition table");
     }
     set_def(r, ATF_WTF_WIRE_DEFINE, r->define);
+    r->depth_hi = 1;   /* depth[0]: events before any wtf.zone#set */
     return ATF_OK;
 }
 
@@ -199,7 +204,7 @@ static atf_status read_file_header_chunk(atf_wtf_reader *r)
             return ATF_OK;
         r->header_json = (const char *)r->blob.data + p->file_offset;
         r->header_json_len = p->length;
-        json_t *j = json_loadb(r->header_json, r->header_json_len, JSON_DECODE_ANY, NULL);
+        json_t *j = json_loadb(r->header_json, r->header_json_len, WTF_JSON_FLAGS, NULL);
         if (json_is_object(j)) {
             json_t *tb = json_object_get(j, "timebase");
             if (json_is_number(tb))
@@ -314,7 +319,7 @@ void atf_wtf_reader_close(atf_wtf_reader *r)
     if (!r)
         return;
     if (r->defs) {
-        for (size_t i = 0; i < WTF_WIRE_IDS; i++)
+        for (size_t i = 0; i < r->defs_hi; i++)
             if (r->defs[i] != r->define)
                 wtf_def_free(r->defs[i]);
         free(r->defs);
@@ -397,6 +402,15 @@ atf_status atf_wtf_reader_next_chunk(atf_wtf_reader *r, const atf_wtf_chunk **ou
     atf_error_clear(&e);
     atf_status s = atf_wtf_parse_chunk(r->blob.data + r->pos, (size_t)(size - r->pos), r->pos, &r->chunk, &e);
     if (s == ATF_E_TRUNCATED) {
+        if (size - r->pos >= ATF_WTF_CHUNK_HEADER_SIZE && r->chunk.length % 4 != 0) {
+            /* The header is whole and its length wrong (WTF-CHK-002), even
+             * if the cut took the part table: damage as well as a cut, as
+             * the validator says. */
+            atf_fail(&e, ATF_E_LENGTH, r->pos + 8, "chunk.length", "%u: not a multiple of 4",
+                     (unsigned)r->chunk.length);
+            atf_error_set_file(&e, r->name);
+            note_damage(r, &e);
+        }
         note_cut(r, size - r->pos);
         r->done = 1;
         return ATF_E_NOT_FOUND;
@@ -546,12 +560,21 @@ static void apply_define(atf_wtf_reader *r, const atf_wtf_event *ev)
     wtf_arg_value(d, ev->args, avail, &r->strings, 4, &sig);
     atf_error e;
     atf_error_clear(&e);
-    atf_wtf_def *nd = wtf_def_new((uint16_t)wire.u, (uint16_t)cls.u, (uint32_t)flags.u, name.s ? name.s : "",
-                                  name.s_len, sig.s ? sig.s : "", sig.s_len, &e);
+    atf_wtf_def *nd = NULL;
+    if (!name.s || !name.s_len)
+        /* WTF-DEF-007, WTF-DEF-004: defines nothing (as the validator
+         * says: an event of that wire id is undefined, WTF-EVT-001). */
+        atf_fail(&e, ATF_E_FIELD, ev->offset, "define.name", "a define without a name");
+    else if ((uint16_t)wire.u == 0)
+        atf_fail(&e, ATF_E_FIELD, ev->offset, "define.wireId", "a define of wire id 0");
+    else
+        nd = wtf_def_new((uint16_t)wire.u, (uint16_t)cls.u, (uint32_t)flags.u, name.s, name.s_len,
+                         sig.s ? sig.s : "", sig.s_len, &e);
     if (!nd) {
         notes(r)->define_bad = 1;
         e.offset = ev->offset;
-        e.field = "define.args";
+        if (!e.field)
+            e.field = "define.args";
         notes(r)->define_error = e;
         return;
     }
@@ -586,6 +609,8 @@ static void apply_builtin(atf_wtf_reader *r, atf_wtf_event *ev)
         if (d->arg_count >= 1 && wtf_arg_value(d, ev->args, avail, &r->strings, 0, &v) == ATF_OK && !v.array) {
             uint32_t z = (uint32_t)(v.u & 0xFFFF);
             r->zone = (int32_t)z;
+            if (z + 2 > r->depth_hi)
+                r->depth_hi = z + 2;
             if (!(r->zone_made[z / 8] & (1u << (z % 8))))
                 notes(r)->zone_unknown = 1;
         }
@@ -689,6 +714,10 @@ static atf_status decode_slow(atf_wtf_reader *r, uint32_t *size, atf_error *err)
         return ATF_E_NOT_FOUND;
     }
     if (s != ATF_OK) {
+        /* ATF_E_NOT_FOUND is the end of the events: an undefined wire id
+         * is a field error here, so that callers see the damage. */
+        if (s == ATF_E_NOT_FOUND)
+            s = e.code = ATF_E_FIELD;
         atf_error_set_file(&e, r->name);
         note_damage(r, &e);
         r->sum.chunks_skipped++;
@@ -725,7 +754,7 @@ void wtf_reader_open_scopes(const atf_wtf_reader *r, void (*fn)(void *user, int3
 {
     if (!r->depth)
         return;
-    for (uint32_t z = 0; z <= WTF_ZONES; z++)
+    for (uint32_t z = 0; z < r->depth_hi; z++)
         if (r->depth[z])
             fn(user, (int32_t)z - 1, r->depth[z]);
 }

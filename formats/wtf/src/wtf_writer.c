@@ -141,6 +141,20 @@ static int intern(atf_wtf_writer *w, const char *s, size_t n, uint32_t *ord)
     return 0;
 }
 
+/* Forgets the strings interned since there were @n of them in @bytes
+ * (an event refused half way: nothing of it is written). Entries of the
+ * hash for ordinals >= n were inserted after all others: clearing them
+ * leaves the table as it was before (linear probing only fills empty
+ * slots). */
+static void unintern(atf_wtf_writer *w, uint32_t n, size_t bytes)
+{
+    for (uint32_t k = 0; k < w->hash_cap; k++)
+        if (w->hash[k] > n)
+            w->hash[k] = 0;
+    w->nstrings = n;
+    w->str.n = bytes;
+}
+
 /* ---- Chunks -------------------------------------------------------------- */
 
 static atf_status write_chunk(atf_wtf_writer *w, uint32_t type, uint32_t start, uint32_t end, const uint32_t *ptypes,
@@ -368,8 +382,7 @@ static atf_status put_event(atf_wtf_writer *w, uint16_t wire, uint32_t time_us, 
             case ATF_WTF_ANY: {
                 int r = intern(w, v->is_null ? NULL : v->s, v->s ? v->s_len : 0, &slot);
                 if (r != 0) {
-                    w->str.n = strings_before;
-                    w->nstrings = nstrings_before;
+                    unintern(w, nstrings_before, strings_before);
                     return r == -2 ? atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, a->name,
                                               "argument %s: a string with a NUL byte", a->name)
                                    : wfail(w, err, ATF_E_NOMEM, "%s: out of memory", "string table");
@@ -397,8 +410,7 @@ static atf_status put_event(atf_wtf_writer *w, uint16_t wire, uint32_t time_us, 
                 uint32_t o;
                 int r = intern(w, strs[k], strs[k] ? strlen(strs[k]) : 0, &o);
                 if (r != 0) {
-                    w->str.n = strings_before;
-                    w->nstrings = nstrings_before;
+                    unintern(w, nstrings_before, strings_before);
                     return wfail(w, err, ATF_E_NOMEM, "%s: out of memory", "string table");
                 }
                 atf_store_le32(p + at + 4 * (size_t)k, o);

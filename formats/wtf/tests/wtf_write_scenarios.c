@@ -6,6 +6,9 @@
  *   zones.wtf-trace    three zones, events switching between them
  *   chunks.wtf-trace   2,000 scopes in 1 KiB chunks (every chunk stands alone)
  *   stamps.wtf-trace   instance events, time stamps, appended scope data
+ *   rotating.wtf-trace two zones, nested scopes and data in 1 KiB chunks,
+ *                      a few KiB: small enough to be cut at every byte
+ *                      (fuzz/truncation) and a seed of the fuzz targets
  *
  * Prints one line per file: its name and the number of events written.
  * Exit 0, or 1 with a message on stderr. */
@@ -197,6 +200,31 @@ static void stamps(const char *dir)
     done(w, "stamps.wtf-trace");
 }
 
+static void rotating(const char *dir)
+{
+    atf_wtf_writer *w = open_out(dir, "rotating.wtf-trace", 1024);
+    uint16_t scope, mark;
+    CHECK(atf_wtf_writer_define(w, "rotating#scope", "ascii name", 1, 0, &scope, &e));
+    CHECK(atf_wtf_writer_define(w, "rotating#mark", "uint32 i", 0, ATF_WTF_FLAG_HIGH_FREQUENCY, &mark, &e));
+    CHECK(atf_wtf_writer_zone_create(w, 1, "main", "script", "rotating", 0, &e));
+    CHECK(atf_wtf_writer_zone_create(w, 2, "worker", "worker", NULL, 0, &e));
+    uint32_t t = 1000;
+    for (uint32_t i = 0; i < 16; i++) {
+        CHECK(atf_wtf_writer_zone_set(w, (uint16_t)(1 + i % 2), t++, &e));
+        atf_wtf_value name = str(ATF_WTF_ASCII, i % 3 ? "outer" : "work item");
+        CHECK(atf_wtf_writer_event(w, scope, t++, &name, 1, &e));
+        name = str(ATF_WTF_ASCII, "inner");
+        CHECK(atf_wtf_writer_event(w, scope, t++, &name, 1, &e));
+        CHECK(atf_wtf_writer_append_data(w, "count", i % 2 ? "{\"n\":3}" : "17", t++, &e));
+        atf_wtf_value n = num(ATF_WTF_UINT32, i);
+        CHECK(atf_wtf_writer_event(w, mark, t++, &n, 1, &e));
+        CHECK(atf_wtf_writer_scope_leave(w, t++, &e));
+        CHECK(atf_wtf_writer_time_stamp(w, "between", "\"s\"", t++, &e));
+        CHECK(atf_wtf_writer_scope_leave(w, t++, &e));
+    }
+    done(w, "rotating.wtf-trace");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -207,5 +235,6 @@ int main(int argc, char **argv)
     zones(argv[1]);
     chunks(argv[1]);
     stamps(argv[1]);
+    rotating(argv[1]);
     return 0;
 }

@@ -228,6 +228,7 @@ typedef struct atf_wtf_strings {
 
 /** Indexes a string table part (@p data may be NULL when @p size is 0). */
 ATF_API atf_status atf_wtf_strings_init(atf_wtf_strings *st, const void *data, uint32_t size, atf_error *err);
+/** Frees the index and leaves @p st empty (no data, size 0); NULL is allowed. */
 ATF_API void atf_wtf_strings_free(atf_wtf_strings *st);
 /**
  * Ordinal @p ord: ::ATF_OK with the string (NUL-terminated in the table) and
@@ -344,7 +345,9 @@ ATF_API const atf_wtf_strings *atf_wtf_reader_strings(const atf_wtf_reader *r);
  * as they are read (they are events too, and returned). Zones and scope
  * depth are tracked. @return ::ATF_OK, ::ATF_E_NOT_FOUND at the end of the
  * buffer (or a cut buffer's last complete event), or an error for an event
- * that cannot be decoded: the rest of that chunk is skipped (counted).
+ * that cannot be decoded (::ATF_E_FIELD for a wire id no define gave,
+ * ::ATF_E_TRUNCATED, ::ATF_E_RANGE, ::ATF_E_LENGTH as atf_wtf_decode_event()):
+ * the rest of that chunk is skipped (counted).
  */
 ATF_API atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_error *err);
 
