@@ -35,6 +35,9 @@ void ob_i64(obuf *b, int64_t v);
  * below 2^53 as integers, others as the first of %.15g/%.16g/%.17g that
  * reads back the same; NaN and the infinities as strings. */
 void ob_number(obuf *b, double v);
+/* A JSON value (a jansson json_t *), compact, keys in their order, strings
+ * and numbers by the rules above (obuf_json.c). */
+void ob_json_value(obuf *b, const void *json);
 void ob_hex(obuf *b, const uint8_t *p, size_t n);
 
 static inline unsigned char *ob_room(obuf *b, size_t n)

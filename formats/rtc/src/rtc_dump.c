@@ -260,7 +260,7 @@ atf_status rtc_tool_dump(FILE *out, const char *path, const atf_tool_options *op
             put2(o, json, ",\"offset\":", " defined at ");
             ob_u64(o, off);
             put2(o, json, ",\"definition\":", ": ");
-            rtc_json_put(o, obj);
+            ob_json_value(o, obj);
             put2(o, json, "}\n", "\n");
             break;
         }

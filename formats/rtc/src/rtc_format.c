@@ -267,51 +267,12 @@ int rtc_value_number(const rtc_val *v, const atf_rtc_record *r, double *out)
 
 /* ---- JSON ------------------------------------------------------------------- */
 
-void rtc_json_put(obuf *o, const void *jv)
-{
-    const json_t *j = (const json_t *)jv;
-    size_t i;
-    const char *k;
-    json_t *v;
-    switch (json_typeof(j)) {
-    case JSON_OBJECT: {
-        ob_char(o, '{');
-        int first = 1;
-        json_object_foreach((json_t *)j, k, v) {
-            if (!first)
-                ob_char(o, ',');
-            first = 0;
-            ob_json_string(o, k);
-            ob_char(o, ':');
-            rtc_json_put(o, v);
-        }
-        ob_char(o, '}');
-        return;
-    }
-    case JSON_ARRAY:
-        ob_char(o, '[');
-        json_array_foreach((json_t *)j, i, v) {
-            if (i)
-                ob_char(o, ',');
-            rtc_json_put(o, v);
-        }
-        ob_char(o, ']');
-        return;
-    case JSON_STRING: ob_json_string_n(o, json_string_value(j), json_string_length(j)); return;
-    case JSON_INTEGER: ob_number(o, (double)json_integer_value(j)); return;
-    case JSON_REAL: ob_number(o, json_real_value(j)); return;
-    case JSON_TRUE: ob_lit(o, "true"); return;
-    case JSON_FALSE: ob_lit(o, "false"); return;
-    default: ob_lit(o, "null"); return;
-    }
-}
-
 int rtc_json_render(obuf *o, const uint8_t *p, size_t n)
 {
     json_t *j = load_json(p, n);
     if (!j)
         return 0;
-    rtc_json_put(o, j);
+    ob_json_value(o, j);
     json_decref(j);
     return 1;
 }

@@ -70,7 +70,6 @@ void rtc_value_render(obuf *o, const atf_rtc_record *r);
 /* Rewrites JSON text canonically; @return 0 when it is not JSON. */
 int rtc_json_render(obuf *o, const uint8_t *p, size_t n);
 /* Writes a parsed jansson value canonically. */
-void rtc_json_put(obuf *o, const void *json);
 /* 1 when format @p f can be a clock's (ints, floats, LEB128, timespec). */
 int rtc_format_is_clock(const char *f);
 /* 1 when the bytes are valid UTF-8 (no surrogates, no overlong forms). */

@@ -14,44 +14,6 @@
 
 /* ---- JSON values (file header, `any`) --------------------------------------- */
 
-static void put_json(obuf *o, const json_t *j)
-{
-    size_t i;
-    const char *k;
-    json_t *v;
-    switch (json_typeof(j)) {
-    case JSON_OBJECT: {
-        ob_char(o, '{');
-        int first = 1;
-        json_object_foreach((json_t *)j, k, v) {
-            if (!first)
-                ob_char(o, ',');
-            first = 0;
-            ob_json_string(o, k);
-            ob_char(o, ':');
-            put_json(o, v);
-        }
-        ob_char(o, '}');
-        return;
-    }
-    case JSON_ARRAY:
-        ob_char(o, '[');
-        json_array_foreach((json_t *)j, i, v) {
-            if (i)
-                ob_char(o, ',');
-            put_json(o, v);
-        }
-        ob_char(o, ']');
-        return;
-    case JSON_STRING: ob_json_string_n(o, json_string_value(j), json_string_length(j)); return;
-    case JSON_INTEGER: ob_number(o, (double)json_integer_value(j)); return;
-    case JSON_REAL: ob_number(o, json_real_value(j)); return;
-    case JSON_TRUE: ob_lit(o, "true"); return;
-    case JSON_FALSE: ob_lit(o, "false"); return;
-    default: ob_lit(o, "null"); return;
-    }
-}
-
 /* Parses JSON text as docs/wtf-dump-format.md says (numbers as doubles,
  * \u0000 allowed, one value); NULL when it does not parse. */
 static json_t *parse_json(const char *s, size_t n)
@@ -118,7 +80,7 @@ static void put_scalar(obuf *o, const atf_wtf_value *v)
         }
         json_t *j = parse_json(v->s, v->s_len);
         if (j)
-            put_json(o, j);
+            ob_json_value(o, j);
         else
             ob_json_string_n(o, v->s, v->s_len);
         json_decref(j);
@@ -352,7 +314,7 @@ atf_status wtf_tool_dump(FILE *out, const char *path, const atf_tool_options *op
         ob_u64(o, h->format_version);
         ob_lit(o, ",\"header\":");
         if (hv)
-            put_json(o, hv);
+            ob_json_value(o, hv);
         else
             ob_lit(o, "null");
         ob_lit(o, "}\n");
