@@ -41,6 +41,8 @@ struct atf_wtf_reader {
     atf_wtf_def **defs;           /* WTF_WIRE_IDS entries, allocated at the first define */
     wtf_plan *plan;               /* WTF_WIRE_IDS entries, with defs: set_def() */
     atf_wtf_def *define;          /* wire id 1 */
+    atf_wtf_def *retired;         /* replaced by the define event just returned, which it defines:
+                                     freed at the next call that reads (atf_wtf_event.def stays valid) */
     int32_t zone;
     uint32_t defs_hi;             /* defs[] entries below this may be set */
     uint32_t depth_hi;            /* depth[] entries below this may be used */
@@ -325,6 +327,7 @@ void atf_wtf_reader_close(atf_wtf_reader *r)
         free(r->defs);
     }
     wtf_def_free(r->define);
+    wtf_def_free(r->retired);
     free(r->plan);
     free(r->depth);
     free(r->zone_made);
@@ -374,6 +377,8 @@ static int all_zero(const uint8_t *p, uint64_t n)
 atf_status atf_wtf_reader_next_chunk(atf_wtf_reader *r, const atf_wtf_chunk **out, atf_error *err)
 {
     *out = NULL;
+    wtf_def_free(r->retired);
+    r->retired = NULL;
     /* What is left of the previous chunk's events was not read. */
     atf_wtf_strings_free(&r->strings);
     r->ev = NULL;
@@ -587,7 +592,14 @@ static void apply_define(atf_wtf_reader *r, const atf_wtf_event *ev)
             wtf_def_free(nd);
             return;
         }
-        wtf_def_free(old);
+        if (old == ev->def) {
+            /* A define event that redefines its own wire id: the caller
+             * still reads this event's definition. */
+            wtf_def_free(r->retired);
+            r->retired = old;
+        } else {
+            wtf_def_free(old);
+        }
     }
     set_def(r, nd->wire_id, nd);
 }
@@ -631,6 +643,8 @@ static void apply_builtin(atf_wtf_reader *r, atf_wtf_event *ev)
 
 atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_error *err)
 {
+    wtf_def_free(r->retired);
+    r->retired = NULL;
     if (r->notes_set) {
         memset(&r->notes, 0, sizeof r->notes);
         r->notes_set = 0;
