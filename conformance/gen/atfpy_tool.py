@@ -105,6 +105,55 @@ def regular_file_error(path):
     return None
 
 
+def read_file(path):
+    """The bytes of ``path``; OSError (exit 2) for anything but a readable
+    regular file."""
+    why = regular_file_error(path)
+    if why is None and os.path.isdir(path):
+        why = "is a directory"
+    if why is not None:
+        raise OSError(why)
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def dump_file(path, prog, read, dump_lines, shown, before_notes=None):
+    """`dump --json PATH` of a one-file format (WTF, RTC): the canonical
+    lines of ``read(data, name)`` on stdout, then on stderr what was not read
+    and why: ``before_notes(trace)`` lines, and every note ``shown(note)``
+    keeps. Exit 2 for an I/O error, 1 for damage, else 0."""
+    try:
+        data = read_file(path)
+    except OSError as e:
+        print("%s: %s: %s" % (prog, path, e.strerror or e), file=sys.stderr)
+        return USAGE
+    t = read(data, os.path.basename(path))
+    sys.stdout.write("".join(dump_lines(t)))
+    for line in (before_notes(t) if before_notes else ()):
+        print("%s: %s: %s" % (prog, path, line), file=sys.stderr)
+    for n in t.notes:
+        if not shown(n):
+            continue
+        where = "" if n.offset is None else " offset %d:" % n.offset
+        field = " field %s:" % n.field if n.field else ""
+        print("%s: %s:%s%s %s%s" % (prog, path, where, field,
+                                    "%s: " % n.clause if n.clause else "", n.message),
+              file=sys.stderr)
+    return 1 if t.state == t.DAMAGED else 0
+
+
+def file_tool_main(argv, doc, prog, cmd_dump, validate, list_clauses):
+    """The command line of a one-file format's tool: `dump --json PATH`,
+    `validate [...] PATH`, `validate --list-clauses`."""
+    if len(argv) == 3 and argv[0] == "dump" and argv[1] == "--json":
+        return cmd_dump(argv[2])
+    if argv and argv[0] == "validate":
+        return cmd_validate(argv[1:], lambda path, strict, verify: validate(path, strict),
+                            list_clauses, prog)
+    print(doc, file=sys.stderr)
+    return USAGE
+
+
 def cmd_validate(args, run=None, clauses=None, prog="atfpy_tool"):
     """`validate [--strict] [--format text|json] [--no-verify] PATH` and
     `validate --list-clauses`. ``run(path, strict, verify)`` returns a report

@@ -25,47 +25,31 @@ import sys
 sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from atfpy_tool import USAGE, cmd_validate  # noqa: E402
+from atfpy_tool import dump_file, file_tool_main  # noqa: E402
 from rtcpy.clauses import SEVERITY  # noqa: E402
 from rtcpy.dump import dump_lines  # noqa: E402
 from rtcpy.reader import read_rtc  # noqa: E402
 from rtcpy.validate import list_clauses, validate  # noqa: E402
-from wtfpy_tool import read_file  # noqa: E402
 
 PROG = "rtcpy_tool"
 
 
+def shown(n):
+    """What `dump` reports on stderr besides the skipped ranges: errors and
+    the cuts (RTC-REC-*), not the warnings (`validate` reports those)."""
+    return n.clause is None or SEVERITY[n.clause] == "error" or n.clause.startswith("RTC-REC-")
+
+
+def skipped(t):
+    return ["offset %d: skipped %d bytes (%s)" % (off, n, why) for off, n, why in t.skipped]
+
+
 def cmd_dump(path):
-    try:
-        data = read_file(path)
-    except OSError as e:
-        print("%s: %s: %s" % (PROG, path, e.strerror or e), file=sys.stderr)
-        return USAGE
-    t = read_rtc(data, os.path.basename(path))
-    sys.stdout.write("".join(dump_lines(t)))
-    for off, n, why in t.skipped:
-        print("%s: %s: offset %d: skipped %d bytes (%s)" % (PROG, path, off, n, why),
-              file=sys.stderr)
-    for n in t.notes:
-        if n.clause is not None and SEVERITY[n.clause] != "error" and not n.clause.startswith(
-                "RTC-REC-"):
-            continue
-        where = "" if n.offset is None else " offset %d:" % n.offset
-        field = " field %s:" % n.field if n.field else ""
-        print("%s: %s:%s%s %s%s" % (PROG, path, where, field,
-                                    "%s: " % n.clause if n.clause else "", n.message),
-              file=sys.stderr)
-    return 1 if t.state == t.DAMAGED else 0
+    return dump_file(path, PROG, read_rtc, dump_lines, shown, skipped)
 
 
 def main(argv):
-    if len(argv) == 3 and argv[0] == "dump" and argv[1] == "--json":
-        return cmd_dump(argv[2])
-    if argv and argv[0] == "validate":
-        return cmd_validate(argv[1:], lambda path, strict, verify: validate(path, strict),
-                            list_clauses, PROG)
-    print(__doc__, file=sys.stderr)
-    return USAGE
+    return file_tool_main(argv, __doc__, PROG, cmd_dump, validate, list_clauses)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import sys
 sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from atfpy_tool import USAGE, cmd_validate, regular_file_error  # noqa: E402
+from atfpy_tool import dump_file, file_tool_main  # noqa: E402
 from wtfpy.clauses import SEVERITY  # noqa: E402
 from wtfpy.dump import dump_lines  # noqa: E402
 from wtfpy.reader import read_trace  # noqa: E402
@@ -34,48 +34,19 @@ from wtfpy.validate import list_clauses, validate  # noqa: E402
 PROG = "wtfpy_tool"
 
 
-def read_file(path):
-    """The bytes of ``path``; OSError (exit 2) for anything but a readable
-    regular file."""
-    why = regular_file_error(path)
-    if why is None and os.path.isdir(path):
-        why = "is a directory"
-    if why is not None:
-        raise OSError(why)
-    with open(path, "rb") as f:
-        return f.read()
+def shown(n):
+    """What `dump` reports on stderr: errors, the crash cut, skipped parts and
+    chunks (not the warnings: `validate` reports those)."""
+    return n.clause is None or SEVERITY[n.clause] == "error" or n.clause in (
+        "WTF-REC-001", "WTF-EVC-003", "WTF-CHK-007", "WTF-CHK-008")
 
 
 def cmd_dump(path):
-    try:
-        data = read_file(path)
-    except OSError as e:
-        print("%s: %s: %s" % (PROG, path, e.strerror or e), file=sys.stderr)
-        return USAGE
-    t = read_trace(data, os.path.basename(path))
-    sys.stdout.write("".join(dump_lines(t)))
-    # What was not read, and why: errors, the crash cut, skipped parts (not
-    # the warnings: `validate` reports those).
-    for n in t.notes:
-        if n.clause is not None and SEVERITY[n.clause] != "error" and n.clause not in (
-                "WTF-REC-001", "WTF-EVC-003", "WTF-CHK-007", "WTF-CHK-008"):
-            continue
-        where = "" if n.offset is None else " offset %d:" % n.offset
-        field = " field %s:" % n.field if n.field else ""
-        print("%s: %s:%s%s %s%s" % (PROG, path, where, field,
-                                    "%s: " % n.clause if n.clause else "", n.message),
-              file=sys.stderr)
-    return 1 if t.state == t.DAMAGED else 0
+    return dump_file(path, PROG, read_trace, dump_lines, shown)
 
 
 def main(argv):
-    if len(argv) == 3 and argv[0] == "dump" and argv[1] == "--json":
-        return cmd_dump(argv[2])
-    if argv and argv[0] == "validate":
-        return cmd_validate(argv[1:], lambda path, strict, verify: validate(path, strict),
-                            list_clauses, PROG)
-    print(__doc__, file=sys.stderr)
-    return USAGE
+    return file_tool_main(argv, __doc__, PROG, cmd_dump, validate, list_clauses)
 
 
 if __name__ == "__main__":
