@@ -251,38 +251,6 @@ static void skip(atf_rtc_reader *r, uint64_t off, uint64_t n, const char *reason
 
 /* ---- Lookups --------------------------------------------------------------------------- */
 
-static rstream *table_find(const atf_rtc_reader *r, uint64_t id)
-{
-    size_t lo = 0, hi = r->table.n;
-    const rstream *t = r->table.p;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        if (t[m].id == id)
-            return (rstream *)&t[m];
-        if (t[m].id < id)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return NULL;
-}
-
-static rever *ever_find(const atf_rtc_reader *r, uint64_t id)
-{
-    size_t lo = 0, hi = r->ever.n;
-    const rever *t = r->ever.p;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        if (t[m].id == id)
-            return (rever *)&t[m];
-        if (t[m].id < id)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return NULL;
-}
-
 /* The position where sid is or would go in a vector sorted by a leading uint64_t key. */
 static size_t key_pos(const vec *v, uint64_t key, int *found)
 {
@@ -302,6 +270,24 @@ static size_t key_pos(const vec *v, uint64_t key, int *found)
     }
     *found = 0;
     return lo;
+}
+
+/* The element with key @id of a vector sorted by its leading uint64_t key, or NULL. */
+static void *key_find(const vec *v, uint64_t id)
+{
+    int found;
+    size_t m = key_pos(v, id, &found);
+    return found ? (char *)v->p + m * v->elem : NULL;
+}
+
+static rstream *table_find(const atf_rtc_reader *r, uint64_t id)
+{
+    return (rstream *)key_find(&r->table, id);
+}
+
+static rever *ever_find(const atf_rtc_reader *r, uint64_t id)
+{
+    return (rever *)key_find(&r->ever, id);
 }
 
 /* Inserts a zeroed element with key at its place (or returns the existing one). */
