@@ -43,6 +43,13 @@ function currentProfile() {
     return count && count.parentElement ? count.parentElement.textContent.replace(/ \(\d+\/\d+\)$/, '') : null;
 }
 
+// The sandwich table's rows: total "1.2µs (12%)", self, then the symbol name.
+function frameRows() {
+    return Array.from(document.querySelectorAll('tr'))
+        .filter(tr => tr.children.length === 3 && tr.children[0].tagName === 'TD' && /%\)$/.test(tr.children[0].textContent))
+        .map(tr => tr.lastElementChild.textContent);
+}
+
 let status = 0;
 try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 700 } });
@@ -65,10 +72,12 @@ try {
     for (let i = 0; i < profiles.length; i++) {
         await page.waitForFunction(() => Array.from(document.querySelectorAll('th')).some(th => /Symbol Name/.test(th.textContent)));
         const current = await page.evaluate(currentProfile);
-        // Rows: total "1.2µs (12%)", self, then the symbol name.
-        frames[current] = await page.evaluate(() => Array.from(document.querySelectorAll('tr'))
-            .filter(tr => tr.children.length === 3 && tr.children[0].tagName === 'TD' && /%\)$/.test(tr.children[0].textContent))
-            .map(tr => tr.lastElementChild.textContent));
+        // The header is drawn before the rows: wait for the rows (a profile
+        // with no frames at all shows none, so the wait is bounded and what
+        // the page shows then is what is reported).
+        await page.waitForFunction(`(${frameRows.toString()})().length > 0`, null, { timeout: 15000 })
+            .catch(() => {});
+        frames[current] = await page.evaluate(frameRows);
         if (i + 1 < profiles.length) {
             await page.keyboard.press('n');
             await page.waitForFunction(`(${currentProfile.toString()})() !== ${JSON.stringify(current)}`);
