@@ -331,8 +331,13 @@ ATF_API unsigned atf_wtf_reader_file_flags(const atf_wtf_reader *r);
 /**
  * Moves to the next chunk. @return ::ATF_OK with @p out filled (for a chunk
  * cut short by the end of the file too: see atf_wtf_reader_chunk_cut()),
- * ::ATF_E_NOT_FOUND at the end, or an error for a chunk header that cannot
- * be read (the reader then stops: nothing after it is trusted).
+ * ::ATF_E_NOT_FOUND at the end, or an error for a chunk header or part
+ * table that cannot be read. After such an error the next call goes on with
+ * the following chunk when this one's length still places it (a length that
+ * is a multiple of 4, covers the header and part table and ends inside the
+ * file), and returns ::ATF_E_NOT_FOUND when it does not: nothing after a
+ * length that cannot be trusted is read (SPEC-WTF 6). Either way the chunk
+ * is counted in the summary's chunks_skipped.
  */
 ATF_API atf_status atf_wtf_reader_next_chunk(atf_wtf_reader *r, const atf_wtf_chunk **out, atf_error *err);
 /** 1 when the current chunk runs past the end of the file. */
