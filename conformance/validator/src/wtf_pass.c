@@ -133,6 +133,15 @@ static void set_def(wpass *w, uint32_t wire, atf_wtf_def *d)
         w->wires_hi = wire + 1;
 }
 
+/* The offset of the define's field @p k bytes into its event, or the
+ * event's own offset when the event ends before it (a wire id whose
+ * definition is named wtf.event#define but has fewer arguments: the field is
+ * missing, and nothing is reported beyond the event's bytes). */
+static uint64_t fld(const atf_wtf_event *ev, uint64_t at, uint32_t k)
+{
+    return k < ev->size ? at + k : at;
+}
+
 static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st, uint64_t at)
 {
     atf_wtf_value a[5];
@@ -153,29 +162,29 @@ static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *
         return;
     }
     if (!nd)
-        v_report(w->v, w->file, C_WTF_DEF_001, 0, at + 24, "define.args", "%.*s: %s", nlen, name, e.message);
+        v_report(w->v, w->file, C_WTF_DEF_001, 0, fld(ev, at, 24), "define.args", "%.*s: %s", nlen, name, e.message);
     int ok = nd != NULL;
     if (wire == 0) {
-        v_report(w->v, w->file, C_WTF_DEF_004, 0, at + 8, "define.wireId", "wire id 0 for %.*s", nlen, name);
+        v_report(w->v, w->file, C_WTF_DEF_004, 0, fld(ev, at, 8), "define.wireId", "wire id 0 for %.*s", nlen, name);
         ok = 0;
     } else if (wire == ATF_WTF_WIRE_DEFINE) {
         if (!nd || strcmp(nd->name, "wtf.event#define") != 0 || !same_args(nd, w->defs[ATF_WTF_WIRE_DEFINE]))
-            v_report(w->v, w->file, C_WTF_DEF_004, 0, at + 8, "define.wireId",
+            v_report(w->v, w->file, C_WTF_DEF_004, 0, fld(ev, at, 8), "define.wireId",
                      "wire id 1 defined as %.*s, not wtf.event#define with its signature", nlen, name);
         wtf_def_free(nd);
         return;
     }
     if (!a[3].s_len) {
-        v_report(w->v, w->file, C_WTF_DEF_007, 0, at + 20, "define.name", "define of wire id %u has a %s name",
+        v_report(w->v, w->file, C_WTF_DEF_007, 0, fld(ev, at, 20), "define.name", "define of wire id %u has a %s name",
                  (unsigned)wire, a[3].s ? "empty" : "null");
         ok = 0;
     }
     if (cls > 1)
-        v_report(w->v, w->file, C_WTF_DEF_002, 0, at + 12, "define.eventClass", "event class %u of %.*s",
+        v_report(w->v, w->file, C_WTF_DEF_002, 0, fld(ev, at, 12), "define.eventClass", "event class %u of %.*s",
                  (unsigned)cls, nlen, name);
     if (flags & ~0x7Eu)
-        v_report(w->v, w->file, C_WTF_DEF_005, 0, at + 16, "define.flags", "flags 0x%x of %.*s", (unsigned)flags,
-                 nlen, name);
+        v_report(w->v, w->file, C_WTF_DEF_005, 0, fld(ev, at, 16), "define.flags", "flags 0x%x of %.*s",
+                 (unsigned)flags, nlen, name);
     if (!ok) {
         wtf_def_free(nd);
         return;
@@ -183,14 +192,14 @@ static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *
     atf_wtf_def *old = w->defs[wire];
     if (old && !(old->event_class == nd->event_class && old->flags == nd->flags && strcmp(old->name, nd->name) == 0 &&
                  same_args(old, nd)))
-        v_report(w->v, w->file, C_WTF_DEF_003, 0, at + 8, "define.wireId",
+        v_report(w->v, w->file, C_WTF_DEF_003, 0, fld(ev, at, 8), "define.wireId",
                  "wire id %u defined again as %s (%s), first %s (%s)", (unsigned)wire, nd->name, nd->signature,
                  old->name, old->signature);
     for (size_t i = 0; i < nd->arg_count; i++) {
         atf_wtf_type t = nd->args[i].type;
         if (nd->args[i].array && (t == ATF_WTF_BOOL || t == ATF_WTF_ASCII || t == ATF_WTF_UTF8 || t == ATF_WTF_ANY ||
                                   t == ATF_WTF_FLOWID || t == ATF_WTF_TIME32)) {
-            v_report(w->v, w->file, C_WTF_DEF_008, 0, at + 24, "define.args",
+            v_report(w->v, w->file, C_WTF_DEF_008, 0, fld(ev, at, 24), "define.args",
                      "%s: argument %s is a %s[], an array the reference library cannot read", nd->name,
                      nd->args[i].name, atf_wtf_type_name(t));
             break;
@@ -199,7 +208,7 @@ static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *
     /* The first definition of a name is the one the reference reader keeps. */
     const atf_wtf_def *first = name_first(w, nd);
     if (first && !same_args(first, nd))
-        v_report(w->v, w->file, C_WTF_DEF_006, 0, at + 24, "define.args",
+        v_report(w->v, w->file, C_WTF_DEF_006, 0, fld(ev, at, 24), "define.args",
                  "%s defined with arguments \"%s\", first with \"%s\"", nd->name, nd->signature, first->signature);
     wtf_def_free(old);
     set_def(w, wire, nd);
