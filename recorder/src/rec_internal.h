@@ -430,6 +430,8 @@ struct atf_recorder {
     pthread_mutex_t man_mu;
     rec_summary *sum;
     size_t nsum, capsum;
+    size_t *sum_of;              /* thread id -> 1 + its summary's index, 0: none yet */
+    size_t capsum_of;
     atf_timing_anchor *anchors;
     size_t nanchors;
     atf_manifest_module *modules;

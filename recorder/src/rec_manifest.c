@@ -20,9 +20,23 @@
 
 rec_summary *rec_summary_get(atf_recorder *r, uint64_t id)
 {
-    for (size_t i = r->nsum; i-- > 0;)
-        if (r->sum[i].id == id)
-            return &r->sum[i];
+    /* Thread ids are dense (0, 1, 2, ... in the order threads first
+     * record), so an index by id finds a summary in constant time: a scan
+     * of every summary for each new thread made 100,000 short-lived threads
+     * quadratic. */
+    if (id < r->capsum_of && r->sum_of[id])
+        return &r->sum[r->sum_of[id] - 1];
+    if (id >= r->capsum_of) {
+        size_t n = r->capsum_of ? r->capsum_of : 16;
+        while (n <= id)
+            n *= 2;
+        size_t *o = realloc(r->sum_of, n * sizeof *o);
+        if (!o)
+            return NULL;
+        memset(o + r->capsum_of, 0, (n - r->capsum_of) * sizeof *o);
+        r->sum_of = o;
+        r->capsum_of = n;
+    }
     if (r->nsum == r->capsum) {
         size_t n = r->capsum ? r->capsum * 2 : 16;
         rec_summary *s = realloc(r->sum, n * sizeof *s);
@@ -34,6 +48,7 @@ rec_summary *rec_summary_get(atf_recorder *r, uint64_t id)
     rec_summary *s = &r->sum[r->nsum++];
     memset(s, 0, sizeof *s);
     s->id = id;
+    r->sum_of[id] = r->nsum;
     return s;
 }
 

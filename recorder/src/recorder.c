@@ -315,6 +315,7 @@ static void free_recorder(atf_recorder *r)
     free(r->symbols);
     free(r->anchors);
     free(r->sum);
+    free(r->sum_of);
     free(r->win);
     free(r->root);
     free(r->dir);
