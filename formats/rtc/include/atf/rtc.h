@@ -182,8 +182,12 @@ ATF_API atf_status atf_rtc_writer_create(atf_rtc_writer **out, const atf_rtc_wri
 ATF_API atf_status atf_rtc_writer_stream(atf_rtc_writer *w, const char *definition, uint64_t *id, atf_error *err);
 /**
  * Writes one record of stream @p id: split into frames of at most 1024 bytes
- * chained by `more`; a fixed-length stream takes exactly its length.
- * @return ::ATF_OK, ::ATF_E_ARG, ::ATF_E_LENGTH, ::ATF_E_IO (the sink failed).
+ * chained by `more`; a fixed-length stream takes exactly its length, in one
+ * frame that never crosses a boundary (padding comes before it).
+ * @return ::ATF_OK, ::ATF_E_ARG, ::ATF_E_LENGTH (not the stream's fixed
+ *         length, or a fixed-length record that fits in no unit of these
+ *         sizes: then at most one Unit of padding was written and the file
+ *         stays valid), ::ATF_E_IO (the sink failed).
  */
 ATF_API atf_status atf_rtc_writer_write(atf_rtc_writer *w, uint64_t id, const void *p, size_t n, atf_error *err);
 /** Writes the final Crc and frees @p w (NULL allowed). @return ::ATF_OK or ::ATF_E_IO. */
