@@ -208,7 +208,9 @@ static int frames(atf_rtc_writer *w, uint64_t sid, const uint8_t *p, size_t n, i
     size_t done = 0;
     int first = 1;
     uint64_t crossed = 0;
-    do {
+    /* not do-while: a continue there tests done < n, which ends an empty
+     * record (n = 0) at a boundary before its frame is written */
+    for (;;) {
         if (w->failed)
             return 0;
         int at = at_boundary(w);
@@ -253,8 +255,9 @@ static int frames(atf_rtc_writer *w, uint64_t sid, const uint8_t *p, size_t n, i
         int more = !fixed && done + piece < n;
         frame_at(w, sid, more, p + done, piece, fixed);
         done += piece;
-    } while (done < n);
-    return 0;
+        if (done >= n)
+            return 0;
+    }
 }
 
 static char *meta_text(atf_rtc_writer *w, size_t from, size_t *len)
