@@ -302,6 +302,12 @@ def valid_cases():
     add("y_ref_crc_blind_burst", bytes(d), "a 31-bit burst (XOR 4c 13 eb 8a 01) inside a "
         "blob of a rtc-ref Unit: the reference's Crc variant does not see it (CRC-32 would), "
         "so the file is valid with the changed blob (R-E4)")
+    w = RtcWriter(1 << 21, 1 << 14)
+    for sid in [w.create({"name": "s%d" % k}) for k in range(400)]:
+        w.write(sid, b"v")
+    add("y_index_longer_than_a_frame", w.stop(), "400 streams: the first Index is two pieces "
+        "chained by more, the first ending inside an integer; the Unit size is still learnt "
+        "from its first entries", writer=w)
     add("y_empty", b"", "an empty file: nothing was written (R-E18)")
     w = RtcWriter(2048, 2048)
     s = w.create({"name": "t", "format": "utf-8"})
