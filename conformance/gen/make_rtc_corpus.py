@@ -154,6 +154,29 @@ def fill_to_room(w, sid, room):
         w.write(sid, b"f" * max(n, 0))
 
 
+def ref_corrupt(text, streams):
+    """A Meta text as the reference writer builds it (pieces "[", '{"id":',
+    the id, "," + body, "},", the next id, "]") with its bug b: the piece
+    that straddles offset 1024 continues, after the boundary, with its own
+    start again instead of its rest (W:441 copies from the piece's start)."""
+    pieces = [b"["]
+    for sid in sorted(streams):
+        st_ = streams[sid]
+        if st_.closed:
+            continue
+        pieces += [b'{"id":', b"%d" % sid] + ([b"," + st_.body.encode()] if st_.body else []) + [b"},"]
+    out, pos = bytearray(), 0
+    for p in pieces:
+        if pos < 1024 < pos + len(p):
+            k = 1024 - pos
+            out += p[:k] + p[:len(p) - k]
+        else:
+            out += p
+        pos += len(p)
+    tail = text[text.rindex(b",") + 1:]            # the next free id and "]"
+    return bytes(out) + tail
+
+
 def unit_at(data, k, U):
     return k * U
 
@@ -246,6 +269,45 @@ def valid_cases():
         w.write(f, i.to_bytes(4, "little"))
     add("y_fixed_length", w.stop(), "a fixed-length stream (no length field) near every "
         "boundary: padded, never split (R-E8)", writer=w)
+    w = RtcWriter(4096, 2048, crc="rtc-ref")
+    clk = w.create('"name":"clk","clock":true,"format":"timespec"')
+    sec, ns, lines = 1700000000, 5000, []
+    for i in range(90):
+        ns += 37000000 * (i % 5 + 1)
+        sec, ns = sec + ns // 10 ** 9, ns % 10 ** 9
+        w.write(clk, sec.to_bytes(8, "little"), more=True)
+        w.write(clk, ns.to_bytes(4, "little"))
+        if i == 0:
+            stdin = w.create('"name":"stdin","cont":true,"format":"utf-8"')
+        w.write(stdin, ("input line %d\n" % i).encode())
+    add("y_ref_example_inputs", w.stop(), "the reference's example program (examples/inputs): "
+        "a timespec clock written as two frames chained by more (u64 seconds, then u32 "
+        "nanoseconds), a stream created after the first write (a meta frame)", writer=w)
+    w = RtcWriter(16384, 2048, crc="rtc-ref")
+    ids = [w.create('"name":"wide%03d","format":"utf-8","note":"%s"' % (k, "w" * 40))
+           for k in range(60)]
+    for r in range(3):
+        for sid in ids:
+            w.write(sid, b"%d" % r)
+    add("y_ref_meta_across_index", w.stop(), "60 streams: a Meta of about 4 KiB cut into "
+        "pieces chained by more with index frames between them (the reference's wide files, "
+        "written correctly)", writer=w)
+    w, s = app_file(R("y_ref_crc_blind_burst"), crc="rtc-ref", rounds=60)
+    d = bytearray(w.stop())
+    blob = next(r for r in w.records if r.sid == s["blob"] and r.offset > 4096 and
+                len(r.payload) > 40 and len(r.frames) == 1)
+    at = blob.frames[0][0] + blob.frames[0][1] - 20
+    for k, b in enumerate(bytes.fromhex("4c13eb8a01")):
+        d[at + k] ^= b
+    add("y_ref_crc_blind_burst", bytes(d), "a 31-bit burst (XOR 4c 13 eb 8a 01) inside a "
+        "blob of a rtc-ref Unit: the reference's Crc variant does not see it (CRC-32 would), "
+        "so the file is valid with the changed blob (R-E4)")
+    w = RtcWriter(1 << 21, 1 << 14)
+    for sid in [w.create({"name": "s%d" % k}) for k in range(400)]:
+        w.write(sid, b"v")
+    add("y_index_longer_than_a_frame", w.stop(), "400 streams: the first Index is two pieces "
+        "chained by more, the first ending inside an integer; the Unit size is still learnt "
+        "from its first entries", writer=w)
     add("y_empty", b"", "an empty file: nothing was written (R-E18)")
     w = RtcWriter(2048, 2048)
     s = w.create({"name": "t", "format": "utf-8"})
@@ -333,6 +395,16 @@ def invalid_cases():
     add("n_ref_fixed_split", w.stop(), "the reference writer's bug a: a fixed-length frame cut "
         "in two at a unit boundary (R-E8)", errors=["RTC-FRM-003"])
 
+    w = RtcWriter(8192, 2048, crc="rtc-ref")
+    ids = [w.create('"name":"stream%02d","format":"utf-8","comment":"%s"' % (k, "c" * 120))
+           for k in range(12)]
+    w.meta_text = lambda wr, t: ref_corrupt(t, wr.streams)
+    for r in range(40):
+        for sid in ids:
+            w.write(sid, b"r%d" % r)
+    add("n_ref_long_meta_corrupt", w.stop(), "the reference writer's bug b: a Meta longer "
+        "than 1024 bytes assembled piece by piece, the piece across the frame boundary "
+        "repeated from its start (R-E10)", errors=["RTC-MET-001", "RTC-FRM-004"])
     def index_case(name, hook, errors, desc, warnings=(), why=None):
         w = RtcWriter(4096, 2048)
         s = app(w)
@@ -397,6 +469,9 @@ def invalid_cases():
              ["RTC-FMT-001"], desc="a uint16le record of 3 bytes")
     rec_case("n_fmt_002_bad_json", {"name": "x", "format": "json"}, [b"{bad"],
              ["RTC-FMT-002"], desc="a json record that is not JSON")
+    rec_case("n_fmt_002_nul_key", {"name": "x", "format": "json"}, [b'{"a\\u0000b":1}'],
+             ["RTC-FMT-002"], desc="a json record whose object key holds U+0000, which the "
+             "readers do not read (R-E19)")
     rec_case("n_fmt_003_leb_trailing", {"name": "x", "format": "uleb128"}, [b"\x01\x02"],
              ["RTC-FMT-003"], desc="a uleb128 record with a byte after its LEB128")
     rec_case("n_clk_001_no_such_clock", {"name": "x", "format": "uint8", "clock": "nope"},

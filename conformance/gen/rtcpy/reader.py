@@ -216,10 +216,15 @@ class Reader:
             if x >> 1 != INDEX:
                 return None
             ln, i, _ = read_uleb(d, i)
-            vals = self.ints(d[i:i + min(ln, MAX_PAYLOAD)])
+            # the first 5 integers only: an Index longer than a frame is cut
+            # into pieces, and its first piece may end inside a later integer
+            b, vals, j = d[i:i + min(ln, MAX_PAYLOAD)], [], 0
+            while len(vals) < 5:
+                v, j, _ = read_uleb(b, j)
+                vals.append(v)
         except LebError:
             return None
-        if vals is None or len(vals) < 5 or vals[1] != INDEX << 1 | 1 or vals[3] != SUBINDEX << 1 | 1:
+        if vals[1] != INDEX << 1 | 1 or vals[3] != SUBINDEX << 1 | 1:
             return None
         count, U, du = vals[0], vals[2] >> 1, vals[4] >> 1
         u = du if du < U else du - count * U
@@ -624,6 +629,7 @@ class Reader:
             return
         nxt = v[-1]
         objs = v[:-1]
+        again = sid == META or self.clocks_again(objs)
         table = {} if sid == META else dict(self.table or {})
         ids = set()
         for o in objs:
@@ -656,8 +662,32 @@ class Reader:
         self.next_free = nxt if self.next_free is None else max(nxt, self.next_free)
         if sid == META and self.table is not None:
             self.gone |= set(self.table) - set(table)
+        if sid == SUBMETA and ids - set(self.table or {}) and self.table and \
+                min(ids - set(self.table)) < max(self.table):
+            again = True     # as the C reader: its sorted table moved
         self.table = table
-        self.check_clocks(off, what)
+        if again:
+            self.check_clocks(off, what)
+
+    def clocks_again(self, objs):
+        """Whether a meta record makes the clocks be checked again (the C
+        reader's rule, which keeps the work per meta record small): it
+        (re)defines a stream with a clock or a delta, or one whose name (old
+        or new) a clock or delta of the table names."""
+        table = self.table or {}
+        used = {x for s in table.values() for x in (s.clock, s.delta) if isinstance(x, str)}
+        for o in objs:
+            ck, nm, i = o.get("clock"), o.get("name"), o.get("id")
+            if ("clock" in o.keys() and ck is not None and ck is not False) or \
+                    ("delta" in o.keys() and o.get("delta") is not None) or \
+                    (isinstance(nm, str) and nm in used):
+                return True
+            old = table.get(i) if _int(i) else None
+            if old is not None and (old.clock is True or isinstance(old.clock, str) or
+                                    old.delta is not None or
+                                    (isinstance(old.name, str) and old.name in used)):
+                return True
+        return False
 
     def check_props(self, o, off, what):
         for k, kind in KNOWN_KEYS.items():

@@ -272,7 +272,14 @@ class RtcWriter:
                 data = data[n:]
                 self._service()
             else:
-                self._pad_to_stop()
+                # padding to each next boundary until it fits; refused when it
+                # fits in no unit of a whole Unit (the C writer's ATF_E_LENGTH)
+                crossed = 0
+                while len(hdr) + length > self._room():
+                    crossed += 1
+                    if crossed > self.U // self.u + 1:
+                        raise ValueError("a fixed-length record of %d bytes fits in no unit" % length)
+                    self._pad_to_stop()
         at = len(self.buf)
         if sid >= wire.FIRST_USER_ID:
             p = self.pos.get(sid)

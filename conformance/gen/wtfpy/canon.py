@@ -190,6 +190,10 @@ def _pairs(pairs):
     out = JsonObject()
     where = {}
     for k, v in pairs:
+        if "\x00" in k:
+            # a key holding U+0000 is not read (docs/wtf-dump-format.md): the C
+            # readers use jansson, whose object keys are C strings
+            raise ValueError("an object key holds U+0000")
         if k in where:
             out[where[k]] = (k, v)
         else:

@@ -4,9 +4,11 @@
  * Platform, clocks. Every finding carries its clause, offset and field;
  * every skipped range its offset, length and reason.
  *
- * Memory: the reader keeps what it reports (records, findings up to a cap)
- * and, for the index checks, the offset of every frame it read: all in
- * proportion to the file's size, never to a count read from it. */
+ * Memory and work: atf/rtc.h states them. The reader keeps what it reports
+ * (records, findings up to a cap) and, for the index checks, the offset of
+ * every frame it read: all in proportion to content read, never to a count
+ * read from the file. Lookups by id, offset, name and skipped range bisect
+ * sorted arrays; a meta record updates the stream table in place. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,8 +161,11 @@ struct atf_rtc_reader {
     vec open;                     /* rchain, sorted by sid */
     vec clocks;                   /* rclock, sorted by sid */
     vec frames_at;                /* rframe, ascending offsets */
-    vec unchecked;                /* rrange */
+    vec unchecked;                /* rrange, skipped ranges in file order */
+    int64_t read_from;            /* targets before the first Marker read are not checked */
     vec deferred;                 /* rdefer */
+    const char **refs;            /* the clock and delta names of the table, sorted (check_clocks) */
+    size_t refs_n;
     int meta_seen, lost;
     int64_t bad_last;             /* re-read: the last Unit at this offset has a bad final Crc */
     uint64_t bad_last_crc;
@@ -404,10 +409,15 @@ static int probe(atf_rtc_reader *r, uint64_t p, uint64_t *U, uint64_t *u, uint64
     uint64_t take = ln < ATF_RTC_MAX_PAYLOAD ? ln : ATF_RTC_MAX_PAYLOAD;
     if (take > n - i)
         take = n - i;
+    /* the first 5 integers only: an Index longer than a frame is cut into
+     * pieces, and its first piece may end inside a later integer */
     uint64_t v[5];
-    size_t k;
-    if (!ints(d + i, take, v, 5, &k) || k < 5 || v[1] != (ATF_RTC_INDEX << 1 | 1) ||
-        v[3] != (ATF_RTC_SUBINDEX << 1 | 1))
+    for (size_t k = 0, at = 0; k < 5; k++) {
+        if (atf_rtc_uleb_decode(d + i + at, (size_t)take - at, &v[k], &used, NULL) != ATF_OK)
+            return 0;
+        at += used;
+    }
+    if (v[1] != (ATF_RTC_INDEX << 1 | 1) || v[3] != (ATF_RTC_SUBINDEX << 1 | 1))
         return 0;
     uint64_t UU = v[2] >> 1, du = v[4] >> 1, uu;
     if (!is_pow2(UU) || UU > ((uint64_t)1 << 62))
@@ -520,31 +530,99 @@ static void check_props(atf_rtc_reader *r, json_t *o, uint64_t off, const char *
              what, (unsigned long long)off, id, (long long)json_integer_value(ln));
 }
 
-/* The stream of the table whose name is @p name, the last inserted. */
-static long by_name(const atf_rtc_reader *r, const char *name)
+/* The table's names sorted (name, then insertion order), for by_name. */
+typedef struct rname {
+    const char *name;
+    uint64_t seq;
+    long at;
+} rname;
+
+static int cmp_rname(const void *a, const void *b)
 {
-    long best = -1;
-    uint64_t seq = 0;
+    const rname *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The stream of the table whose name is @p name, the last inserted: -1 when none. */
+static long by_name(const rname *ix, size_t n, const char *name)
+{
     if (!name)
         return -1;
-    for (size_t i = 0; i < r->table.n; i++) {
-        const rstream *s = &VEC_AT(r->table, rstream, i);
-        if (s->name && !strcmp(s->name, name) && (best < 0 || s->seq > seq)) {
-            best = (long)i;
-            seq = s->seq;
-        }
+    size_t lo = 0, hi = n;
+    while (lo < hi) {   /* the first entry after every one <= name */
+        size_t m = lo + (hi - lo) / 2;
+        if (strcmp(ix[m].name, name) <= 0)
+            lo = m + 1;
+        else
+            hi = m;
     }
-    return best;
+    return lo > 0 && !strcmp(ix[lo - 1].name, name) ? ix[lo - 1].at : -1;
+}
+
+/* 1 when a stream of the table (at its last clock check) names @p name as its clock or delta. */
+static int name_used(const atf_rtc_reader *r, const char *name)
+{
+    size_t lo = 0, hi = name ? r->refs_n : 0;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        int c = strcmp(r->refs[m], name);
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static void check_clocks(atf_rtc_reader *r, uint64_t off, const char *what)
 {
-    /* Names resolved once per table: the lookups are linear, the table small. */
+    /* Names resolved once per table through a sorted index: O(T log T). */
+    size_t nn = 0;
+    rname *ix = r->table.n ? malloc(r->table.n * sizeof *ix) : NULL;
+    const char **refs = r->table.n ? malloc(2 * r->table.n * sizeof *refs) : NULL;
+    if (r->table.n && (!ix || !refs)) {
+        free(ix);
+        free(refs);
+        r->oom = 1;
+        return;
+    }
+    size_t nr = 0;
+    for (size_t i = 0; i < r->table.n; i++) {
+        const rstream *s = &VEC_AT(r->table, rstream, i);
+        if (s->name) {
+            ix[nn].name = s->name;
+            ix[nn].seq = s->seq;
+            ix[nn].at = (long)i;
+            nn++;
+        }
+        if (s->clock == 2)
+            refs[nr++] = s->clock_name;
+        if (s->delta)
+            refs[nr++] = s->delta;
+    }
+    if (nn)
+        qsort(ix, nn, sizeof *ix, cmp_rname);
+    if (nr)
+        qsort(refs, nr, sizeof *refs, cmp_str);
+    free(r->refs);
+    r->refs = refs;
+    r->refs_n = nr;
     for (size_t i = 0; i < r->table.n; i++) {
         rstream *s = &VEC_AT(r->table, rstream, i);
-        s->clock_ref = s->clock == 2 ? by_name(r, s->clock_name) : -1;
-        s->delta_ref = s->delta ? by_name(r, s->delta) : -1;
+        s->clock_ref = s->clock == 2 ? by_name(ix, nn, s->clock_name) : -1;
+        s->delta_ref = s->delta ? by_name(ix, nn, s->delta) : -1;
     }
+    free(ix);
     for (size_t i = 0; i < r->table.n; i++) {
         rstream *s = &VEC_AT(r->table, rstream, i);
         if (s->clock == 2) {
@@ -600,6 +678,21 @@ static void table_free(vec *t)
     t->n = t->cap = 0;
 }
 
+/* Sorts v, sorted up to @p from, after elements were appended: the tail
+ * alone when it goes after the rest (ids growing, the usual case), else the
+ * whole. @return 1 when elements before @p from moved. */
+static int sort_tail(vec *v, size_t from, int (*cmp)(const void *, const void *))
+{
+    if (v->n <= from)
+        return 0;
+    char *base = v->p;
+    qsort(base + from * v->elem, v->n - from, v->elem, cmp);
+    if (from == 0 || cmp(base + (from - 1) * v->elem, base + from * v->elem) < 0)
+        return 0;
+    qsort(base, v->n, v->elem, cmp);
+    return 1;
+}
+
 static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p, size_t n)
 {
     const char *what = sid == ATF_RTC_META ? "Meta" : "meta";
@@ -651,13 +744,23 @@ static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p
     free(ip);
 
     vec table = { NULL, 0, 0, sizeof(rstream) };
+    /* Whether the clocks need checking again after a meta record: when it
+     * (re)defines a stream with a clock or a delta, or one whose name a clock
+     * or delta names (decided before the table changes: names are its). */
+    int clocks_again = sid == ATF_RTC_META;
     if (sid == ATF_RTC_SUBMETA) {
-        for (size_t i = 0; i < r->table.n; i++) {
-            rstream *s = vec_push(&table, &r->oom);
-            if (!s)
-                break;
-            *s = VEC_AT(r->table, rstream, i);
-            json_incref(s->obj);
+        /* a meta record updates the table in place (taken over, not copied) */
+        table = r->table;
+        memset(&r->table, 0, sizeof r->table);
+        r->table.elem = sizeof(rstream);
+        for (size_t i = 0; i < objs && !clocks_again; i++) {
+            json_t *o = json_array_get(v, i), *nm = json_object_get(o, "name"), *id = json_object_get(o, "id");
+            json_t *ck = json_object_get(o, "clock"), *dl = json_object_get(o, "delta");
+            const rstream *old = json_int(id) && json_integer_value(id) >= 0 ?
+                (const rstream *)key_find(&table, (uint64_t)json_integer_value(id)) : NULL;
+            clocks_again = (ck && !json_is_null(ck) && !json_is_false(ck)) || (dl && !json_is_null(dl)) ||
+                           (json_is_string(nm) && name_used(r, json_string_value(nm))) ||
+                           (old && (old->clock || old->has_delta || (old->name && name_used(r, old->name))));
         }
     }
     size_t old_n = table.n;
@@ -678,21 +781,17 @@ static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p
             find(r, RC_MET_003, off, what, "stream id %llu is reused: %s", (unsigned long long)ident,
                  json_equal(e->obj, o) ? "defined again after it was dropped" : "a different definition than before");
         } else if (!e) {
-            int seen = 0;   /* added earlier in this record? (ids are unique here, so no) */
-            for (size_t q = ever_n; q < r->ever.n && !seen; q++)
-                seen = VEC_AT(r->ever, rever, q).id == ident;
-            if (!seen) {
-                rever *ne = vec_push(&r->ever, &r->oom);
-                if (ne) {
-                    ne->id = ident;
-                    ne->obj = json_incref(o);
-                }
-                rstreamdef *sd = vec_push(&r->streamdefs, &r->oom);
-                if (sd) {
-                    sd->id = ident;
-                    sd->off = off;
-                    sd->obj = json_incref(o);
-                }
+            /* new (ids are unique in the record: dup[] left out the others) */
+            rever *ne = vec_push(&r->ever, &r->oom);
+            if (ne) {
+                ne->id = ident;
+                ne->obj = json_incref(o);
+            }
+            rstreamdef *sd = vec_push(&r->streamdefs, &r->oom);
+            if (sd) {
+                sd->id = ident;
+                sd->off = off;
+                sd->obj = json_incref(o);
             }
         }
         /* table[ident] = Stream(o): an update keeps its place (seq) */
@@ -721,12 +820,12 @@ static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p
         }
         s->obj = json_incref(o);
         stream_props(s);
+        s->clock_ref = s->delta_ref = -1;
     }
     free(dup);
-    if (r->ever.n > ever_n)
-        qsort(r->ever.p, r->ever.n, sizeof(rever), cmp_ever);
-    if (table.n > old_n)
-        qsort(table.p, table.n, sizeof(rstream), cmp_stream);
+    sort_tail(&r->ever, ever_n, cmp_ever);
+    if (sort_tail(&table, old_n, cmp_stream))
+        clocks_again = 1;   /* table places moved: clock_ref and delta_ref with them */
     if (r->have_next_free && nxt < r->next_free)
         find(r, RC_MET_003, off, what, "the next free id %lld is less than %lld, given before", (long long)nxt,
              (long long)r->next_free);
@@ -749,21 +848,27 @@ static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p
     r->table = table;
     r->have_table = 1;
     json_decref(v);
-    check_clocks(r, off, what);
+    if (clocks_again)
+        check_clocks(r, off, what);
 }
 
 /* ---- Index and index (SPEC-RTC 4) ---------------------------------------------------------- */
 
 static int unknown_target(const atf_rtc_reader *r, int64_t target)
 {
-    if (target < 0 || (r->geo && target < r->origin))
+    if (target < 0 || (r->geo && target < r->origin) || target < r->read_from)
         return 1;
-    for (size_t i = 0; i < r->unchecked.n; i++) {
-        const rrange *g = &VEC_AT(r->unchecked, rrange, i);
-        if (g->a <= target && target < g->b)
-            return 1;
+    /* skipped ranges come in file order: bisect for the last one starting at or before target */
+    const rrange *g = r->unchecked.p;
+    size_t lo = 0, hi = r->unchecked.n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (g[m].a <= target)
+            lo = m + 1;
+        else
+            hi = m;
     }
-    return 0;
+    return lo > 0 && target < g[lo - 1].b;
 }
 
 static void index_record(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p, size_t n)
@@ -1540,11 +1645,7 @@ static void read_file(atf_rtc_reader *r)
         find(r, RC_REC_002, 0, "Marker", "cut at the start: the first Marker is at %llu and starts Unit %lld; %llu bytes before it skipped",
              (unsigned long long)start, (long long)(((int64_t)start - r->origin) / (int64_t)U), (unsigned long long)start);
         skip(r, 0, start, "before-first-marker");
-        rrange *g = vec_push(&r->unchecked, &r->oom);
-        if (g) {
-            g->a = INT64_MIN;
-            g->b = (int64_t)start;
-        }
+        r->read_from = (int64_t)start;
     }
     uint64_t q = start;
     size_t mi = 0;
@@ -1598,6 +1699,7 @@ static void results_free(atf_rtc_reader *r)
         free(VEC_AT(r->fmts, char *, i));
     free(r->fmts.p);
     table_free(&r->table);
+    free(r->refs);
     for (size_t i = 0; i < r->ever.n; i++)
         json_decref(VEC_AT(r->ever, rever, i).obj);
     free(r->ever.p);

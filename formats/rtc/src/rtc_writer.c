@@ -149,7 +149,7 @@ static uint64_t back(uint64_t at, uint64_t last)
     return last ? at - (last - 1) : 0;
 }
 
-static void frames(atf_rtc_writer *w, uint64_t sid, const uint8_t *p, size_t n, int fixed);
+static int frames(atf_rtc_writer *w, uint64_t sid, const uint8_t *p, size_t n, int fixed);
 
 static void index_frames(atf_rtc_writer *w)
 {
@@ -200,16 +200,23 @@ static size_t uleb_size(uint64_t v)
 }
 
 /* A record of stream sid: frames of at most 1024 bytes that fit before the
- * next boundary, chained by more; a fixed-length record is one frame. */
-static void frames(atf_rtc_writer *w, uint64_t sid, const uint8_t *p, size_t n, int fixed)
+ * next boundary, chained by more; a fixed-length record is one frame.
+ * @return 0, or -1 when a fixed-length record fits in no unit: it was tried
+ * at every boundary of a whole Unit (only padding was written). */
+static int frames(atf_rtc_writer *w, uint64_t sid, const uint8_t *p, size_t n, int fixed)
 {
     size_t done = 0;
     int first = 1;
-    do {
+    uint64_t crossed = 0;
+    /* not do-while: a continue there tests done < n, which ends an empty
+     * record (n = 0) at a boundary before its frame is written */
+    for (;;) {
         if (w->failed)
-            return;
+            return 0;
         int at = at_boundary(w);
         if (at == 2 || (at == 1 && !(first && sid == ATF_RTC_SUBINDEX))) {
+            if (fixed && ++crossed > w->U / w->u + 1)
+                return -1;
             boundary(w);
             continue;
         }
@@ -248,7 +255,9 @@ static void frames(atf_rtc_writer *w, uint64_t sid, const uint8_t *p, size_t n, 
         int more = !fixed && done + piece < n;
         frame_at(w, sid, more, p + done, piece, fixed);
         done += piece;
-    } while (done < n);
+        if (done >= n)
+            return 0;
+    }
 }
 
 static char *meta_text(atf_rtc_writer *w, size_t from, size_t *len)
@@ -408,7 +417,10 @@ atf_status atf_rtc_writer_write(atf_rtc_writer *w, uint64_t id, const void *p, s
         return atf_fail(err, ATF_E_LENGTH, ATF_NO_OFFSET, "length", "stream %llu takes records of exactly %lld bytes",
                         (unsigned long long)id, (long long)s->length);
     start(w);
-    frames(w, id, p ? p : (const uint8_t *)"", n, s->length >= 0);
+    if (frames(w, id, p ? p : (const uint8_t *)"", n, s->length >= 0))
+        return atf_fail(err, ATF_E_LENGTH, ATF_NO_OFFSET, "length",
+                        "a fixed-length record of %zu bytes fits in no unit of %llu bytes (after its index frame, "
+                        "or the Unit's head, or before the Crc)", n, (unsigned long long)w->u);
     return w->failed ? atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "the sink failed") : ATF_OK;
 }
 

@@ -123,6 +123,27 @@ typedef struct atf_rtc_summary {
     atf_error first_damage;     /**< the first error clause found */
 } atf_rtc_summary;
 
+/*
+ * Memory and work of a reader. The file is mapped (or read) whole, and the
+ * reader keeps what it reports until it is closed:
+ *   - every record: about 120 bytes, plus 8 bytes per frame of it (its frame
+ *     offsets), plus its payload when it has more than one frame (copied;
+ *     a one-frame record points into the file);
+ *   - 16 bytes per frame read (other than padding), for the index checks;
+ *   - the stream definitions of Meta/meta (in proportion to their text), one
+ *     entry per Marker found (at most size/1025) and per skipped range, and
+ *     at most 10,000 findings (counts per clause stay exact).
+ * Nothing is sized by a count or a length read from the file (lengths are
+ * checked against 1024 and the bytes left before use), and a record being
+ * continued holds only the frames read, so memory grows with content read,
+ * at most about 135 bytes per byte of file: a file of the smallest records
+ * (1-byte frames of a stream of fixed length 0), about 10 for records of
+ * tens of bytes, well under 1 for records of a frame or more. Work is
+ * linear in the file's size, except that the clocks are checked again
+ * (T log T for the T streams in force) at each Meta and at each meta record
+ * that defines a stream with a clock or a delta, or one a clock names.
+ */
+
 /**
  * Opens and reads @p path whole (mapped or read). On success *@p out is the reader.
  * @return ::ATF_OK (the file may be cut or damaged: see the summary);
@@ -182,8 +203,12 @@ ATF_API atf_status atf_rtc_writer_create(atf_rtc_writer **out, const atf_rtc_wri
 ATF_API atf_status atf_rtc_writer_stream(atf_rtc_writer *w, const char *definition, uint64_t *id, atf_error *err);
 /**
  * Writes one record of stream @p id: split into frames of at most 1024 bytes
- * chained by `more`; a fixed-length stream takes exactly its length.
- * @return ::ATF_OK, ::ATF_E_ARG, ::ATF_E_LENGTH, ::ATF_E_IO (the sink failed).
+ * chained by `more`; a fixed-length stream takes exactly its length, in one
+ * frame that never crosses a boundary (padding comes before it).
+ * @return ::ATF_OK, ::ATF_E_ARG, ::ATF_E_LENGTH (not the stream's fixed
+ *         length, or a fixed-length record that fits in no unit of these
+ *         sizes: then at most one Unit of padding was written and the file
+ *         stays valid), ::ATF_E_IO (the sink failed).
  */
 ATF_API atf_status atf_rtc_writer_write(atf_rtc_writer *w, uint64_t id, const void *p, size_t n, atf_error *err);
 /** Writes the final Crc and frees @p w (NULL allowed). @return ::ATF_OK or ::ATF_E_IO. */
