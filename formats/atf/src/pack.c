@@ -1171,6 +1171,14 @@ static void report_rtc(FILE *rep, const char *path, const atf_rtc_reader *r, con
     if (s->skipped_ranges > 32)
         fprintf(rep, ", ...");
     fputc('\n', rep);
+    if (s->units) {
+        atf_rtc_unit_info u;
+        atf_rtc_reader_unit(r, 0, &u);
+        if (u.number > 0)
+            fprintf(rep, "atf: unpack: %s: cut at the start: the first Unit in the file is Unit %" PRIu64
+                         ": Units 0 to %" PRIu64 " (%" PRIu64 " bytes) are missing\n",
+                    path, u.number, u.number - 1, u.number * s->unit_size);
+    }
 }
 
 atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_options *opts, atf_unpack_stats *stats,
