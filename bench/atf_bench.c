@@ -17,6 +17,11 @@
  *   atf-bench wtf [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
  *       A WTF file of scope events read (every event and argument decoded)
  *       and validated versus `cat` of the same page-cached file (bench_wtf.c).
+ *
+ *   atf-bench rtc [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
+ *       `atf pack` and `atf unpack` of a demo session versus a cat copy of
+ *       the same bytes, and RTC resynchronisation from 1,000 random offsets
+ *       (bench_rtc.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -288,10 +293,13 @@ int main(int argc, char **argv)
         return bench_read_side(argv[1], argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "wtf"))
         return bench_wtf(argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "rtc"))
+        return bench_rtc(argc - 2, argv + 2);
     fprintf(stderr, "usage: atf-bench read [options]       (index reading vs cat)\n"
                     "       atf-bench recorder [options]   (recorder throughput vs raw writes)\n"
                     "       atf-bench merge|dump|export [options]\n"
                     "                                      (the read side vs the recorder's rate, same run)\n"
-                    "       atf-bench wtf [options]        (WTF reading and validation vs cat)\n");
+                    "       atf-bench wtf [options]        (WTF reading and validation vs cat)\n"
+                    "       atf-bench rtc [options]        (atf pack and unpack vs cat, RTC resync)\n");
     return 2;
 }

@@ -50,4 +50,7 @@ int bench_read_side(const char *what, int argc, char **argv);
 /* atf-bench wtf ...: bench_wtf.c. */
 int bench_wtf(int argc, char **argv);
 
+/* atf-bench rtc ...: bench_rtc.c (atf pack / atf unpack vs cat, RTC resync). */
+int bench_rtc(int argc, char **argv);
+
 #endif /* ATF_BENCH_H */

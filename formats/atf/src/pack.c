@@ -50,7 +50,7 @@
 
 #define CHUNK 1000u                 /* file bytes in a chunk record: header + chunk fit one 1024-byte frame */
 #define INDEX_PER_STEP (CHUNK / ATF_INDEX_EVENT_SIZE)
-#define OUTBUF (1u << 20)
+#define OUTBUF (128u << 10)          /* cat's block size: the buffer stays in the CPU cache between memcpy and write */
 #define DEFAULT_UNIT ((uint64_t)1 << 20)
 #define DEFAULT_SUBUNIT ((uint64_t)1 << 17)
 
