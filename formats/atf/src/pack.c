@@ -1001,6 +1001,34 @@ static void placeholder(uint8_t h[64], const ulane *l)
     }
 }
 
+/* 1 when the chunks (sorted, deduplicated) hold every byte of [a, b). */
+static int ulane_has(const ulane *l, uint64_t a, uint64_t b)
+{
+    for (size_t i = 0; i < l->nc && a < b; i++) {
+        if (l->c[i].off > a)
+            return 0;
+        if (l->c[i].off + l->c[i].n > a)
+            a = l->c[i].off + l->c[i].n;
+    }
+    return a >= b;
+}
+
+/* Copies [a, b) of the lane out of its chunks (ulane_has() said they hold it). */
+static void ulane_copy(const ulane *l, uint64_t a, uint64_t b, outfile *o)
+{
+    for (size_t i = 0; i < l->nc && a < b; i++) {
+        uint64_t end = l->c[i].off + l->c[i].n;
+        if (end <= a)
+            continue;
+        uint64_t take = (end < b ? end : b) - a;
+        out_put(o, l->c[i].p + (a - l->c[i].off), (size_t)take);
+        a += take;
+    }
+}
+
+/* A rebuilt lane: the placeholder header, the bytes between it and
+ * events_offset when they came back (else events_offset becomes 64), the
+ * events kept. */
 static atf_status write_rebuilt(const ulane *l, const char *path, const uint8_t *keep, atf_error *err)
 {
     outfile o;
@@ -1008,14 +1036,13 @@ static atf_status write_rebuilt(const ulane *l, const char *path, const uint8_t 
     if (st)
         return st;
     uint8_t h[64];
-    static const uint8_t zeros[256];
     placeholder(h, l);
+    int gap = l->eo > 64 && ulane_has(l, 64, l->eo);
+    if (l->eo > 64 && !gap)
+        atf_store_le64(h + (l->role == ROLE_INDEX ? 32 : 20), 64);
     out_put(&o, h, 64);
-    for (uint64_t z = 64; z < l->eo;) {   /* bytes between the header and events_offset: zeros */
-        size_t n = l->eo - z > sizeof zeros ? sizeof zeros : (size_t)(l->eo - z);
-        out_put(&o, zeros, n);
-        z += n;
-    }
+    if (gap)
+        ulane_copy(l, 64, l->eo, &o);
     for (size_t i = 0; i < l->ne; i++) {
         if (keep && !keep[i])
             continue;
