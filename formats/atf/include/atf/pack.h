@@ -89,11 +89,14 @@ typedef struct atf_unpack_stats {
  * new or empty unless opts->force). What was lost is written to @p report
  * (NULL: nowhere), one line per fact: skipped ranges, lost lanes, events
  * recovered per thread.
- * @return ::ATF_OK (see stats->lost); ::ATF_E_IO (cannot read the file or
- *         write the directory); ::ATF_E_ARG (@p dir is not empty);
- *         ::ATF_E_FORMAT-like ::ATF_E_NOT_FOUND when no intact Unit holds an
- *         atf-pack Meta (not a packed session, or nothing left of it);
- *         ::ATF_E_NOMEM.
+ * @param opts    NULL: defaults.
+ * @param stats   NULL, or receives the counts (stats->lost: 1 when anything
+ *                was lost, or the file is cut or damaged).
+ * @return ::ATF_OK, the session written (see stats->lost); ::ATF_E_IO
+ *         (cannot read the file or write the directory); ::ATF_E_ARG (@p dir
+ *         is not empty, or a NULL path); ::ATF_E_NOT_FOUND when no intact
+ *         Unit describes a packed session (not made by atf_pack(), or nothing
+ *         of it is left; nothing is written); ::ATF_E_NOMEM.
  */
 ATF_API atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_options *opts,
                               atf_unpack_stats *stats, FILE *report, atf_error *err);
