@@ -26,7 +26,6 @@
  * reader handed a file cut at that offset spends before its first record. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,19 +44,6 @@
 #define RESYNC_OFFSETS 1000
 #define THREADS 4u
 #define BYTES_PER_EVENT 79u   /* the demo's, with detail on every 4th event */
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void rm_rf(const char *path)
-{
-    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* The session's files, in the order cat would take them. */
 typedef struct file_list {
@@ -131,15 +117,6 @@ static double time_cat_copy(char (*paths)[4400], size_t n, const char *out)
     return ok ? bench_now() - t0 : -1;
 }
 
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
-
 static double pct(double *v, size_t n, double p)
 {
     size_t i = (size_t)(p * (double)(n - 1));
@@ -169,14 +146,14 @@ int bench_rtc(int argc, char **argv)
     snprintf(session, sizeof session, "%s.session", file);
     snprintf(out, sizeof out, "%s.unpacked", file);
     snprintf(catout, sizeof catout, "%s.cat", file);
-    rm_rf(out);
+    bench_rm_rf(out);
     file_list *fl = malloc(sizeof *fl);
     if (!fl)
         return 2;
     list_session(fl, session);
     int reuse = fl->n == 1 + 2 * THREADS && fl->bytes >= o.size * 9 / 10 && fl->bytes <= o.size * 11 / 10;
     if (!reuse) {
-        rm_rf(session);
+        bench_rm_rf(session);
         /* session + packed (~1.03x) + unpacked + cat copy */
         uint64_t need = o.size / 10 * 42;
         if (bench_fit_disk(file, &need) != 0) {
@@ -248,7 +225,7 @@ int bench_rtc(int argc, char **argv)
             free(fl);
             return 2;
         }
-        rm_rf(out);
+        bench_rm_rf(out);
         if (cp_t[i] < 0 || cu_t[i] < 0) {
             fprintf(stderr, "atf-bench: cat copy failed: %s\n", strerror(errno));
             free(fl);
@@ -276,7 +253,7 @@ int bench_rtc(int argc, char **argv)
     uint64_t seed = 0x5EEDu, records = 0;
     int resync_ok = n > 3 * U;
     for (int i = 0; i < RESYNC_OFFSETS && resync_ok; i++) {
-        size_t off = (size_t)(rng(&seed) % (n - 2 * U));
+        size_t off = (size_t)(bench_rng(&seed) % (n - 2 * U));
         double t0 = bench_now();
         size_t m = atf_rtc_find_marker(d, n, off);
         find_us[i] = (bench_now() - t0) * 1e6;
@@ -303,17 +280,12 @@ int bench_rtc(int argc, char **argv)
     }
     qsort(find_us, RESYNC_OFFSETS, sizeof(double), bench_cmp_double);
     qsort(read_us, RESYNC_OFFSETS, sizeof(double), bench_cmp_double);
-    qsort(cp_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    qsort(pk_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    qsort(cu_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    qsort(up_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    qsort(pk_cpu, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    qsort(up_cpu, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    qsort(cp_cpu, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    qsort(cu_cpu, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    int h = o.repeat / 2;
+    size_t reps = (size_t)o.repeat;
+    double cp = bench_median(cp_t, reps), pk = bench_median(pk_t, reps), cu = bench_median(cu_t, reps),
+           up = bench_median(up_t, reps), pkc = bench_median(pk_cpu, reps), upc = bench_median(up_cpu, reps),
+           cpc = bench_median(cp_cpu, reps), cuc = bench_median(cu_cpu, reps);
     double bytes = (double)fl->bytes, packed = (double)n;
-    double pr = cp_t[h] / pk_t[h], ur = cu_t[h] / up_t[h];
+    double pr = cp / pk, ur = cu / up;
     int met = pr >= RTC_TARGET && ur >= RTC_TARGET;
     double load = bench_load_average();
     if (o.json) {
@@ -325,8 +297,8 @@ int bench_rtc(int argc, char **argv)
                "\"resync_find_us_median\":%.1f,\"resync_find_us_p99\":%.1f,\"resync_find_us_max\":%.1f,"
                "\"resync_read_us_median\":%.1f,\"resync_read_us_p99\":%.1f,\"resync_read_us_max\":%.1f,"
                "\"target\":%.2f,\"met\":%s,\"load_average\":%.2f,\"repeat\":%d,\"checksum\":%" PRIu64 "}\n",
-               bytes, packed, ps.index_events, ps.detail_events, U, cp_t[h], pk_t[h], pk_cpu[h], bytes / pk_t[h] / 1e6,
-               pr, cp_cpu[h], cu_cpu[h], cu_t[h], up_t[h], up_cpu[h], bytes / up_t[h] / 1e6, ur, RESYNC_OFFSETS, pct(find_us, RESYNC_OFFSETS, 0.5),
+               bytes, packed, ps.index_events, ps.detail_events, U, cp, pk, pkc, bytes / pk / 1e6,
+               pr, cpc, cuc, cu, up, upc, bytes / up / 1e6, ur, RESYNC_OFFSETS, pct(find_us, RESYNC_OFFSETS, 0.5),
                pct(find_us, RESYNC_OFFSETS, 0.99), find_us[RESYNC_OFFSETS - 1], pct(read_us, RESYNC_OFFSETS, 0.5),
                pct(read_us, RESYNC_OFFSETS, 0.99), read_us[RESYNC_OFFSETS - 1], RTC_TARGET, met ? "true" : "false",
                load, o.repeat, sink + records);
@@ -337,14 +309,14 @@ int bench_rtc(int argc, char **argv)
                packed / 1048576.0, 100.0 * (packed - bytes) / bytes, U >> 10, ps.manifest_copies);
         printf("cat (pack):      %.3f s  %8.1f MB/s                   (CPU %.3f s; the session's files read and "
                "written into one file, 128 KiB blocks; medians of %d)\n",
-               cp_t[h], bytes / cp_t[h] / 1e6, cp_cpu[h], o.repeat);
-        printf("atf pack:        %.3f s  %8.1f MB/s  ratio to cat %.3f  (CPU %.3f s, CPU ratio %.3f)\n", pk_t[h],
-               bytes / pk_t[h] / 1e6, pr, pk_cpu[h], cp_cpu[h] / pk_cpu[h]);
+               cp, bytes / cp / 1e6, cpc, o.repeat);
+        printf("atf pack:        %.3f s  %8.1f MB/s  ratio to cat %.3f  (CPU %.3f s, CPU ratio %.3f)\n", pk,
+               bytes / pk / 1e6, pr, pkc, cpc / pkc);
         printf("cat (unpack):    %.3f s  %8.1f MB/s                   (CPU %.3f s; the packed file read and written)\n",
-               cu_t[h], packed / cu_t[h] / 1e6, cu_cpu[h]);
+               cu, packed / cu / 1e6, cuc);
         printf("atf unpack:      %.3f s  %8.1f MB/s  ratio to cat %.3f  (CPU %.3f s, CPU ratio %.3f; every file back "
                "byte for byte)\n",
-               up_t[h], bytes / up_t[h] / 1e6, ur, up_cpu[h], cu_cpu[h] / up_cpu[h]);
+               up, bytes / up / 1e6, ur, upc, cuc / upc);
         printf("resync:          %d random offsets: next Marker found in %.1f us median, %.1f us p99, %.1f us max;\n"
                "                 read to the end of the first whole Unit (Crc checked, records decoded) in %.1f us "
                "median, %.1f us p99, %.1f us max\n",
@@ -357,7 +329,7 @@ int bench_rtc(int argc, char **argv)
     unlink(catout);
     if (!o.keep) {
         unlink(file);
-        rm_rf(session);
+        bench_rm_rf(session);
     } else {
         fprintf(stderr, "atf-bench: kept %s and %s\n", file, session);
     }

@@ -498,92 +498,61 @@ static int cmd_export(int argc, char **argv)
     return EXIT_OK;
 }
 
-/* Two positional arguments after the options; `--` ends the options. */
-static int two_args(int argc, char **argv, int i, const char *cmd, const char **a, const char **b)
+/* `atf pack` and `atf unpack`: options, then two paths (`--` ends the
+ * options); the work is atf_pack() / atf_unpack() (atf/pack.h), which report
+ * on stderr what they skipped or lost. */
+static int cmd_pack(int unpack, int argc, char **argv)
 {
-    const char *v[2] = { NULL, NULL };
-    int n = 0;
-    for (; i < argc; i++) {
-        if (n == 2) {
-            fprintf(stderr, "atf: %s: one %s only\n", cmd, !strcmp(cmd, "pack") ? "SESSION and FILE.rtc" : "FILE.rtc and DIR");
-            return -1;
-        }
-        v[n++] = argv[i];
-    }
-    if (n < 2) {
-        fprintf(stderr, "atf: %s: %s\n", cmd, !strcmp(cmd, "pack") ? "SESSION and FILE.rtc are needed" : "FILE.rtc and DIR are needed");
-        return -1;
-    }
-    *a = v[0];
-    *b = v[1];
-    return 0;
-}
-
-/* `atf pack`: the work is atf_pack() (atf/pack.h). */
-static int cmd_pack(int argc, char **argv)
-{
-    atf_pack_options o = ATF_PACK_OPTIONS_INIT;
-    int i = 0;
-    for (; i < argc; i++) {
+    const char *cmd = unpack ? "unpack" : "pack";
+    atf_pack_options po = ATF_PACK_OPTIONS_INIT;
+    atf_unpack_options uo = ATF_UNPACK_OPTIONS_INIT;
+    const char *path[2] = { NULL, NULL };
+    int n = 0, opts_done = 0;
+    for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         uint64_t v;
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
+        if (opts_done || a[0] != '-' || !a[1]) {
+            if (n == 2) {
+                fprintf(stderr, "atf: %s: %s\n", cmd, unpack ? "one FILE.rtc and one DIR" : "one SESSION and one FILE.rtc");
+                return usage(NULL);
+            }
+            path[n++] = a;
+        } else if (!strcmp(a, "--"))
+            opts_done = 1;
+        else if (!unpack && !strcmp(a, "--unit-size") && i + 1 < argc && parse_u64(argv[i + 1], &v))
+            po.unit_size = v, i++;
+        else if (!unpack && !strcmp(a, "--subunit-size") && i + 1 < argc && parse_u64(argv[i + 1], &v))
+            po.subunit_size = v, i++;
+        else if (unpack && !strcmp(a, "--force"))
+            uo.force = 1;
+        else {
+            fprintf(stderr, "atf: %s: unknown option or bad value: %s\n", cmd, a);
+            return usage(NULL);
         }
-        if (!strcmp(a, "--unit-size") && i + 1 < argc && parse_u64(argv[i + 1], &v))
-            o.unit_size = v, i++;
-        else if (!strcmp(a, "--subunit-size") && i + 1 < argc && parse_u64(argv[i + 1], &v))
-            o.subunit_size = v, i++;
-        else if (a[0] == '-' && a[1])
-            return usage("pack: unknown option or bad value");
-        else
-            break;
     }
-    const char *session, *outp;
-    if (two_args(argc, argv, i, "pack", &session, &outp))
+    if (n < 2) {
+        fprintf(stderr, "atf: %s: %s\n", cmd, unpack ? "FILE.rtc and DIR are needed" : "SESSION and FILE.rtc are needed");
         return usage(NULL);
-    atf_pack_stats s;
+    }
     atf_error err;
-    atf_status st = atf_pack(session, outp, &o, &s, stderr, &err);
+    if (unpack) {
+        atf_unpack_stats s;
+        atf_status st = atf_unpack(path[0], path[1], &uo, &s, stderr, &err);
+        if (st)
+            return fail(st, &err);
+        return s.lost ? EXIT_INVALID : EXIT_OK;
+    }
+    atf_pack_stats s;
+    atf_status st = atf_pack(path[0], path[1], &po, &s, stderr, &err);
     if (st)
         return fail(st, &err);
     fprintf(stderr,
             "atf: pack: %s: %" PRIu64 " thread(s), %" PRIu64 " file(s), %" PRIu64 " index and %" PRIu64
             " detail events, %" PRIu64 " bytes -> %s: %" PRIu64 " bytes (Unit %" PRIu64 ", unit %" PRIu64
             ", %" PRIu64 " manifest copies)\n",
-            session, s.threads, s.files, s.index_events, s.detail_events, s.bytes_in, outp, s.bytes_out, s.unit_size,
-            s.subunit_size, s.manifest_copies);
+            path[0], s.threads, s.files, s.index_events, s.detail_events, s.bytes_in, path[1], s.bytes_out,
+            s.unit_size, s.subunit_size, s.manifest_copies);
     return EXIT_OK;
-}
-
-/* `atf unpack`: the work is atf_unpack() (atf/pack.h); it reports on stderr. */
-static int cmd_unpack(int argc, char **argv)
-{
-    atf_unpack_options o = ATF_UNPACK_OPTIONS_INIT;
-    int i = 0;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        }
-        if (!strcmp(a, "--force"))
-            o.force = 1;
-        else if (a[0] == '-' && a[1])
-            return usage("unpack: unknown option");
-        else
-            break;
-    }
-    const char *inp, *dir;
-    if (two_args(argc, argv, i, "unpack", &inp, &dir))
-        return usage(NULL);
-    atf_unpack_stats s;
-    atf_error err;
-    atf_status st = atf_unpack(inp, dir, &o, &s, stderr, &err);
-    if (st)
-        return fail(st, &err);
-    return s.lost ? EXIT_INVALID : EXIT_OK;
 }
 
 static int cmd_demo(int argc, char **argv)
@@ -794,10 +763,8 @@ int main(int argc, char **argv)
         return cmd_conform(n, rest);
     if (!strcmp(cmd, "demo"))
         return cmd_demo(n, rest);
-    if (!strcmp(cmd, "pack"))
-        return cmd_pack(n, rest);
-    if (!strcmp(cmd, "unpack"))
-        return cmd_unpack(n, rest);
+    if (!strcmp(cmd, "pack") || !strcmp(cmd, "unpack"))
+        return cmd_pack(cmd[0] == 'u', n, rest);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("atf %s (CRC32-C: %s)\n", atf_version_string(), atf_crc32c_impl());
         return EXIT_OK;
