@@ -402,6 +402,42 @@ static int thread_done(const pthread_lanes *t)
     return !t->ix || !t->ix->layout || t->ix->seq >= t->ix->count;
 }
 
+/* Thread a goes before thread b: its next index event is earlier (ties: lower position). */
+static int heap_less(const pthread_lanes *ts, size_t a, size_t b)
+{
+    uint64_t x = index_ts(ts[a].ix, ts[a].ix->seq), y = index_ts(ts[b].ix, ts[b].ix->seq);
+    return x < y || (x == y && a < b);
+}
+
+static void heap_down(size_t *h, size_t n, const pthread_lanes *ts, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && heap_less(ts, h[l], h[m]))
+            m = l;
+        if (l + 1 < n && heap_less(ts, h[l + 1], h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        size_t t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+static void heap_push(size_t *h, size_t *n, const pthread_lanes *ts, size_t v)
+{
+    size_t i = (*n)++;
+    h[i] = v;
+    while (i && heap_less(ts, h[i], h[(i - 1) / 2])) {
+        size_t p = (i - 1) / 2, t = h[i];
+        h[i] = h[p];
+        h[p] = t;
+        i = p;
+    }
+}
+
 static char *hex(const uint8_t *p, size_t n)
 {
     static const char d[] = "0123456789abcdef";
@@ -685,23 +721,23 @@ atf_status atf_pack(const char *session, const char *rtc_path, const atf_pack_op
             if (thread_done(t))
                 bad = put_rest(&pk, t->ix) || put_rest(&pk, t->dt) || maybe_manifest(&pk);
         }
-        for (;;) {
-            pthread_lanes *best = NULL;
-            uint64_t bt = 0;
-            for (size_t i = 0; i < sf.nthreads && !bad; i++) {
-                pthread_lanes *t = &sf.threads[i];
-                if (thread_done(t))
-                    continue;
-                uint64_t ts = index_ts(t->ix, t->ix->seq);
-                if (!best || ts < bt) {
-                    best = t;
-                    bt = ts;
-                }
-            }
-            if (!best || bad)
-                break;
-            bad = step(&pk, best);
+        /* A min-heap of the threads by their next index event's time (ties: thread order). */
+        size_t *heap = malloc((sf.nthreads ? sf.nthreads : 1) * sizeof *heap), nh = 0;
+        if (!heap && !bad) {
+            pk.status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+            bad = 1;
         }
+        for (size_t i = 0; i < sf.nthreads && !bad; i++)
+            if (!thread_done(&sf.threads[i]))
+                heap_push(heap, &nh, sf.threads, i);
+        while (nh && !bad) {
+            pthread_lanes *t = &sf.threads[heap[0]];
+            bad = step(&pk, t);
+            if (thread_done(t))
+                heap[0] = heap[--nh];
+            heap_down(heap, nh, sf.threads, 0);
+        }
+        free(heap);
         if (!bad && pk.manifest && st->manifest_copies > 0 && pk.out.total > U)
             bad = put_manifest(&pk);
         status = pk.status;
@@ -1140,12 +1176,24 @@ static int cmp_ulane(const void *a, const void *b)
     return x->role < y->role ? -1 : x->role > y->role;
 }
 
+static int cmp_ulane_sid(const void *a, const void *b)
+{
+    uint64_t x = ((const ulane *)a)->sid, y = ((const ulane *)b)->sid;
+    return x < y ? -1 : x > y;
+}
+
+/* The lane of stream sid in ls[0..n), sorted by sid; NULL when none. */
 static ulane *lane_by_sid(ulane *ls, size_t n, uint64_t sid)
 {
-    for (size_t i = 0; i < n; i++)   /* few lanes per thread; the index is kept by sid below */
-        if (ls[i].sid == sid)
-            return &ls[i];
-    return NULL;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (ls[m].sid < sid)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < n && ls[lo].sid == sid ? &ls[lo] : NULL;
 }
 
 static atf_status dir_ready(const char *dir, int force, atf_error *err)
@@ -1245,6 +1293,7 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
             nl++;
     }
     uint64_t bad_chunks = 0;
+    qsort(ls, nl, sizeof *ls, cmp_ulane_sid);
     for (size_t i = 0; i < sum.records && nl; i++) {
         atf_rtc_record rec;
         atf_rtc_reader_record(r, i, &rec);
