@@ -296,6 +296,45 @@ static void test_whole_records(void **state)
     }
 }
 
+/* A file cut to one Marker whose Index is longer than a frame (a session of
+ * many threads): the reader learns the Unit size from the Index's first
+ * piece even when that piece ends inside an entry (it once parsed the whole
+ * piece and gave up: RTC-UNI-002, nothing read). */
+static void test_long_index_resync(void **state)
+{
+    (void)state;
+    for (unsigned nstreams = 200; nstreams <= 440; nstreams += 20) {
+        membuf m = { NULL, 0, 0 };
+        atf_rtc_writer_options o = ATF_RTC_WRITER_OPTIONS_INIT;
+        o.unit_size = 65536;
+        o.subunit_size = 65536;
+        atf_rtc_writer *w;
+        atf_error err;
+        assert_int_equal(atf_rtc_writer_create(&w, &o, mem_sink, &m, &err), ATF_OK);
+        uint64_t first = 0, id = 0;
+        for (unsigned i = 0; i < nstreams; i++) {
+            assert_int_equal(atf_rtc_writer_stream(w, "{}", &id, &err), ATF_OK);
+            if (i == 0)
+                first = id;
+        }
+        static const uint8_t rec[200];
+        for (unsigned k = 0; m.n < 3 * o.unit_size; k++)
+            assert_int_equal(atf_rtc_writer_write(w, first + k % nstreams, rec, 50 + k % 150, &err), ATF_OK);
+        assert_int_equal(atf_rtc_writer_finish(w, &err), ATF_OK);
+        size_t from = o.unit_size - 100, to = 2 * o.unit_size - 100;
+        atf_rtc_reader *r;
+        assert_int_equal(atf_rtc_reader_open_memory(&r, m.p + from, to - from, &err), ATF_OK);
+        atf_rtc_summary sum;
+        atf_rtc_reader_summary(r, &sum);
+        assert_int_equal(sum.has_geometry, 1);
+        assert_int_equal(sum.unit_size, o.unit_size);
+        assert_int_equal(sum.state, ATF_RTC_CRASH_TRUNCATED);
+        assert_true(sum.records > 0);
+        atf_rtc_reader_close(r);
+        free(m.p);
+    }
+}
+
 /* The Crcs pack and unpack spend most of their time in, computed 8 bytes at
  * a time: the same values as the byte-wise definitions (SPEC-RTC 8.1),
  * written out here, at every length and alignment. */
@@ -343,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_whole_records),
         cmocka_unit_test(test_crc_slicing),
+        cmocka_unit_test(test_long_index_resync),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
