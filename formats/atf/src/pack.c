@@ -889,7 +889,8 @@ static int cmp_chunk(const void *a, const void *b)
 /* Sorts the chunks and drops duplicates (manifest copies): 1 when [0, size) is covered. */
 static int ulane_cover(ulane *l)
 {
-    qsort(l->c, l->nc, sizeof *l->c, cmp_chunk);
+    if (l->nc > 1)
+        qsort(l->c, l->nc, sizeof *l->c, cmp_chunk);
     size_t k = 0;
     uint64_t reach = 0;
     int whole = 1;
