@@ -605,12 +605,13 @@ static atf_status session_load(session_files *sf, const char *dir, atf_pack_stat
                     t->ix = l;
                 else
                     t->dt = l;
-            } else if (notes && role == ROLE_INDEX) {
-                fprintf(notes, "atf: pack: %s: no index.atf: only what the directory holds is packed\n", p);
             }
             free(p);
         }
+        if (t->dt && !t->ix && notes)
+            fprintf(notes, "atf: pack: thread_%" PRIu64 "/ has no index.atf: its detail.atf is packed alone\n", ids[i]);
         if (!t->ix && !t->dt) {
+            sf->nthreads--;   /* nothing to carry: not a thread of the pack */
             st->not_packed++;
             if (notes)
                 fprintf(notes, "atf: pack: not packed: thread_%" PRIu64 "/ holds neither index.atf nor detail.atf\n",
