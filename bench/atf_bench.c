@@ -17,9 +17,15 @@
  *   atf-bench wtf [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
  *       A WTF file of scope events read (every event and argument decoded)
  *       and validated versus `cat` of the same page-cached file (bench_wtf.c).
+ *
+ *   atf-bench rtc [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
+ *       `atf pack` and `atf unpack` of a demo session versus a cat copy of
+ *       the same bytes, and RTC resynchronisation from 1,000 random offsets
+ *       (bench_rtc.c).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,10 +166,38 @@ double bench_load_average(void)
     return load;
 }
 
+uint64_t bench_rng(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+int bench_rm_rf(const char *path)
+{
+    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int bench_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+double bench_median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, bench_cmp_double);
+    return v[n / 2];
 }
 
 int bench_file_opts_parse(bench_file_opts *o, int argc, char **argv, const char *name)
@@ -288,10 +322,13 @@ int main(int argc, char **argv)
         return bench_read_side(argv[1], argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "wtf"))
         return bench_wtf(argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "rtc"))
+        return bench_rtc(argc - 2, argv + 2);
     fprintf(stderr, "usage: atf-bench read [options]       (index reading vs cat)\n"
                     "       atf-bench recorder [options]   (recorder throughput vs raw writes)\n"
                     "       atf-bench merge|dump|export [options]\n"
                     "                                      (the read side vs the recorder's rate, same run)\n"
-                    "       atf-bench wtf [options]        (WTF reading and validation vs cat)\n");
+                    "       atf-bench wtf [options]        (WTF reading and validation vs cat)\n"
+                    "       atf-bench rtc [options]        (atf pack and unpack vs cat, RTC resync)\n");
     return 2;
 }

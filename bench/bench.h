@@ -10,6 +10,8 @@
 double bench_now(void);
 double bench_load_average(void);
 int bench_cmp_double(const void *a, const void *b);
+/* Sorts v[0..n) and returns its median (v[n / 2]). */
+double bench_median(double *v, size_t n);
 /* "64M", "1G", "4096": bytes, 0 when not a size. */
 uint64_t bench_parse_size(const char *s);
 /* Free bytes on the filesystem holding path's directory (0 if unknown). */
@@ -30,6 +32,11 @@ int bench_file_opts_parse(bench_file_opts *o, int argc, char **argv, const char 
  * smallest file fits (said on stderr: skip). */
 int bench_fit_disk(const char *file, uint64_t *size);
 
+/* xorshift64: the next value of the fixed-seed generator in *s (not 0). */
+uint64_t bench_rng(uint64_t *s);
+/* rm -rf path. @return 0, or -1 (errno says why). */
+int bench_rm_rf(const char *path);
+
 /* CPU seconds (user + system) of this process so far. */
 double bench_cpu_seconds(void);
 
@@ -49,5 +56,8 @@ int bench_read_side(const char *what, int argc, char **argv);
 
 /* atf-bench wtf ...: bench_wtf.c. */
 int bench_wtf(int argc, char **argv);
+
+/* atf-bench rtc ...: bench_rtc.c (atf pack / atf unpack vs cat, RTC resync). */
+int bench_rtc(int argc, char **argv);
 
 #endif /* ATF_BENCH_H */

@@ -46,14 +46,6 @@ double bench_cpu_seconds(void)
            (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static uint64_t free_bytes(const char *dir)
 {
     struct statvfs sv;
@@ -269,7 +261,7 @@ int bench_read_side(const char *what, int argc, char **argv)
         printf("load average:   %.2f on %ld CPUs\n", load, sysconf(_SC_NPROCESSORS_ONLN));
     }
     if (!keep) {
-        if (nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+        if (bench_rm_rf(work) != 0)
             fprintf(stderr, "atf-bench: could not remove %s: %s\n", work, strerror(errno));
     } else {
         fprintf(stderr, "atf-bench: kept %s (recorder session %s)\n", work, rec_session);

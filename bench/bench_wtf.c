@@ -43,15 +43,6 @@
 #define ZONES 4
 #define TITLE "atf-bench wtf workload 1"
 
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
-
 /* The workload, until the file holds @size bytes. @return events written, 0 on failure. */
 static uint64_t write_workload(const char *path, uint64_t size)
 {
@@ -91,7 +82,7 @@ static uint64_t write_workload(const char *path, uint64_t size)
             zone = (uint16_t)(zone % ZONES + 1);
             st = atf_wtf_writer_zone_set(w, zone, t, &err);
         }
-        uint64_t r = rng(&seed);
+        uint64_t r = bench_rng(&seed);
         unsigned *d = &depth[zone];
         t += 1 + (uint32_t)(r >> 60);
         if (*d > 0 && (*d >= 12 || (r & 7) < 3)) {
@@ -369,15 +360,10 @@ int bench_wtf(int argc, char **argv)
     if (stat(o.file, &stt) != 0)
         return 2;
     double bytes = (double)stt.st_size;
-    qsort(cat_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    qsort(read_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    qsort(val_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    qsort(read_cpu, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    qsort(val_cpu, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    qsort(walk_t, (size_t)o.repeat, sizeof(double), bench_cmp_double);
-    double wk = walk_t[o.repeat / 2];
-    double rc = read_cpu[o.repeat / 2], vc = val_cpu[o.repeat / 2];
-    double c = cat_t[o.repeat / 2], rd = read_t[o.repeat / 2], va = val_t[o.repeat / 2];
+    size_t reps = (size_t)o.repeat;
+    double wk = bench_median(walk_t, reps);
+    double rc = bench_median(read_cpu, reps), vc = bench_median(val_cpu, reps);
+    double c = bench_median(cat_t, reps), rd = bench_median(read_t, reps), va = bench_median(val_t, reps);
     double r_ratio = c / rd, v_ratio = c / va;
     int met = r_ratio >= WTF_TARGET && v_ratio >= WTF_TARGET;
     double load = bench_load_average();

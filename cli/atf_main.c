@@ -13,6 +13,7 @@
 
 #include <atf/crc32c.h>
 #include <atf/export.h>
+#include <atf/pack.h>
 #include <atf/tools.h>
 #include <atf/validator.h>
 #ifdef ATF_HAVE_CONFORM
@@ -62,6 +63,15 @@ static const char usage_text[] =
     "                                   case, grade accept/reject and the dump\n"
     "  conform --list [--format json] | --export DIR [--scenario NAME]...\n"
     "                                   list the writer scenarios / write their files\n"
+    "  pack [--unit-size N] [--subunit-size N] SESSION FILE.rtc\n"
+    "                                   the session (manifest.json, every thread's index\n"
+    "                                   and detail lane) in one RTC file that survives\n"
+    "                                   being cut at either end (docs/pack.md)\n"
+    "  unpack [--force] FILE.rtc DIR    the session back into DIR (new or empty): byte\n"
+    "                                   for byte from a whole file; from a cut or damaged\n"
+    "                                   one, every complete event of every intact Unit as\n"
+    "                                   a crash-truncated session; what was lost on\n"
+    "                                   stderr; exit 1 when anything was lost\n"
     "  demo [--layout 1|2] [--threads N] [--events N] [--detail-every N] [--force] DIR\n"
     "                                   write a synthetic session into DIR (new or\n"
     "                                   empty; --force: write into it anyway);\n"
@@ -488,6 +498,63 @@ static int cmd_export(int argc, char **argv)
     return EXIT_OK;
 }
 
+/* `atf pack` and `atf unpack`: options, then two paths (`--` ends the
+ * options); the work is atf_pack() / atf_unpack() (atf/pack.h), which report
+ * on stderr what they skipped or lost. */
+static int cmd_pack(int unpack, int argc, char **argv)
+{
+    const char *cmd = unpack ? "unpack" : "pack";
+    atf_pack_options po = ATF_PACK_OPTIONS_INIT;
+    atf_unpack_options uo = ATF_UNPACK_OPTIONS_INIT;
+    const char *path[2] = { NULL, NULL };
+    int n = 0, opts_done = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        uint64_t v;
+        if (opts_done || a[0] != '-' || !a[1]) {
+            if (n == 2) {
+                fprintf(stderr, "atf: %s: %s\n", cmd, unpack ? "one FILE.rtc and one DIR" : "one SESSION and one FILE.rtc");
+                return usage(NULL);
+            }
+            path[n++] = a;
+        } else if (!strcmp(a, "--"))
+            opts_done = 1;
+        else if (!unpack && !strcmp(a, "--unit-size") && i + 1 < argc && parse_u64(argv[i + 1], &v))
+            po.unit_size = v, i++;
+        else if (!unpack && !strcmp(a, "--subunit-size") && i + 1 < argc && parse_u64(argv[i + 1], &v))
+            po.subunit_size = v, i++;
+        else if (unpack && !strcmp(a, "--force"))
+            uo.force = 1;
+        else {
+            fprintf(stderr, "atf: %s: unknown option or bad value: %s\n", cmd, a);
+            return usage(NULL);
+        }
+    }
+    if (n < 2) {
+        fprintf(stderr, "atf: %s: %s\n", cmd, unpack ? "FILE.rtc and DIR are needed" : "SESSION and FILE.rtc are needed");
+        return usage(NULL);
+    }
+    atf_error err;
+    if (unpack) {
+        atf_unpack_stats s;
+        atf_status st = atf_unpack(path[0], path[1], &uo, &s, stderr, &err);
+        if (st)
+            return fail(st, &err);
+        return s.lost ? EXIT_INVALID : EXIT_OK;
+    }
+    atf_pack_stats s;
+    atf_status st = atf_pack(path[0], path[1], &po, &s, stderr, &err);
+    if (st)
+        return fail(st, &err);
+    fprintf(stderr,
+            "atf: pack: %s: %" PRIu64 " thread(s), %" PRIu64 " file(s), %" PRIu64 " index and %" PRIu64
+            " detail events, %" PRIu64 " bytes -> %s: %" PRIu64 " bytes (Unit %" PRIu64 ", unit %" PRIu64
+            ", %" PRIu64 " manifest copies)\n",
+            path[0], s.threads, s.files, s.index_events, s.detail_events, s.bytes_in, path[1], s.bytes_out,
+            s.unit_size, s.subunit_size, s.manifest_copies);
+    return EXIT_OK;
+}
+
 static int cmd_demo(int argc, char **argv)
 {
     atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
@@ -696,6 +763,8 @@ int main(int argc, char **argv)
         return cmd_conform(n, rest);
     if (!strcmp(cmd, "demo"))
         return cmd_demo(n, rest);
+    if (!strcmp(cmd, "pack") || !strcmp(cmd, "unpack"))
+        return cmd_pack(cmd[0] == 'u', n, rest);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("atf %s (CRC32-C: %s)\n", atf_version_string(), atf_crc32c_impl());
         return EXIT_OK;

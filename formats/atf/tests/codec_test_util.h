@@ -492,6 +492,17 @@ static inline uint8_t *cf_read_file(const char *path, size_t *size)
     return buf;
 }
 
+/* The two files hold the same bytes. */
+static inline void cf_assert_same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    uint8_t *x = cf_read_file(a, &na), *y = cf_read_file(b, &nb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(x, y, na);
+    free(x);
+    free(y);
+}
+
 static inline void cf_write_file(const char *path, const void *data, size_t size)
 {
     FILE *f = fopen(path, "wb");

@@ -584,12 +584,7 @@ static void test_append_encoded(void **state)
         atf_index_writer_set_has_detail(w, 1);
         assert_int_equal(atf_index_writer_close(w), ATF_OK);
 
-        size_t s1, s2;
-        uint8_t *b1 = cf_read_file(p1, &s1), *b2 = cf_read_file(p2, &s2);
-        assert_int_equal(s1, s2);
-        assert_memory_equal(b1, b2, s1);
-        free(b1);
-        free(b2);
+        cf_assert_same_file(p1, p2);
         free(raw);
         free(ev);
     }

@@ -12,8 +12,8 @@
 #include "obuf.h"
 
 typedef struct rtc_crc_tab {
-    uint32_t ieee[256];   /* reflected 0xEDB88320 */
-    uint32_t ref[256];    /* MSB-first 0x04C11DB7, used with the LSB-first update (rtc-ref) */
+    uint32_t ieee[8][256];   /* reflected 0xEDB88320; [k]: the byte k places further (slicing by 8) */
+    uint32_t ref[8][256];    /* MSB-first 0x04C11DB7, used with the LSB-first update (rtc-ref); likewise */
 } rtc_crc_tab;
 
 void rtc_crc_tables(rtc_crc_tab *t);

@@ -4,6 +4,7 @@
 
 #include <atf/rtc.h>
 
+#include "bytes.h"
 #include "rtc_internal.h"
 
 atf_status atf_rtc_uleb_decode(const uint8_t *p, size_t avail, uint64_t *value, size_t *used, int *shortest)
@@ -102,28 +103,44 @@ void rtc_crc_tables(rtc_crc_tab *t)
         uint32_t c = i;
         for (int k = 0; k < 8; k++)
             c = (c & 1) ? (c >> 1) ^ 0xEDB88320u : c >> 1;
-        t->ieee[i] = c;
+        t->ieee[0][i] = c;
         uint32_t m = i << 24;
         for (int k = 0; k < 8; k++)
             m = (m & 0x80000000u) ? (m << 1) ^ 0x04C11DB7u : m << 1;
-        t->ref[i] = m;
+        t->ref[0][i] = m;
     }
+    /* Both updates are c = (c >> 8) ^ T[(c ^ byte) & 0xFF] with T linear, so
+     * T_k[i] (byte i followed by k zero bytes) = (T_{k-1}[i] >> 8) ^ T[T_{k-1}[i] & 0xFF]. */
+    for (int k = 1; k < 8; k++)
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t a = t->ieee[k - 1][i], b = t->ref[k - 1][i];
+            t->ieee[k][i] = (a >> 8) ^ t->ieee[0][a & 0xFF];
+            t->ref[k][i] = (b >> 8) ^ t->ref[0][b & 0xFF];
+        }
+}
+
+/* The update over n bytes, 8 at a time (slicing by 8): the same value as byte by byte. */
+static uint32_t crc_slice8(const uint32_t t[8][256], uint32_t crc, const uint8_t *p, size_t n)
+{
+    uint32_t c = crc ^ 0xFFFFFFFFu;
+    for (; n >= 8; p += 8, n -= 8) {
+        uint32_t a = c ^ atf_load_le32(p), b = atf_load_le32(p + 4);
+        c = t[7][a & 0xFF] ^ t[6][(a >> 8) & 0xFF] ^ t[5][(a >> 16) & 0xFF] ^ t[4][a >> 24] ^ t[3][b & 0xFF] ^
+            t[2][(b >> 8) & 0xFF] ^ t[1][(b >> 16) & 0xFF] ^ t[0][b >> 24];
+    }
+    for (; n; p++, n--)
+        c = (c >> 8) ^ t[0][(c ^ *p) & 0xFF];
+    return c ^ 0xFFFFFFFFu;
 }
 
 uint32_t rtc_crc32_t(const rtc_crc_tab *t, uint32_t crc, const uint8_t *p, size_t n)
 {
-    uint32_t c = crc ^ 0xFFFFFFFFu;
-    for (size_t i = 0; i < n; i++)
-        c = (c >> 8) ^ t->ieee[(c ^ p[i]) & 0xFF];
-    return c ^ 0xFFFFFFFFu;
+    return crc_slice8(t->ieee, crc, p, n);
 }
 
 uint32_t rtc_crc_ref_t(const rtc_crc_tab *t, uint32_t crc, const uint8_t *p, size_t n)
 {
-    uint32_t c = crc ^ 0xFFFFFFFFu;
-    for (size_t i = 0; i < n; i++)
-        c = (c >> 8) ^ t->ref[(c ^ p[i]) & 0xFF];
-    return c ^ 0xFFFFFFFFu;
+    return crc_slice8(t->ref, crc, p, n);
 }
 
 uint32_t atf_rtc_crc32(uint32_t crc, const void *p, size_t n)

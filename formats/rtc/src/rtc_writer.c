@@ -39,6 +39,7 @@ struct atf_rtc_writer {
     size_t nstreams, cap;
     uint64_t next_id;
     int in_head;              /* writing a Unit's head: no boundary handling recursion into a new Unit */
+    int whole;                /* whole_records: a record that does not fit the Unit's room starts the next Unit */
     int failed;
 };
 
@@ -199,15 +200,77 @@ static size_t uleb_size(uint64_t v)
     return atf_rtc_uleb_encode(t, v);
 }
 
+/* The unit boundaries b (index frames) with from <= b < to in the current Unit. */
+static uint64_t bounds_in(const atf_rtc_writer *w, uint64_t from, uint64_t to)
+{
+    uint64_t first = w->q + ATF_RTC_MARKER_SIZE, c = 0;
+    for (uint64_t k = 1; k < w->U / w->u; k++) {
+        uint64_t b = first + k * w->u;
+        if (b >= crc_pos(w) || b >= to)
+            break;
+        c += b >= from;
+    }
+    return c;
+}
+
+/* 1 when a record of n bytes of stream sid written at pos surely ends
+ * before the Unit's Crc: an upper bound of its frame headers, of the index
+ * frames at the unit boundaries it crosses (an entry is at most 20 bytes) and
+ * of the padding before them. */
+static int record_fits(const atf_rtc_writer *w, uint64_t sid, uint64_t n, int fixed)
+{
+    uint64_t hs = uleb_size(sid << 1 | 1) + (fixed ? 0 : 2);
+    uint64_t entries = 20 * ((uint64_t)w->nstreams + 1);
+    uint64_t idx = entries + 4 * (2 + entries / ATF_RTC_MAX_PAYLOAD);
+    uint64_t need = n + hs * (n / ATF_RTC_MAX_PAYLOAD + 2), nb = 0;
+    for (;;) {
+        if (need > w->U)
+            return 0;
+        uint64_t k = bounds_in(w, w->pos, w->pos + need);
+        if (k == nb)
+            break;
+        nb = k;
+        need = n + hs * (n / ATF_RTC_MAX_PAYLOAD + 2 + nb) + nb * (idx + hs + (fixed ? n : 0) + 16);
+    }
+    return w->pos + need <= crc_pos(w);
+}
+
+/* Pads the rest of the Unit (index frames at its unit boundaries, padding
+ * frames of at most 1024 bytes) and starts the next one. */
+static void unit_fill(atf_rtc_writer *w)
+{
+    while (!w->failed) {
+        int at = at_boundary(w);
+        if (at == 2) {
+            boundary(w);
+            return;
+        }
+        if (at == 1) {
+            index_frames(w);
+            continue;
+        }
+        uint64_t room = next_limit(w) - w->pos;
+        pad(w, room > 1000 ? 1000 : room);
+    }
+}
+
 /* A record of stream sid: frames of at most 1024 bytes that fit before the
  * next boundary, chained by more; a fixed-length record is one frame.
  * @return 0, or -1 when a fixed-length record fits in no unit: it was tried
- * at every boundary of a whole Unit (only padding was written). */
+ * at every boundary of a whole Unit (only padding was written). With
+ * whole_records, a user record of at most a quarter Unit that would cross
+ * the Unit's end begins the next Unit instead. */
 static int frames(atf_rtc_writer *w, uint64_t sid, const uint8_t *p, size_t n, int fixed)
 {
     size_t done = 0;
     int first = 1;
     uint64_t crossed = 0;
+    if (w->whole && sid >= ATF_RTC_FIRST_USER_ID && n <= w->U / 4 && !w->failed) {
+        if (at_boundary(w) == 2)
+            boundary(w);
+        if (!record_fits(w, sid, n, fixed))
+            unit_fill(w);
+    }
     /* not do-while: a continue there tests done < n, which ends an empty
      * record (n = 0) at a boundary before its frame is written */
     for (;;) {
@@ -340,6 +403,7 @@ atf_status atf_rtc_writer_create(atf_rtc_writer **out, const atf_rtc_writer_opti
     w->u = u;
     w->ref_crc = o.crc == ATF_RTC_CRC_REF;
     w->big = o.big_endian != 0;
+    w->whole = o.whole_records != 0;
     w->next_id = ATF_RTC_FIRST_USER_ID;
     rtc_crc_tables(&w->tab);
     *out = w;

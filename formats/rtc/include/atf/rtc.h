@@ -182,9 +182,15 @@ typedef struct atf_rtc_writer_options {
     uint64_t subunit_size;      /**< u, a power of 2 >= 2048; 0: 128 KiB */
     atf_rtc_crc_kind crc;       /**< ATF_RTC_CRC_32 (default) or the reference's variant */
     int big_endian;             /**< write Platform and native values big-endian */
-    unsigned reserved[4];
+    /** 1: a user record of at most U/4 bytes that would cross the end of the
+     *  current Unit begins the next Unit (the rest of this one is padded), so
+     *  that every such record lies whole in one Unit and a reader starting at
+     *  any Unit never takes the tail of a record for a whole one (R-E12).
+     *  0: records are split across Units like the reference writer does. */
+    int whole_records;
+    unsigned reserved[3];
 } atf_rtc_writer_options;
-#define ATF_RTC_WRITER_OPTIONS_INIT { 0u, 0u, ATF_RTC_CRC_32, 0, { 0u, 0u, 0u, 0u } }
+#define ATF_RTC_WRITER_OPTIONS_INIT { 0u, 0u, ATF_RTC_CRC_32, 0, 0, { 0u, 0u, 0u } }
 
 /** Output callback: writes @p n bytes; returns 0 or -1. */
 typedef int (*atf_rtc_sink)(void *user, const void *p, size_t n);

@@ -1,0 +1,1436 @@
+/* `atf pack` / `atf unpack`: an ATF session in one RTC file (docs/pack.md,
+ * conformance/SPEC-RTC.md 10, the atf-pack profile).
+ *
+ * Layout. One RTC stream per file of the session: "manifest.json" and
+ * "thread_K/index.atf", "thread_K/detail.atf" (format raw, timed by the
+ * clock "atf/clock": uint64le nanoseconds of the session clock, gain 1e-9).
+ * Every stream is defined before the first write, so every Unit's Meta
+ * describes every lane: its size, events_offset, end of events, event count,
+ * layout and its first 64 bytes (the header). A record of a file stream is
+ * a chunk of the file: ULEB128 offset, ULEB128 first_seq, ULEB128 first_at,
+ * then at most CHUNK bytes of the file from offset; first_at is where event
+ * first_seq starts in the chunk (the chunk's size when no event starts in
+ * it). Chunks of the events region hold whole events (an event larger than
+ * a chunk takes several), so that a lost Unit costs whole events. The
+ * writer runs with whole_records: no record crosses a Unit end, so every
+ * intact Unit yields whole chunks and nothing else.
+ *
+ * Order: threads advance by their next index event's time; a step is a
+ * clock record, a chunk of up to 31 index events and the detail events they
+ * link to. The manifest is written whole at the start, again in the first
+ * Unit after every period (1 Unit when the manifest is at most U/16, else
+ * enough Units to keep the copies at about 1/16 of the file) and at the end.
+ *
+ * Unpacking collects the chunks of every intact Unit. A file whose every
+ * byte came back is written as it was. A thread that lost bytes is rebuilt
+ * as a crash-truncated thread: a placeholder header (the packed header with
+ * its count, footer offset and times zeroed), the index events whose 32
+ * bytes all came back, renumbered in order, and the detail events that came
+ * back whole and whose index event came back and links to them; links are
+ * renumbered, and an index event whose detail event was lost says "no
+ * detail". No footer. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <atf/format.h>
+#include <atf/pack.h>
+#include <atf/reader.h>
+#include <atf/rtc.h>
+
+#include "bytes.h"
+#include "common.h"
+
+#define CHUNK 1000u                 /* file bytes in a chunk record: header + chunk fit one 1024-byte frame */
+#define INDEX_PER_STEP (CHUNK / ATF_INDEX_EVENT_SIZE)
+#define OUTBUF (128u << 10)          /* cat's block size: the buffer stays in the CPU cache between memcpy and write */
+#define DEFAULT_UNIT ((uint64_t)1 << 20)
+#define DEFAULT_SUBUNIT ((uint64_t)1 << 17)
+
+/* ---- Output: a buffered file ---------------------------------------------------- */
+
+typedef struct outfile {
+    int fd;
+    uint8_t *buf;
+    size_t n;
+    uint64_t total;
+    int failed;
+    int saved_errno;
+} outfile;
+
+static int out_flush(outfile *o)
+{
+    if (o->n && !o->failed) {
+        if (atf_write_all(o->fd, o->buf, o->n, 0, 0) != ATF_OK) {
+            o->failed = 1;
+            o->saved_errno = errno;
+        }
+    }
+    o->n = 0;
+    return o->failed ? -1 : 0;
+}
+
+static int out_put(void *user, const void *p, size_t n)
+{
+    outfile *o = user;
+    o->total += n;
+    if (n >= OUTBUF) {
+        if (out_flush(o))
+            return -1;
+        if (atf_write_all(o->fd, p, n, 0, 0) != ATF_OK) {
+            o->failed = 1;
+            o->saved_errno = errno;
+        }
+        return o->failed ? -1 : 0;
+    }
+    if (o->n + n > OUTBUF && out_flush(o))
+        return -1;
+    memcpy(o->buf + o->n, p, n);
+    o->n += n;
+    return 0;
+}
+
+static atf_status out_open(outfile *o, const char *path, atf_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->buf = malloc(OUTBUF);
+    if (!o->buf)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (o->fd < 0) {
+        int e = errno;
+        free(o->buf);
+        o->buf = NULL;
+        atf_status st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(e));
+        atf_error_set_file(err, path);
+        return st;
+    }
+    return ATF_OK;
+}
+
+static atf_status out_close(outfile *o, const char *path, atf_error *err)
+{
+    out_flush(o);
+    if (o->fd >= 0 && close(o->fd) != 0 && !o->failed) {
+        o->failed = 1;
+        o->saved_errno = errno;
+    }
+    free(o->buf);
+    o->buf = NULL;
+    if (o->failed) {
+        atf_status st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write: %s", strerror(o->saved_errno));
+        atf_error_set_file(err, path);
+        return st;
+    }
+    return ATF_OK;
+}
+
+/* ---- Lanes ---------------------------------------------------------------------- */
+
+enum { ROLE_MANIFEST, ROLE_INDEX, ROLE_DETAIL };
+static const char *const role_name[] = { "manifest", "index", "detail" };
+
+typedef struct lane {
+    int role;
+    uint64_t thread;
+    atf_blob blob;
+    int have_blob;
+    uint64_t size, eo, end, count;   /* file size, events_offset, end of the events, events */
+    int layout;                      /* 1, 2, or 0: not readable as ATF (packed as bytes only) */
+    atf_detail_reader *dr;           /* detail lanes: event offsets */
+    uint64_t sid;
+    uint64_t pos, seq;               /* packing: next byte, next event */
+} lane;
+
+typedef struct pthread_lanes {
+    uint64_t id;
+    lane *ix, *dt;
+} pthread_lanes;
+
+static uint64_t event_at(const lane *l, uint64_t seq)
+{
+    if (l->role == ROLE_INDEX)
+        return l->eo + seq * ATF_INDEX_EVENT_SIZE;
+    return seq < l->count ? atf_detail_reader_offset(l->dr, seq) : l->end;
+}
+
+static uint64_t index_ts(const lane *l, uint64_t seq)
+{
+    return atf_load_le64(l->blob.data + event_at(l, seq));
+}
+
+/* The linked detail seq of index event seq, or UINT64_MAX. */
+static uint64_t index_link(const uint8_t *ev, int layout)
+{
+    if (layout == 1) {
+        uint32_t v = atf_load_le32(ev + 28);
+        return v == ATF_NO_DETAIL_L1 ? UINT64_MAX : v;
+    }
+    return atf_load_le64(ev + 16);
+}
+
+static void set_index_link(uint8_t *ev, int layout, uint64_t v)
+{
+    if (layout == 1)
+        atf_store_le32(ev + 28, v == UINT64_MAX ? ATF_NO_DETAIL_L1 : (uint32_t)v);
+    else
+        atf_store_le64(ev + 16, v);
+}
+
+static uint64_t detail_backlink(const uint8_t *ev, int layout)
+{
+    return layout == 1 ? atf_load_le32(ev + 8) : atf_load_le64(ev + 8);
+}
+
+static void set_detail_backlink(uint8_t *ev, int layout, uint64_t v)
+{
+    if (layout == 1)
+        atf_store_le32(ev + 8, (uint32_t)v);
+    else
+        atf_store_le64(ev + 8, v);
+}
+
+/* Reads a lane's file and finds its events region through the ATF readers;
+ * a file they refuse is packed as bytes only (layout 0). */
+static atf_status lane_load(lane *l, const char *path, atf_error *err)
+{
+    atf_status st = atf_blob_open(&l->blob, path, 0, err);
+    if (st)
+        return st;
+    l->have_blob = 1;
+    l->size = l->blob.size;
+    l->eo = l->end = l->size;
+    l->count = 0;
+    l->layout = 0;
+    if (l->role == ROLE_MANIFEST)
+        return ATF_OK;
+    atf_read_options ro = ATF_READ_OPTIONS_INIT;
+    ro.verify = 0;
+    if (l->role == ROLE_INDEX) {
+        atf_index_reader *r;
+        if (atf_index_reader_open_memory(&r, l->blob.data, l->blob.size, path, &ro, NULL) == ATF_OK) {
+            const atf_index_info *in = atf_index_reader_info(r);
+            if (!in->header_truncated) {
+                l->layout = (int)in->layout;
+                l->eo = atf_index_reader_header(r)->events_offset;
+                l->count = in->event_count;
+                l->end = in->events_end;
+            }
+            atf_index_reader_close(r);
+        }
+    } else if (atf_detail_reader_open_memory(&l->dr, l->blob.data, l->blob.size, path, &ro, NULL) == ATF_OK) {
+        const atf_detail_info *in = atf_detail_reader_info(l->dr);
+        if (!in->header_truncated) {
+            l->layout = (int)in->layout;
+            l->eo = atf_detail_reader_header(l->dr)->events_offset;
+            l->count = in->event_count;
+            l->end = in->events_end;
+        }
+    }
+    if (l->eo > l->size || l->end < l->eo || l->end > l->size) {   /* not expected from the readers; be safe */
+        l->eo = l->end = l->size;
+        l->count = 0;
+        l->layout = 0;
+    }
+    return ATF_OK;
+}
+
+static void lane_free(lane *l)
+{
+    if (!l)
+        return;
+    atf_detail_reader_close(l->dr);
+    if (l->have_blob)
+        atf_blob_close(&l->blob);
+}
+
+/* ---- Packing ---------------------------------------------------------------------- */
+
+typedef struct packer {
+    atf_rtc_writer *w;
+    outfile out;
+    uint64_t U;
+    uint64_t clock_sid, clock;
+    int clock_set;
+    lane *manifest;
+    uint64_t manifest_period, next_manifest_unit;
+    atf_pack_stats *st;
+    uint8_t rec[CHUNK + 40];
+    atf_error *err;
+    atf_status status;
+} packer;
+
+static int put(packer *pk, uint64_t sid, const void *p, size_t n)
+{
+    if (pk->status)
+        return -1;
+    pk->status = atf_rtc_writer_write(pk->w, sid, p, n, pk->err);
+    return pk->status ? -1 : 0;
+}
+
+/* One chunk record: [off, off + n) of the lane; first_at as in the header comment. */
+static int put_chunk(packer *pk, lane *l, uint64_t off, size_t n, uint64_t first_seq, uint64_t first_at)
+{
+    size_t h = atf_rtc_uleb_encode(pk->rec, off);
+    h += atf_rtc_uleb_encode(pk->rec + h, first_seq);
+    h += atf_rtc_uleb_encode(pk->rec + h, first_at);
+    memcpy(pk->rec + h, l->blob.data + off, n);
+    return put(pk, l->sid, pk->rec, h + n);
+}
+
+/* Bytes [from, to) that hold no event start (header, tail), in chunks. */
+static int put_plain(packer *pk, lane *l, uint64_t from, uint64_t to, uint64_t seq)
+{
+    while (from < to) {
+        size_t n = to - from > CHUNK ? CHUNK : (size_t)(to - from);
+        if (put_chunk(pk, l, from, n, seq, n))
+            return -1;
+        from += n;
+    }
+    return 0;
+}
+
+/* The lane's bytes up to event upto (its header first), in chunks of whole events. */
+static int put_events(packer *pk, lane *l, uint64_t upto)
+{
+    if (l->pos < l->eo) {
+        if (put_plain(pk, l, l->pos, l->eo, 0))
+            return -1;
+        l->pos = l->eo;
+    }
+    while (l->seq < upto) {
+        uint64_t a = l->seq, start = event_at(l, a), b = a;
+        while (b < upto && event_at(l, b + 1) - start <= CHUNK)
+            b++;
+        if (b == a) {   /* one event larger than a chunk: several chunks, the first says where it starts */
+            uint64_t end = event_at(l, a + 1), off = start;
+            while (off < end) {
+                size_t n = end - off > CHUNK ? CHUNK : (size_t)(end - off);
+                if (put_chunk(pk, l, off, n, a, off == start ? 0 : n))
+                    return -1;
+                off += n;
+            }
+            b = a + 1;
+        } else if (put_chunk(pk, l, start, (size_t)(event_at(l, b) - start), a, 0)) {
+            return -1;
+        }
+        pk->st->index_events += l->role == ROLE_INDEX ? b - a : 0;
+        pk->st->detail_events += l->role == ROLE_DETAIL ? b - a : 0;
+        l->seq = b;
+        l->pos = event_at(l, b);
+    }
+    return 0;
+}
+
+static int put_rest(packer *pk, lane *l)
+{
+    if (!l)
+        return 0;
+    if (put_events(pk, l, l->count))
+        return -1;
+    if (put_plain(pk, l, l->pos, l->size, l->count))
+        return -1;
+    l->pos = l->size;
+    return 0;
+}
+
+static int put_manifest(packer *pk)
+{
+    lane *m = pk->manifest;
+    if (!m)
+        return 0;
+    pk->st->manifest_copies++;
+    if (m->size == 0)
+        return put(pk, m->sid, "\0\0\0", 3);
+    return put_plain(pk, m, 0, m->size, 0);
+}
+
+/* After each record: a manifest copy in the first Unit of each period. */
+static int maybe_manifest(packer *pk)
+{
+    if (!pk->manifest || pk->out.total == 0)
+        return 0;
+    uint64_t unit = (pk->out.total - 1) / pk->U;
+    if (unit < pk->next_manifest_unit)
+        return 0;
+    pk->next_manifest_unit = unit + pk->manifest_period;
+    return put_manifest(pk);
+}
+
+static int put_clock(packer *pk, uint64_t t)
+{
+    if (pk->clock_set && t < pk->clock)
+        t = pk->clock;   /* RTC clocks never go back (RTC-CLK-003); the lanes' own times are in the events */
+    pk->clock = t;
+    pk->clock_set = 1;
+    uint8_t b[8];
+    atf_store_le64(b, t);
+    return put(pk, pk->clock_sid, b, 8);
+}
+
+/* One step of thread t: a clock record, up to 31 index events, the detail events they link to. */
+static int step(packer *pk, pthread_lanes *t)
+{
+    lane *ix = t->ix, *dt = t->dt;
+    uint64_t a = ix->seq, b = a + INDEX_PER_STEP < ix->count ? a + INDEX_PER_STEP : ix->count;
+    if (put_clock(pk, index_ts(ix, a)) || put_events(pk, ix, b))
+        return -1;
+    if (dt && dt->layout) {
+        uint64_t upto = dt->seq;
+        for (uint64_t s = a; s < b; s++) {
+            uint64_t k = index_link(ix->blob.data + event_at(ix, s), ix->layout);
+            if (k != UINT64_MAX && k < dt->count && k + 1 > upto)
+                upto = k + 1;
+        }
+        if (put_events(pk, dt, upto))
+            return -1;
+    }
+    if (b == ix->count && (put_rest(pk, ix) || put_rest(pk, dt)))
+        return -1;
+    return maybe_manifest(pk);
+}
+
+static int thread_done(const pthread_lanes *t)
+{
+    return !t->ix || !t->ix->layout || t->ix->seq >= t->ix->count;
+}
+
+/* Thread a goes before thread b: its next index event is earlier (ties: lower position). */
+static int heap_less(const pthread_lanes *ts, size_t a, size_t b)
+{
+    uint64_t x = index_ts(ts[a].ix, ts[a].ix->seq), y = index_ts(ts[b].ix, ts[b].ix->seq);
+    return x < y || (x == y && a < b);
+}
+
+static void heap_down(size_t *h, size_t n, const pthread_lanes *ts, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && heap_less(ts, h[l], h[m]))
+            m = l;
+        if (l + 1 < n && heap_less(ts, h[l + 1], h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        size_t t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+static void heap_push(size_t *h, size_t *n, const pthread_lanes *ts, size_t v)
+{
+    size_t i = (*n)++;
+    h[i] = v;
+    while (i && heap_less(ts, h[i], h[(i - 1) / 2])) {
+        size_t p = (i - 1) / 2, t = h[i];
+        h[i] = h[p];
+        h[p] = t;
+        i = p;
+    }
+}
+
+static char *hex(const uint8_t *p, size_t n)
+{
+    static const char d[] = "0123456789abcdef";
+    char *s = malloc(2 * n + 1);
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        s[2 * i] = d[p[i] >> 4];
+        s[2 * i + 1] = d[p[i] & 15];
+    }
+    s[2 * n] = 0;
+    return s;
+}
+
+/* The stream definition of a lane: the JSON object without "id". */
+static char *lane_definition(const lane *l)
+{
+    char name[64];
+    if (l->role == ROLE_MANIFEST)
+        snprintf(name, sizeof name, "manifest.json");
+    else
+        snprintf(name, sizeof name, "thread_%" PRIu64 "/%s.atf", l->thread, role_name[l->role]);
+    json_t *a = json_object();
+    json_object_set_new(a, "pack", json_integer(ATF_PACK_VERSION));
+    json_object_set_new(a, "role", json_string(role_name[l->role]));
+    if (l->role != ROLE_MANIFEST)
+        json_object_set_new(a, "thread", json_integer((json_int_t)l->thread));
+    json_object_set_new(a, "size", json_integer((json_int_t)l->size));
+    if (l->role != ROLE_MANIFEST) {
+        char *h = hex(l->blob.data, l->size < 64 ? (size_t)l->size : 64);
+        json_object_set_new(a, "layout", json_integer(l->layout));
+        json_object_set_new(a, "events_offset", json_integer((json_int_t)l->eo));
+        json_object_set_new(a, "events_end", json_integer((json_int_t)l->end));
+        json_object_set_new(a, "events", json_integer((json_int_t)l->count));
+        json_object_set_new(a, "header", h ? json_string(h) : json_null());
+        free(h);
+    }
+    json_t *o = json_pack("{s:s, s:s, s:s, s:o}", "name", name, "format", "raw", "clock", "atf/clock", "atf", a);
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    return s;
+}
+
+static int parse_thread_dir(const char *name, uint64_t *id)
+{
+    if (strncmp(name, "thread_", 7) != 0 || !name[7])
+        return 0;
+    uint64_t v = 0;
+    for (const char *p = name + 7; *p; p++) {
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10 || (p == name + 7 && *p == '0' && p[1]))
+            return 0;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    *id = v;
+    return 1;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+    uint64_t x = ((const pthread_lanes *)a)->id, y = ((const pthread_lanes *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static int is_regular(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+typedef struct session_files {
+    lane *lanes;
+    size_t nlanes;
+    pthread_lanes *threads;
+    size_t nthreads;
+} session_files;
+
+static void session_files_free(session_files *sf)
+{
+    for (size_t i = 0; i < sf->nlanes; i++)
+        lane_free(&sf->lanes[i]);
+    free(sf->lanes);
+    free(sf->threads);
+}
+
+/* Finds manifest.json and thread_K/{index,detail}.atf under dir and reads them. */
+static atf_status session_load(session_files *sf, const char *dir, atf_pack_stats *st, FILE *notes, atf_error *err)
+{
+    memset(sf, 0, sizeof *sf);
+    DIR *d = opendir(dir);
+    if (!d) {
+        atf_status s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot open the session directory: %s",
+                                strerror(errno));
+        atf_error_set_file(err, dir);
+        return s;
+    }
+    size_t cap = 0;
+    struct dirent *e;
+    atf_status status = ATF_OK;
+    uint64_t *ids = NULL;
+    size_t nids = 0, idcap = 0;
+    int have_manifest = 0;
+    while ((e = readdir(d)) != NULL) {
+        uint64_t id;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *p = atf_path_join(dir, e->d_name);
+        struct stat sb;
+        int isdir = p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+        if (!strcmp(e->d_name, "manifest.json") && p && is_regular(p)) {
+            have_manifest = 1;
+        } else if (isdir && parse_thread_dir(e->d_name, &id)) {
+            if (nids == idcap) {
+                idcap = idcap ? 2 * idcap : 16;
+                uint64_t *n2 = realloc(ids, idcap * sizeof *ids);
+                if (!n2) {
+                    free(p);
+                    status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+                    break;
+                }
+                ids = n2;
+            }
+            ids[nids++] = id;
+        } else {
+            st->not_packed++;
+            if (notes)
+                fprintf(notes, "atf: pack: not packed (not part of an ATF session): %s\n", p ? p : e->d_name);
+        }
+        free(p);
+    }
+    closedir(d);
+    if (!status && !have_manifest && nids == 0)
+        status = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
+                          "no manifest.json and no thread_K/ directory: not an ATF session directory");
+    cap = 1 + 2 * nids;
+    if (!status) {
+        sf->lanes = calloc(cap, sizeof *sf->lanes);
+        sf->threads = calloc(nids ? nids : 1, sizeof *sf->threads);
+        if (!sf->lanes || !sf->threads)
+            status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    }
+    if (!status && have_manifest) {
+        char *p = atf_path_join(dir, "manifest.json");
+        lane *l = &sf->lanes[sf->nlanes++];
+        l->role = ROLE_MANIFEST;
+        status = p ? lane_load(l, p, err) : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        free(p);
+    }
+    for (size_t i = 0; i < nids && !status; i++) {
+        pthread_lanes *t = &sf->threads[sf->nthreads++];
+        t->id = ids[i];
+        char sub[64];
+        for (int role = ROLE_INDEX; role <= ROLE_DETAIL && !status; role++) {
+            snprintf(sub, sizeof sub, "thread_%" PRIu64 "/%s.atf", ids[i], role_name[role]);
+            char *p = atf_path_join(dir, sub);
+            if (!p) {
+                status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+                break;
+            }
+            if (is_regular(p)) {
+                lane *l = &sf->lanes[sf->nlanes++];
+                l->role = role;
+                l->thread = ids[i];
+                status = lane_load(l, p, err);
+                if (role == ROLE_INDEX)
+                    t->ix = l;
+                else
+                    t->dt = l;
+            }
+            free(p);
+        }
+        if (t->dt && !t->ix && notes)
+            fprintf(notes, "atf: pack: thread_%" PRIu64 "/ has no index.atf: its detail.atf is packed alone\n", ids[i]);
+        if (!t->ix && !t->dt) {
+            sf->nthreads--;   /* nothing to carry: not a thread of the pack */
+            st->not_packed++;
+            if (notes)
+                fprintf(notes, "atf: pack: not packed: thread_%" PRIu64 "/ holds neither index.atf nor detail.atf\n",
+                        ids[i]);
+        }
+    }
+    free(ids);
+    if (!status)
+        qsort(sf->threads, sf->nthreads, sizeof *sf->threads, cmp_thread);
+    return status;
+}
+
+static int is_pow2(uint64_t x)
+{
+    return x && !(x & (x - 1));
+}
+
+atf_status atf_pack(const char *session, const char *rtc_path, const atf_pack_options *opts, atf_pack_stats *stats,
+                    FILE *notes, atf_error *err)
+{
+    atf_error_clear(err);
+    atf_pack_stats local;
+    atf_pack_stats *st = stats ? stats : &local;
+    memset(st, 0, sizeof *st);
+    if (!session || !rtc_path)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
+    atf_pack_options o = ATF_PACK_OPTIONS_INIT;
+    if (opts)
+        o = *opts;
+    if ((o.unit_size && !is_pow2(o.unit_size)) || (o.subunit_size && !is_pow2(o.subunit_size)))
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, "unit_size", "Unit and unit sizes must be powers of 2");
+    session_files sf;
+    atf_status status = session_load(&sf, session, st, notes, err);
+    if (status) {
+        session_files_free(&sf);
+        return status;
+    }
+    /* The stream definitions, and the Unit size they need: Meta at most U/8. */
+    char **defs = calloc(sf.nlanes + 1, sizeof *defs);
+    uint64_t meta = 64;
+    for (size_t i = 0; defs && i < sf.nlanes; i++) {
+        defs[i] = lane_definition(&sf.lanes[i]);
+        if (!defs[i]) {
+            status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+            break;
+        }
+        meta += strlen(defs[i]) + 12;
+    }
+    if (!defs)
+        status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    uint64_t U = o.unit_size, u = o.subunit_size;
+    if (!status && !U) {
+        U = DEFAULT_UNIT;
+        while (U < 8 * meta && U < ((uint64_t)1 << 40))
+            U <<= 1;
+        if (u > U)
+            U = u;
+    } else if (!status && 2 * meta > U) {
+        status = atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, "unit_size",
+                          "a Unit of %" PRIu64 " bytes is too small for the Meta of %zu files (%" PRIu64
+                          " bytes, at most half a Unit): give a larger Unit, or none",
+                          U, sf.nlanes, meta);
+    }
+    if (!u)
+        u = DEFAULT_SUBUNIT < U ? DEFAULT_SUBUNIT : U;
+    packer pk;
+    memset(&pk, 0, sizeof pk);
+    pk.st = st;
+    pk.err = err;
+    pk.U = U;
+    pk.out.fd = -1;
+    int opened = 0;
+    if (!status) {
+        atf_rtc_writer_options wo = ATF_RTC_WRITER_OPTIONS_INIT;
+        wo.unit_size = U;
+        wo.subunit_size = u;
+        wo.whole_records = 1;
+        status = out_open(&pk.out, rtc_path, err);
+        opened = status == ATF_OK;
+        if (!status)
+            status = atf_rtc_writer_create(&pk.w, &wo, out_put, &pk.out, err);
+    }
+    if (!status) {
+        status = atf_rtc_writer_stream(pk.w,
+                                       "{\"name\":\"atf/clock\",\"clock\":true,\"format\":\"uint64le\",\"length\":8,"
+                                       "\"gain\":1e-9,\"atf\":{\"pack\":1,\"role\":\"clock\"}}",
+                                       &pk.clock_sid, err);
+        for (size_t i = 0; i < sf.nlanes && !status; i++)
+            status = atf_rtc_writer_stream(pk.w, defs[i], &sf.lanes[i].sid, err);
+    }
+    if (!status) {
+        for (size_t i = 0; i < sf.nlanes; i++) {
+            lane *l = &sf.lanes[i];
+            st->bytes_in += l->size;
+            st->files++;
+            if (l->role == ROLE_MANIFEST) {
+                pk.manifest = l;
+                pk.manifest_period = l->size <= U / 16 ? 1 : (16 * l->size + U - 1) / U;
+            }
+        }
+        st->threads = sf.nthreads;
+        pk.next_manifest_unit = pk.manifest_period;
+        pk.status = ATF_OK;
+        int bad = put_manifest(&pk);
+        /* Threads without index events first, whole; then the others by time. */
+        for (size_t i = 0; i < sf.nthreads && !bad; i++) {
+            pthread_lanes *t = &sf.threads[i];
+            if (thread_done(t))
+                bad = put_rest(&pk, t->ix) || put_rest(&pk, t->dt) || maybe_manifest(&pk);
+        }
+        /* A min-heap of the threads by their next index event's time (ties: thread order). */
+        size_t *heap = malloc((sf.nthreads ? sf.nthreads : 1) * sizeof *heap), nh = 0;
+        if (!heap && !bad) {
+            pk.status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+            bad = 1;
+        }
+        for (size_t i = 0; i < sf.nthreads && !bad; i++)
+            if (!thread_done(&sf.threads[i]))
+                heap_push(heap, &nh, sf.threads, i);
+        while (nh && !bad) {
+            pthread_lanes *t = &sf.threads[heap[0]];
+            bad = step(&pk, t);
+            if (thread_done(t))
+                heap[0] = heap[--nh];
+            heap_down(heap, nh, sf.threads, 0);
+        }
+        free(heap);
+        if (!bad && pk.manifest && st->manifest_copies > 0 && pk.out.total > U)
+            bad = put_manifest(&pk);
+        status = pk.status;
+    }
+    if (pk.w) {
+        atf_error e2;
+        atf_status s2 = atf_rtc_writer_finish(pk.w, &e2);
+        if (!status && s2) {
+            status = s2;
+            if (err)
+                *err = e2;
+        }
+    }
+    if (opened) {
+        atf_error e2;
+        atf_status s2 = out_close(&pk.out, rtc_path, &e2);
+        if (!status && s2) {
+            status = s2;
+            if (err)
+                *err = e2;
+        } else if (status == ATF_E_IO && pk.out.saved_errno) {
+            atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write: %s", strerror(pk.out.saved_errno));
+            atf_error_set_file(err, rtc_path);
+        }
+    }
+    st->bytes_out = pk.out.total;
+    st->unit_size = U;
+    st->subunit_size = u;
+    for (size_t i = 0; defs && i < sf.nlanes; i++)
+        free(defs[i]);
+    free(defs);
+    session_files_free(&sf);
+    return status;
+}
+
+/* ---- Unpacking -------------------------------------------------------------------- */
+
+typedef struct chunk {
+    uint64_t off;
+    size_t n;
+    const uint8_t *p;
+    uint64_t first_seq, first_at;
+} chunk;
+
+typedef struct ulane {
+    uint64_t sid;
+    int role;
+    uint64_t thread;
+    uint64_t size, eo, end, count;
+    int layout;
+    uint8_t head[64];
+    size_t head_n;
+    chunk *c;
+    size_t nc, cap;
+    int whole;          /* every byte came back */
+    atf_bytebuf ev;     /* the recovered events, back to back */
+    uint64_t *seqs;     /* original seq of each recovered event */
+    uint64_t *offs;     /* their offsets in ev */
+    size_t ne;
+} ulane;
+
+static uint64_t json_u64(json_t *o, const char *k, int *ok)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        *ok = 0;
+        return 0;
+    }
+    return (uint64_t)json_integer_value(v);
+}
+
+static int unhex(uint8_t *dst, size_t cap, const char *s, size_t *n)
+{
+    size_t len = strlen(s);
+    if (len % 2 || len / 2 > cap)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (v < 0)
+            return 0;
+        if (i % 2 == 0)
+            dst[i / 2] = (uint8_t)(v << 4);
+        else
+            dst[i / 2] |= (uint8_t)v;
+    }
+    *n = len / 2;
+    return 1;
+}
+
+/* Reads a stream definition of the profile into l; 0 when it is not one. */
+static int ulane_from_def(ulane *l, uint64_t sid, json_t *def)
+{
+    json_t *a = json_object_get(def, "atf");
+    json_t *role = json_object_get(a, "role");
+    int ok = 1;
+    if (!json_is_object(a) || json_u64(a, "pack", &ok) != ATF_PACK_VERSION || !ok || !json_is_string(role))
+        return 0;
+    memset(l, 0, sizeof *l);
+    l->sid = sid;
+    const char *r = json_string_value(role);
+    if (!strcmp(r, "manifest"))
+        l->role = ROLE_MANIFEST;
+    else if (!strcmp(r, "index"))
+        l->role = ROLE_INDEX;
+    else if (!strcmp(r, "detail"))
+        l->role = ROLE_DETAIL;
+    else
+        return 0;
+    l->size = json_u64(a, "size", &ok);
+    if (l->role != ROLE_MANIFEST) {
+        json_t *h = json_object_get(a, "header");
+        l->thread = json_u64(a, "thread", &ok);
+        l->layout = (int)json_u64(a, "layout", &ok);
+        l->eo = json_u64(a, "events_offset", &ok);
+        l->end = json_u64(a, "events_end", &ok);
+        l->count = json_u64(a, "events", &ok);
+        if (!json_is_string(h) || !unhex(l->head, sizeof l->head, json_string_value(h), &l->head_n))
+            ok = 0;
+        if (l->eo > l->end || l->end > l->size || l->layout < 0 || l->layout > 2)
+            ok = 0;
+    }
+    return ok;
+}
+
+static int chunk_parse(chunk *c, const uint8_t *p, size_t n)
+{
+    size_t used, at = 0;
+    if (atf_rtc_uleb_decode(p, n, &c->off, &used, NULL))
+        return 0;
+    at += used;
+    if (atf_rtc_uleb_decode(p + at, n - at, &c->first_seq, &used, NULL))
+        return 0;
+    at += used;
+    if (atf_rtc_uleb_decode(p + at, n - at, &c->first_at, &used, NULL))
+        return 0;
+    at += used;
+    c->p = p + at;
+    c->n = n - at;
+    return c->first_at <= c->n && c->off <= UINT64_MAX - c->n;
+}
+
+static int cmp_chunk(const void *a, const void *b)
+{
+    const chunk *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Sorts the chunks and drops duplicates (manifest copies): 1 when [0, size) is covered. */
+static int ulane_cover(ulane *l)
+{
+    if (l->nc > 1)
+        qsort(l->c, l->nc, sizeof *l->c, cmp_chunk);
+    size_t k = 0;
+    uint64_t reach = 0;
+    int whole = 1;
+    for (size_t i = 0; i < l->nc; i++) {
+        if (k && l->c[i].off < reach)   /* a copy of bytes we have (manifest copies use the same chunks) */
+            continue;
+        if (l->c[i].off > reach)
+            whole = 0;
+        l->c[k++] = l->c[i];
+        reach = l->c[i].off + l->c[i].n;
+    }
+    l->nc = k;
+    return whole && reach >= l->size;
+}
+
+static atf_status write_chunks(const ulane *l, const char *path, atf_error *err)
+{
+    outfile o;
+    atf_status st = out_open(&o, path, err);
+    if (st)
+        return st;
+    for (size_t i = 0; i < l->nc; i++) {
+        uint64_t end = l->c[i].off + l->c[i].n;
+        size_t n = end > l->size ? (size_t)(l->size - l->c[i].off) : l->c[i].n;
+        out_put(&o, l->c[i].p, n);
+    }
+    if (l->size == 0)
+        o.n = 0;
+    return out_close(&o, path, err);
+}
+
+/* Collects the events whose bytes all came back: contiguous runs of chunks,
+ * each walked from the first event start it announces. */
+static int ulane_events(ulane *l)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < l->nc;) {
+        size_t j = i + 1;
+        while (j < l->nc && l->c[j].off == l->c[j - 1].off + l->c[j - 1].n)
+            j++;
+        /* a run [i, j) of contiguous chunks ends at b */
+        uint64_t b = l->c[j - 1].off + l->c[j - 1].n;
+        size_t k = i;
+        while (k < j && (l->c[k].first_at == l->c[k].n || l->c[k].off + l->c[k].first_at < l->eo))
+            k++;
+        if (k < j) {
+            uint64_t pos = l->c[k].off + l->c[k].first_at, seq = l->c[k].first_seq;
+            size_t ci = k;
+            while (seq < l->count && pos < l->end) {
+                uint64_t len;
+                while (ci < j && l->c[ci].off + l->c[ci].n <= pos)
+                    ci++;
+                if (ci == j)
+                    break;
+                /* the event's length: its first bytes may span two chunks */
+                uint8_t hdr[4];
+                uint64_t need = l->role == ROLE_INDEX ? ATF_INDEX_EVENT_SIZE : 4;
+                if (pos + need > b)
+                    break;
+                size_t cj = ci;
+                for (uint64_t q = 0; q < 4 && q < need; q++) {
+                    while (l->c[cj].off + l->c[cj].n <= pos + q)
+                        cj++;
+                    hdr[q] = l->c[cj].p[pos + q - l->c[cj].off];
+                }
+                len = l->role == ROLE_INDEX ? ATF_INDEX_EVENT_SIZE : atf_load_le32(hdr);
+                if (len < (l->role == ROLE_INDEX ? ATF_INDEX_EVENT_SIZE : ATF_DETAIL_EVENT_HEADER_SIZE) ||
+                    pos + len > b || pos + len > l->end)
+                    break;
+                if (l->ne == cap) {
+                    cap = cap ? 2 * cap : 256;
+                    uint64_t *s2 = realloc(l->seqs, cap * sizeof *s2), *o2 = s2 ? realloc(l->offs, cap * sizeof *o2) : NULL;
+                    if (s2)
+                        l->seqs = s2;
+                    if (!s2 || !o2)
+                        return -1;
+                    l->offs = o2;
+                }
+                if (len > SIZE_MAX / 2 || atf_bytebuf_reserve(&l->ev, (size_t)len))
+                    return -1;
+                /* copy the event's bytes out of its chunks */
+                uint64_t q = pos;
+                size_t cq = ci;
+                while (q < pos + len) {
+                    while (l->c[cq].off + l->c[cq].n <= q)
+                        cq++;
+                    uint64_t take = l->c[cq].off + l->c[cq].n - q;
+                    if (take > pos + len - q)
+                        take = pos + len - q;
+                    memcpy(l->ev.p + l->ev.n + (q - pos), l->c[cq].p + (q - l->c[cq].off), (size_t)take);
+                    q += take;
+                }
+                l->seqs[l->ne] = seq;
+                l->offs[l->ne] = l->ev.n;
+                l->ne++;
+                l->ev.n += (size_t)len;
+                pos += len;
+                seq++;
+            }
+        }
+        i = j;
+    }
+    return 0;
+}
+
+static void ulane_free(ulane *l)
+{
+    free(l->c);
+    free(l->ev.p);
+    free(l->seqs);
+    free(l->offs);
+}
+
+/* The position of original seq v in the ascending list s[0..n), or n. */
+static size_t find_seq(const uint64_t *s, size_t n, uint64_t v)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (s[m] < v)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < n && s[lo] == v ? lo : n;
+}
+
+/* The packed header with what a placeholder leaves out zeroed (SPEC.md 2.1, 3.1). */
+static void placeholder(uint8_t h[64], const ulane *l)
+{
+    memcpy(h, l->head, 64);
+    if (l->role == ROLE_INDEX) {
+        if (l->layout == 1)
+            atf_store_le32(h + 28, 0);
+        else
+            atf_store_le64(h + 24, 0);
+        atf_store_le64(h + 40, 0);
+        atf_store_le64(h + 48, 0);
+        atf_store_le64(h + 56, 0);
+    } else {
+        atf_store_le64(h + 28, 0);
+        atf_store_le64(h + 36, 0);
+        atf_store_le64(h + 44, 0);
+        atf_store_le64(h + 52, 0);
+    }
+}
+
+/* 1 when the chunks (sorted, deduplicated) hold every byte of [a, b). */
+static int ulane_has(const ulane *l, uint64_t a, uint64_t b)
+{
+    for (size_t i = 0; i < l->nc && a < b; i++) {
+        if (l->c[i].off > a)
+            return 0;
+        if (l->c[i].off + l->c[i].n > a)
+            a = l->c[i].off + l->c[i].n;
+    }
+    return a >= b;
+}
+
+/* Copies [a, b) of the lane out of its chunks (ulane_has() said they hold it). */
+static void ulane_copy(const ulane *l, uint64_t a, uint64_t b, outfile *o)
+{
+    for (size_t i = 0; i < l->nc && a < b; i++) {
+        uint64_t end = l->c[i].off + l->c[i].n;
+        if (end <= a)
+            continue;
+        uint64_t take = (end < b ? end : b) - a;
+        out_put(o, l->c[i].p + (a - l->c[i].off), (size_t)take);
+        a += take;
+    }
+}
+
+/* A rebuilt lane: the placeholder header, the bytes between it and
+ * events_offset when they came back (else events_offset becomes 64), the
+ * events kept. */
+static atf_status write_rebuilt(const ulane *l, const char *path, const uint8_t *keep, atf_error *err)
+{
+    outfile o;
+    atf_status st = out_open(&o, path, err);
+    if (st)
+        return st;
+    uint8_t h[64];
+    placeholder(h, l);
+    int gap = l->eo > 64 && ulane_has(l, 64, l->eo);
+    if (l->eo > 64 && !gap)
+        atf_store_le64(h + (l->role == ROLE_INDEX ? 32 : 20), 64);
+    out_put(&o, h, 64);
+    if (gap)
+        ulane_copy(l, 64, l->eo, &o);
+    for (size_t i = 0; i < l->ne; i++) {
+        if (keep && !keep[i])
+            continue;
+        size_t end = i + 1 < l->ne ? (size_t)l->offs[i + 1] : l->ev.n;
+        out_put(&o, l->ev.p + l->offs[i], end - (size_t)l->offs[i]);
+    }
+    return out_close(&o, path, err);
+}
+
+static int rebuildable(const ulane *l)
+{
+    return l && l->layout && l->head_n == 64;
+}
+
+/* A thread that lost bytes: its recovered events, relinked, as a crash-truncated thread. */
+static atf_status rebuild_thread(ulane *ix, ulane *dt, const char *tdir, atf_unpack_stats *st, uint64_t *lost_files,
+                                 atf_error *err)
+{
+    if (rebuildable(ix) && ulane_events(ix))
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    if (rebuildable(dt) && ulane_events(dt))
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    int has_ix = rebuildable(ix), has_dt = rebuildable(dt);
+    uint8_t *keep = NULL;
+    uint64_t *rank = NULL;
+    if (has_dt && dt->ne) {
+        keep = calloc(dt->ne, 1);
+        rank = calloc(dt->ne, sizeof *rank);
+        if (!keep || !rank) {
+            free(keep);
+            free(rank);
+            return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        }
+        uint64_t r = 0;
+        for (size_t j = 0; j < dt->ne; j++) {
+            uint8_t *ev = dt->ev.p + dt->offs[j];
+            uint64_t is = detail_backlink(ev, dt->layout);
+            size_t i = has_ix ? find_seq(ix->seqs, ix->ne, is) : 0;
+            if (has_ix && i < ix->ne && index_link(ix->ev.p + ix->offs[i], ix->layout) == dt->seqs[j]) {
+                keep[j] = 1;
+                rank[j] = r++;
+                set_detail_backlink(ev, dt->layout, i);
+            } else {
+                st->details_unlinked++;
+            }
+        }
+        st->detail_events += r;
+    }
+    if (has_ix) {
+        for (size_t i = 0; i < ix->ne; i++) {
+            uint8_t *ev = ix->ev.p + ix->offs[i];
+            uint64_t k = index_link(ev, ix->layout);
+            if (k == UINT64_MAX || (ix->layout == 1 && k == ATF_NO_DETAIL_L1))
+                continue;
+            size_t j = has_dt ? find_seq(dt->seqs, dt->ne, k) : 0;
+            if (has_dt && j < dt->ne && keep[j]) {
+                set_index_link(ev, ix->layout, rank[j]);
+            } else {
+                set_index_link(ev, ix->layout, UINT64_MAX);
+                st->links_dropped++;
+            }
+        }
+        st->index_events += ix->ne;
+    }
+    atf_status s = ATF_OK;
+    const ulane *ls[2] = { ix, dt };
+    for (int k = 0; k < 2 && !s; k++) {
+        const ulane *l = ls[k];
+        if (!l)
+            continue;
+        char *p = atf_path_join(tdir, k == 0 ? "index.atf" : "detail.atf");
+        if (!p) {
+            s = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+            break;
+        }
+        if (rebuildable(l))
+            s = write_rebuilt(l, p, k == 1 ? keep : NULL, err);
+        else
+            ++*lost_files;
+        free(p);
+    }
+    free(keep);
+    free(rank);
+    return s;
+}
+
+static int cmp_ulane(const void *a, const void *b)
+{
+    const ulane *x = a, *y = b;
+    int rx = x->role == ROLE_MANIFEST ? -1 : 0, ry = y->role == ROLE_MANIFEST ? -1 : 0;
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    return x->role < y->role ? -1 : x->role > y->role;
+}
+
+static int cmp_ulane_sid(const void *a, const void *b)
+{
+    uint64_t x = ((const ulane *)a)->sid, y = ((const ulane *)b)->sid;
+    return x < y ? -1 : x > y;
+}
+
+/* The lane of stream sid in ls[0..n), sorted by sid; NULL when none. */
+static ulane *lane_by_sid(ulane *ls, size_t n, uint64_t sid)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (ls[m].sid < sid)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < n && ls[lo].sid == sid ? &ls[lo] : NULL;
+}
+
+static atf_status dir_ready(const char *dir, int force, atf_error *err)
+{
+    struct stat sb;
+    if (stat(dir, &sb) != 0)
+        return ATF_OK;
+    if (!S_ISDIR(sb.st_mode)) {
+        atf_status s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "exists and is not a directory");
+        atf_error_set_file(err, dir);
+        return s;
+    }
+    if (force)
+        return ATF_OK;
+    DIR *d = opendir(dir);
+    if (!d) {
+        atf_status s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot open: %s", strerror(errno));
+        atf_error_set_file(err, dir);
+        return s;
+    }
+    struct dirent *e;
+    int empty = 1;
+    while (empty && (e = readdir(d)) != NULL)
+        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    closedir(d);
+    if (!empty) {
+        atf_status s = atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL,
+                                "is not empty: the unpacked session would mix with what it holds (give an empty or new "
+                                "directory, or --force)");
+        atf_error_set_file(err, dir);
+        return s;
+    }
+    return ATF_OK;
+}
+
+static void report_rtc(FILE *rep, const char *path, const atf_rtc_reader *r, const atf_rtc_summary *s)
+{
+    if (!rep)
+        return;
+    static const char *const state[] = { "complete", "crash-truncated", "damaged" };
+    fprintf(rep, "atf: unpack: %s: %s RTC file, %" PRIu64 " bytes, %" PRIu64 " Unit(s) read", path,
+            state[s->state <= 2 ? s->state : 2], s->file_size, s->units);
+    if (s->skipped_ranges)
+        fprintf(rep, "; %" PRIu64 " range(s) skipped, %" PRIu64 " bytes:", s->skipped_ranges, s->skipped_bytes);
+    for (uint64_t i = 0; i < s->skipped_ranges && i < 32; i++) {
+        atf_rtc_skip k;
+        atf_rtc_reader_skip(r, (size_t)i, &k);
+        fprintf(rep, "%s %" PRIu64 " bytes at %" PRIu64 " (%s)", i ? "," : "", k.bytes, k.offset, k.reason);
+    }
+    if (s->skipped_ranges > 32)
+        fprintf(rep, ", ...");
+    fputc('\n', rep);
+    if (s->units) {
+        atf_rtc_unit_info u;
+        atf_rtc_reader_unit(r, 0, &u);
+        if (u.number > 0)
+            fprintf(rep, "atf: unpack: %s: cut at the start: the first Unit in the file is Unit %" PRIu64
+                         ": Units 0 to %" PRIu64 " (%" PRIu64 " bytes) are missing\n",
+                    path, u.number, u.number - 1, u.number * s->unit_size);
+    }
+}
+
+atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_options *opts, atf_unpack_stats *stats,
+                      FILE *rep, atf_error *err)
+{
+    atf_error_clear(err);
+    atf_unpack_stats local;
+    atf_unpack_stats *st = stats ? stats : &local;
+    memset(st, 0, sizeof *st);
+    if (!rtc_path || !dir)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
+    atf_status s = dir_ready(dir, opts && opts->force, err);
+    if (s)
+        return s;
+    atf_rtc_reader *r;
+    s = atf_rtc_reader_open(&r, rtc_path, err);
+    if (s)
+        return s;
+    atf_rtc_summary sum;
+    atf_rtc_reader_summary(r, &sum);
+    st->rtc_units = sum.units;
+    st->skipped_ranges = sum.skipped_ranges;
+    st->skipped_bytes = sum.skipped_bytes;
+    st->rtc_state = (int)sum.state;
+    report_rtc(rep, rtc_path, r, &sum);
+    ulane *ls = calloc(sum.streams ? sum.streams : 1, sizeof *ls);
+    size_t nl = 0;
+    if (!ls) {
+        atf_rtc_reader_close(r);
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    }
+    for (size_t i = 0; i < sum.streams; i++) {
+        uint64_t id, off;
+        const void *obj;
+        atf_rtc_reader_stream(r, i, &id, &off, &obj);
+        if (ulane_from_def(&ls[nl], id, (json_t *)obj))
+            nl++;
+    }
+    uint64_t bad_chunks = 0;
+    qsort(ls, nl, sizeof *ls, cmp_ulane_sid);
+    for (size_t i = 0; i < sum.records && nl; i++) {
+        atf_rtc_record rec;
+        atf_rtc_reader_record(r, i, &rec);
+        ulane *l = lane_by_sid(ls, nl, rec.stream);
+        if (!l)
+            continue;
+        chunk c;
+        if (l->role == ROLE_MANIFEST && l->size == 0)
+            continue;
+        if (!chunk_parse(&c, rec.payload, rec.size) || c.off + c.n > l->size) {
+            bad_chunks++;
+            continue;
+        }
+        if (l->nc == l->cap) {
+            size_t nc = l->cap ? 2 * l->cap : 64;
+            chunk *c2 = realloc(l->c, nc * sizeof *c2);
+            if (!c2) {
+                s = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+                break;
+            }
+            l->c = c2;
+            l->cap = nc;
+        }
+        l->c[l->nc++] = c;
+    }
+    if (!s && nl == 0) {
+        s = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
+                     "no intact Unit describes a packed ATF session (no atf-pack stream in any Meta): not made by "
+                     "`atf pack`, or nothing of it is left");
+        atf_error_set_file(err, rtc_path);
+    }
+    if (!s && atf_make_dirs(dir) != 0) {
+        s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(errno));
+        atf_error_set_file(err, dir);
+    }
+    if (!s) {
+        qsort(ls, nl, sizeof *ls, cmp_ulane);
+        for (size_t i = 0; i < nl; i++)
+            ls[i].whole = ulane_cover(&ls[i]);
+        if (bad_chunks && rep)
+            fprintf(rep, "atf: unpack: %" PRIu64 " record(s) of the session's streams are no chunk (ignored)\n",
+                    bad_chunks);
+    }
+    st->manifest = 0;
+    for (size_t i = 0; i < nl && !s;) {
+        ulane *l = &ls[i];
+        if (l->role == ROLE_MANIFEST) {
+            if (l->whole || l->size == 0) {
+                char *p = atf_path_join(dir, "manifest.json");
+                s = p ? write_chunks(l, p, err) : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+                free(p);
+                st->manifest = 1;
+            } else {
+                st->manifest = -1;
+                if (rep)
+                    fprintf(rep, "atf: unpack: manifest.json lost: no intact Unit held all of a copy of it (%" PRIu64
+                                 " bytes); the session is written without it (readers find its thread_K/ "
+                                 "directories)\n", l->size);
+            }
+            i++;
+            continue;
+        }
+        ulane *ix = NULL, *dt = NULL;
+        uint64_t tid = l->thread;
+        size_t j = i;
+        for (; j < nl && ls[j].thread == tid && ls[j].role != ROLE_MANIFEST; j++) {
+            if (ls[j].role == ROLE_INDEX)
+                ix = &ls[j];
+            else
+                dt = &ls[j];
+        }
+        i = j;
+        char sub[48];
+        snprintf(sub, sizeof sub, "thread_%" PRIu64, tid);
+        char *tdir = atf_path_join(dir, sub);
+        if (!tdir || atf_make_dirs(tdir) != 0) {
+            s = tdir ? atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(errno))
+                     : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+            if (tdir)
+                atf_error_set_file(err, tdir);
+            free(tdir);
+            break;
+        }
+        st->threads++;
+        uint64_t ni = ix ? ix->count : 0, nd = dt ? dt->count : 0;
+        st->index_events_total += ni;
+        st->detail_events_total += nd;
+        if ((!ix || ix->whole) && (!dt || dt->whole)) {
+            st->threads_whole++;
+            st->index_events += ni;
+            st->detail_events += nd;
+            for (int k = 0; k < 2 && !s; k++) {
+                ulane *x = k == 0 ? ix : dt;
+                if (!x)
+                    continue;
+                char *p = atf_path_join(tdir, k == 0 ? "index.atf" : "detail.atf");
+                s = p ? write_chunks(x, p, err) : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+                free(p);
+            }
+        } else {
+            uint64_t i0 = st->index_events, d0 = st->detail_events, l0 = st->links_dropped,
+                     u0 = st->details_unlinked, f0 = st->files_lost;
+            s = rebuild_thread(ix, dt, tdir, st, &st->files_lost, err);
+            if (!s && rep) {
+                fprintf(rep,
+                        "atf: unpack: thread_%" PRIu64 ": %" PRIu64 " of %" PRIu64 " index events and %" PRIu64
+                        " of %" PRIu64 " detail events recovered, written crash-truncated (placeholder header, no "
+                        "footer, renumbered)",
+                        tid, st->index_events - i0, ni, st->detail_events - d0, nd);
+                if (st->links_dropped > l0)
+                    fprintf(rep, "; %" PRIu64 " index event(s) lost their detail event (now \"no detail\")",
+                            st->links_dropped - l0);
+                if (st->details_unlinked > u0)
+                    fprintf(rep, "; %" PRIu64 " detail event(s) left out: their index event was lost",
+                            st->details_unlinked - u0);
+                if (st->files_lost > f0)
+                    fprintf(rep, "; %" PRIu64 " file(s) not written: no readable ATF header was packed for them",
+                            st->files_lost - f0);
+                fputc('\n', rep);
+            }
+        }
+        free(tdir);
+    }
+    st->lost = sum.state != ATF_RTC_COMPLETE || st->manifest < 0 || st->threads_whole < st->threads ||
+               st->files_lost > 0 || bad_chunks > 0;
+    if (!s && rep)
+        fprintf(rep,
+                "atf: unpack: %s: %" PRIu64 " thread(s) (%" PRIu64 " byte for byte), %" PRIu64 " of %" PRIu64
+                " index events, %" PRIu64 " of %" PRIu64 " detail events, manifest %s%s\n",
+                dir, st->threads, st->threads_whole, st->index_events, st->index_events_total, st->detail_events,
+                st->detail_events_total, st->manifest > 0 ? "written" : st->manifest < 0 ? "lost" : "none packed",
+                st->lost ? "; data was lost or the file is cut or damaged" : "");
+    for (size_t i = 0; i < nl; i++)
+        ulane_free(&ls[i]);
+    free(ls);
+    atf_rtc_reader_close(r);
+    return s;
+}

@@ -1,0 +1,388 @@
+/* atf_pack / atf_unpack (formats/atf/src/pack.c, docs/pack.md): whole files
+ * come back byte for byte (and so dump the same), for both layouts, with and
+ * without detail lanes, from crash-truncated sources and from sessions
+ * without a manifest; a cut file unpacks to a session the readers take as
+ * crash-truncated; the errors; and the RTC writer's whole_records property
+ * the profile relies on (no record crosses a Unit end). The cut sweep with
+ * an independent expectation is check_pack_sweep.py. */
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <atf/pack.h>
+#include <atf/rtc.h>
+
+#include "session_test_util.h"
+
+static const char *const lanes[] = { "manifest.json", "thread_0/index.atf", "thread_0/detail.atf",
+                                     "thread_1/index.atf", "thread_1/detail.atf", "thread_2/index.atf",
+                                     "thread_2/detail.atf", "thread_3/index.atf", "thread_3/detail.atf" };
+
+static char *dump_of(const char *dir)
+{
+    atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
+    o.json = 1;
+    tu_capture c;
+    atf_error err;
+    atf_status st = atf_tool_dump(tu_capture_begin(&c), dir, &o, &err);
+    tu_capture_end(&c);
+    assert_int_equal(st, ATF_OK);
+    return c.buf;
+}
+
+/* Every file of a and b (those of `lanes` that exist in a) are equal, b has no other, and the dumps agree. */
+static void assert_same_session(const char *a, const char *b, unsigned threads)
+{
+    char pa[512], pb[512];
+    for (size_t i = 0; i < 1 + 2 * threads; i++) {
+        tu_path(pa, sizeof pa, "%s/%s", a, lanes[i]);
+        tu_path(pb, sizeof pb, "%s/%s", b, lanes[i]);
+        assert_int_equal(tu_exists(pa), tu_exists(pb));
+        if (tu_exists(pa))
+            cf_assert_same_file(pa, pb);
+    }
+    char *da = dump_of(a), *db = dump_of(b);
+    assert_true(strlen(da) > 100);
+    assert_string_equal(da, db);
+    free(da);
+    free(db);
+}
+
+static void make_demo(const char *dir, atf_layout layout, unsigned threads, uint64_t events, unsigned detail_every)
+{
+    atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
+    d.layout = layout;
+    d.threads = threads;
+    d.events = events;
+    d.detail_every = detail_every;
+    atf_error err;
+    assert_int_equal(atf_tool_demo(dir, &d, &err), ATF_OK);
+}
+
+static void roundtrip(const char *src, const char *tmp, unsigned threads, uint64_t unit, const char *tag)
+{
+    char rtc[512], out[512];
+    tu_path(rtc, sizeof rtc, "%s/%s.rtc", tmp, tag);
+    tu_path(out, sizeof out, "%s/%s.out", tmp, tag);
+    atf_pack_options po = ATF_PACK_OPTIONS_INIT;
+    po.unit_size = unit;
+    po.subunit_size = unit ? 2048 : 0;
+    atf_pack_stats ps;
+    atf_error err;
+    assert_int_equal(atf_pack(src, rtc, &po, &ps, NULL, &err), ATF_OK);
+    assert_int_equal(ps.threads, threads);
+    assert_true(ps.bytes_out > ps.bytes_in);
+    atf_unpack_stats us;
+    assert_int_equal(atf_unpack(rtc, out, NULL, &us, NULL, &err), ATF_OK);
+    assert_int_equal(us.lost, 0);
+    assert_int_equal(us.threads, threads);
+    assert_int_equal(us.threads_whole, threads);
+    assert_int_equal(us.index_events, ps.index_events);
+    assert_int_equal(us.index_events_total, ps.index_events);
+    assert_int_equal(us.detail_events, ps.detail_events);
+    assert_int_equal(us.skipped_bytes, 0);
+    assert_same_session(src, out, threads);
+}
+
+static void test_roundtrip_layouts(void **state)
+{
+    (void)state;
+    char tmp[256], s[512];
+    cf_mkdtemp(tmp, sizeof tmp, "pack");
+    for (int layout = 1; layout <= 2; layout++) {
+        tu_path(s, sizeof s, "%s/l%d", tmp, layout);
+        make_demo(s, (atf_layout)layout, 3, 3000, 3);
+        roundtrip(s, tmp, 3, 0, layout == 1 ? "l1" : "l2");
+        roundtrip(s, tmp, 3, 8192, layout == 1 ? "l1s" : "l2s");
+    }
+    /* no detail lanes, one thread */
+    tu_path(s, sizeof s, "%s/nodetail", tmp);
+    make_demo(s, ATF_LAYOUT_2, 1, 500, 0);
+    roundtrip(s, tmp, 1, 4096, "nodetail");
+    cf_rm_rf(tmp);
+}
+
+/* A session left by a crash: placeholder headers, no footers, files cut inside an event, no manifest. */
+static void test_roundtrip_crash_truncated(void **state)
+{
+    (void)state;
+    char tmp[256], s[512], p[512];
+    cf_mkdtemp(tmp, sizeof tmp, "pack");
+    tu_path(s, sizeof s, "%s/crashed", tmp);
+    make_demo(s, ATF_LAYOUT_2, 3, 2000, 2);
+    for (int t = 0; t < 3; t++) {
+        tu_path(p, sizeof p, "%s/thread_%d/index.atf", s, t);
+        size_t n;
+        free(tu_read_file(p, &n));
+        tu_patch_le64(p, 24, 0);   /* event_count, footer_offset, times: the placeholder */
+        tu_patch_le64(p, 40, 0);
+        tu_patch_le64(p, 48, 0);
+        tu_patch_le64(p, 56, 0);
+        assert_int_equal(truncate(p, (off_t)(n - 64 - 32 * (size_t)t - 13)), 0);
+        tu_path(p, sizeof p, "%s/thread_%d/detail.atf", s, t);
+        free(tu_read_file(p, &n));
+        tu_patch_le64(p, 28, 0);
+        tu_patch_le64(p, 36, 0);
+        tu_patch_le64(p, 44, 0);
+        tu_patch_le64(p, 52, 0);
+        assert_int_equal(truncate(p, (off_t)(n - 64 - 100 * (size_t)t - 7)), 0);
+    }
+    tu_path(p, sizeof p, "%s/manifest.json", s);
+    assert_int_equal(unlink(p), 0);
+    roundtrip(s, tmp, 3, 0, "crashed");
+    roundtrip(s, tmp, 3, 16384, "crashed-small");
+    cf_rm_rf(tmp);
+}
+
+/* A file cut at its end and at its start: the unpacked session reads as crash-truncated, and holds what the stats say. */
+static void test_cut_file(void **state)
+{
+    (void)state;
+    char tmp[256], s[512], rtc[512], cut[512], out[512];
+    cf_mkdtemp(tmp, sizeof tmp, "pack");
+    tu_path(s, sizeof s, "%s/s", tmp);
+    make_demo(s, ATF_LAYOUT_1, 2, 2000, 4);
+    tu_path(rtc, sizeof rtc, "%s/s.rtc", tmp);
+    atf_pack_options po = ATF_PACK_OPTIONS_INIT;
+    po.unit_size = 8192;
+    po.subunit_size = 2048;
+    atf_error err;
+    assert_int_equal(atf_pack(s, rtc, &po, NULL, NULL, &err), ATF_OK);
+    size_t n;
+    uint8_t *b = tu_read_file(rtc, &n);
+    for (int from_start = 0; from_start <= 1; from_start++) {
+        tu_path(cut, sizeof cut, "%s/cut%d.rtc", tmp, from_start);
+        tu_path(out, sizeof out, "%s/cut%d", tmp, from_start);
+        FILE *f = fopen(cut, "wb");
+        assert_non_null(f);
+        if (from_start)
+            assert_int_equal(fwrite(b + n / 3, 1, n - n / 3, f), n - n / 3);
+        else
+            assert_int_equal(fwrite(b, 1, n / 2, f), n / 2);
+        fclose(f);
+        atf_unpack_stats us;
+        assert_int_equal(atf_unpack(cut, out, NULL, &us, NULL, &err), ATF_OK);
+        assert_int_equal(us.lost, 1);
+        assert_int_equal(us.rtc_state, ATF_RTC_CRASH_TRUNCATED);
+        assert_int_equal(us.threads, 2);
+        assert_int_equal(us.manifest, 1);
+        assert_true(us.index_events > 0 && us.index_events < us.index_events_total);
+        assert_int_equal(us.index_events_total, 4000);
+        char *d = dump_of(out);
+        char **lines;
+        size_t k = tu_split_lines(d, &lines);
+        assert_int_equal(k, us.index_events);
+        /* renumbered from 0 in each thread */
+        assert_non_null(strstr(lines[0], "\"thread\":0,\"seq\":0,"));
+        free(lines);
+        free(d);
+    }
+    free(b);
+    cf_rm_rf(tmp);
+}
+
+typedef struct membuf {
+    uint8_t *p;
+    size_t n, cap;
+} membuf;
+
+static int mem_sink(void *user, const void *p, size_t n)
+{
+    membuf *m = user;
+    if (m->n + n > m->cap) {
+        m->cap = (m->n + n) * 2;
+        m->p = realloc(m->p, m->cap);
+        assert_non_null(m->p);
+    }
+    memcpy(m->p + m->n, p, n);
+    m->n += n;
+    return 0;
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    char tmp[256], s[512], rtc[512], out[512], p[512];
+    cf_mkdtemp(tmp, sizeof tmp, "pack");
+    atf_error err;
+    /* not a session */
+    tu_path(s, sizeof s, "%s/empty", tmp);
+    tu_mkdir(s);
+    tu_path(rtc, sizeof rtc, "%s/x.rtc", tmp);
+    assert_int_equal(atf_pack(s, rtc, NULL, NULL, NULL, &err), ATF_E_NOT_FOUND);
+    assert_int_equal(atf_pack("/nonexistent/dir", rtc, NULL, NULL, NULL, &err), ATF_E_IO);
+    /* bad sizes */
+    tu_path(s, sizeof s, "%s/s", tmp);
+    make_demo(s, ATF_LAYOUT_2, 2, 100, 2);
+    atf_pack_options po = ATF_PACK_OPTIONS_INIT;
+    po.unit_size = 3000;
+    assert_int_equal(atf_pack(s, rtc, &po, NULL, NULL, &err), ATF_E_ARG);
+    po.unit_size = 2048;   /* smaller than twice the Meta of 5 files */
+    po.subunit_size = 2048;
+    assert_int_equal(atf_pack(s, rtc, &po, NULL, NULL, &err), ATF_E_ARG);
+    /* unpack: missing file, a directory not empty, an RTC file that is no pack */
+    tu_path(out, sizeof out, "%s/out", tmp);
+    assert_int_equal(atf_unpack("/nonexistent.rtc", out, NULL, NULL, NULL, &err), ATF_E_IO);
+    assert_int_equal(atf_pack(s, rtc, NULL, NULL, NULL, &err), ATF_OK);
+    assert_int_equal(atf_unpack(rtc, s, NULL, NULL, NULL, &err), ATF_E_ARG);
+    tu_path(p, sizeof p, "%s/other.rtc", tmp);
+    membuf m = { NULL, 0, 0 };
+    atf_rtc_writer *w;
+    uint64_t id;
+    assert_int_equal(atf_rtc_writer_create(&w, NULL, mem_sink, &m, &err), ATF_OK);
+    assert_int_equal(atf_rtc_writer_stream(w, "{\"name\":\"log\",\"format\":\"utf-8\"}", &id, &err), ATF_OK);
+    assert_int_equal(atf_rtc_writer_write(w, id, "hello", 5, &err), ATF_OK);
+    assert_int_equal(atf_rtc_writer_finish(w, &err), ATF_OK);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(m.p, 1, m.n, f), m.n);
+    fclose(f);
+    free(m.p);
+    assert_int_equal(atf_unpack(p, out, NULL, NULL, NULL, &err), ATF_E_NOT_FOUND);
+    tu_path(p, sizeof p, "%s/text.rtc", tmp);
+    f = fopen(p, "wb");
+    assert_non_null(f);
+    fputs("not an rtc file", f);
+    fclose(f);
+    assert_int_equal(atf_unpack(p, out, NULL, NULL, NULL, &err), ATF_E_NOT_FOUND);
+    cf_rm_rf(tmp);
+}
+
+/* whole_records: records of up to U/4 bytes never cross a Unit end, whatever their sizes and streams. */
+static void test_whole_records(void **state)
+{
+    (void)state;
+    uint64_t seed = 7;
+    for (int round = 0; round < 6; round++) {
+        membuf m = { NULL, 0, 0 };
+        atf_rtc_writer_options o = ATF_RTC_WRITER_OPTIONS_INIT;
+        o.unit_size = round < 3 ? 4096 : 8192;
+        o.subunit_size = 2048;
+        o.whole_records = 1;
+        atf_rtc_writer *w;
+        atf_error err;
+        assert_int_equal(atf_rtc_writer_create(&w, &o, mem_sink, &m, &err), ATF_OK);
+        uint64_t ids[5];
+        for (int i = 0; i < 4; i++)
+            assert_int_equal(atf_rtc_writer_stream(w, "{\"format\":\"raw\"}", &ids[i], &err), ATF_OK);
+        assert_int_equal(atf_rtc_writer_stream(w, "{\"format\":\"uint64le\",\"length\":8}", &ids[4], &err), ATF_OK);
+        static uint8_t buf[2048];
+        uint64_t written = 0;
+        for (int k = 0; k < 800; k++) {
+            int s = (int)(tu_rand(&seed) % 5);
+            size_t len = s == 4 ? 8 : (size_t)(tu_rand(&seed) % (o.unit_size / 4 + 1));
+            memset(buf, k & 0xff, len);
+            assert_int_equal(atf_rtc_writer_write(w, ids[s], buf, len, &err), ATF_OK);
+            written++;
+        }
+        assert_int_equal(atf_rtc_writer_finish(w, &err), ATF_OK);
+        atf_rtc_reader *r;
+        assert_int_equal(atf_rtc_reader_open_memory(&r, m.p, m.n, &err), ATF_OK);
+        atf_rtc_summary sum;
+        atf_rtc_reader_summary(r, &sum);
+        assert_int_equal(sum.state, ATF_RTC_COMPLETE);
+        assert_int_equal(sum.records, written);
+        assert_true(sum.units > 10);
+        uint64_t crossing = 0;
+        for (size_t i = 0; i < sum.records; i++) {
+            atf_rtc_record rec;
+            atf_rtc_reader_record(r, i, &rec);
+            uint64_t u0 = rec.frames[0] / o.unit_size, u1 = rec.frames[rec.frame_count - 1] / o.unit_size;
+            crossing += u0 != u1;
+        }
+        assert_int_equal(crossing, 0);
+        atf_rtc_reader_close(r);
+        free(m.p);
+    }
+}
+
+/* A file cut to one Marker whose Index is longer than a frame (a session of
+ * many threads): the reader learns the Unit size from the Index's first
+ * piece even when that piece ends inside an entry (it once parsed the whole
+ * piece and gave up: RTC-UNI-002, nothing read). */
+static void test_long_index_resync(void **state)
+{
+    (void)state;
+    for (unsigned nstreams = 200; nstreams <= 440; nstreams += 20) {
+        membuf m = { NULL, 0, 0 };
+        atf_rtc_writer_options o = ATF_RTC_WRITER_OPTIONS_INIT;
+        o.unit_size = 65536;
+        o.subunit_size = 65536;
+        atf_rtc_writer *w;
+        atf_error err;
+        assert_int_equal(atf_rtc_writer_create(&w, &o, mem_sink, &m, &err), ATF_OK);
+        uint64_t first = 0, id = 0;
+        for (unsigned i = 0; i < nstreams; i++) {
+            assert_int_equal(atf_rtc_writer_stream(w, "{}", &id, &err), ATF_OK);
+            if (i == 0)
+                first = id;
+        }
+        static const uint8_t rec[200];
+        for (unsigned k = 0; m.n < 3 * o.unit_size; k++)
+            assert_int_equal(atf_rtc_writer_write(w, first + k % nstreams, rec, 50 + k % 150, &err), ATF_OK);
+        assert_int_equal(atf_rtc_writer_finish(w, &err), ATF_OK);
+        size_t from = o.unit_size - 100, to = 2 * o.unit_size - 100;
+        atf_rtc_reader *r;
+        assert_int_equal(atf_rtc_reader_open_memory(&r, m.p + from, to - from, &err), ATF_OK);
+        atf_rtc_summary sum;
+        atf_rtc_reader_summary(r, &sum);
+        assert_int_equal(sum.has_geometry, 1);
+        assert_int_equal(sum.unit_size, o.unit_size);
+        assert_int_equal(sum.state, ATF_RTC_CRASH_TRUNCATED);
+        assert_true(sum.records > 0);
+        atf_rtc_reader_close(r);
+        free(m.p);
+    }
+}
+
+/* The Crcs pack and unpack spend most of their time in, computed 8 bytes at
+ * a time: the same values as the byte-wise definitions (SPEC-RTC 8.1),
+ * written out here, at every length and alignment. */
+static uint32_t crc_bytewise(int ref, const uint8_t *p, size_t n)
+{
+    uint32_t t[256];
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = ref ? i << 24 : i;
+        for (int k = 0; k < 8; k++)
+            c = ref ? ((c & 0x80000000u) ? (c << 1) ^ 0x04C11DB7u : c << 1) : ((c & 1) ? (c >> 1) ^ 0xEDB88320u : c >> 1);
+        t[i] = c;
+    }
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++)
+        c = (c >> 8) ^ t[(c ^ p[i]) & 0xFF];
+    return c ^ 0xFFFFFFFFu;
+}
+
+static void test_crc_slicing(void **state)
+{
+    (void)state;
+    static uint8_t buf[600];
+    uint64_t seed = 99;
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)tu_rand(&seed);
+    assert_int_equal(atf_rtc_crc32(0, "123456789", 9), 0xCBF43926u);
+    assert_int_equal(atf_rtc_crc_ref(0, "123456789", 9), 0x7EAD5C77u);
+    for (size_t off = 0; off < 9; off++)
+        for (size_t n = 0; n + off <= sizeof buf; n += 1 + n / 8) {
+            assert_int_equal(atf_rtc_crc32(0, buf + off, n), crc_bytewise(0, buf + off, n));
+            assert_int_equal(atf_rtc_crc_ref(0, buf + off, n), crc_bytewise(1, buf + off, n));
+            /* continued over two calls */
+            size_t h = n / 3;
+            assert_int_equal(atf_rtc_crc32(atf_rtc_crc32(0, buf + off, h), buf + off + h, n - h),
+                             crc_bytewise(0, buf + off, n));
+        }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip_layouts),
+        cmocka_unit_test(test_roundtrip_crash_truncated),
+        cmocka_unit_test(test_cut_file),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_whole_records),
+        cmocka_unit_test(test_crc_slicing),
+        cmocka_unit_test(test_long_index_resync),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
