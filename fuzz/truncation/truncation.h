@@ -15,4 +15,8 @@ void failf(const char *fmt, ...) FZ_PRINTF(1, 2);
  * followed by zero tails; files above @max_bytes are named and skipped. */
 void wtf_truncation_file(const char *path, size_t max_bytes);
 
+/* RTC (truncation_rtc.c): a complete .rtc file cut at every position at
+ * both ends; files above @max_bytes are named and skipped. */
+void rtc_truncation_file(const char *path, size_t max_bytes);
+
 #endif /* ATF_TRUNCATION_H */
