@@ -81,8 +81,8 @@ int fz_rtc_is_error_clause(const char *clause);
  * finding of an error, not cut) cut to its bytes [a, b) with a = 0 or
  * b = n, derived from the uncut file's record and Unit tables:
  *  - cut at the end (a = 0): exactly the records whose frames all end by b,
- *    with their frames and payloads; complete when b is 0 or the end of a
- *    full Unit with no record continued across it, else crash-truncated
+ *    with their frames and payloads; complete when b is 0, n (not cut) or
+ *    the end of a full Unit with no record continued across it, else crash-truncated
  *    (RTC-REC-001) with at most one skipped range, "cut", ending at b;
  *  - cut at the start (b = n): with m the first Unit at or after a, exactly
  *    the records with a frame at or after m, at their offsets minus a; one
@@ -96,27 +96,21 @@ const char *fz_rtc_cut_check(const fz_rtc_read *whole, size_t n, size_t a, size_
 
 /* ---- Synthesized files ------------------------------------------------------------ */
 
-typedef struct fz_rtc_buf {
-    uint8_t *p;
-    size_t n, cap;
-} fz_rtc_buf;
-
-void fz_rtc_put(fz_rtc_buf *b, const void *p, size_t n);
-void fz_rtc_put_u8(fz_rtc_buf *b, uint8_t v);
-void fz_rtc_put_uleb(fz_rtc_buf *b, uint64_t v);
+/* (fz_buf, fuzz_support.h, holds them.) */
+void fz_rtc_put_u8(fz_buf *b, uint8_t v);
+void fz_rtc_put_uleb(fz_buf *b, uint64_t v);
 /* A frame: header (sid << 1 | more), the length when @p variable, payload. */
-void fz_rtc_put_frame(fz_rtc_buf *b, uint64_t sid, int more, int variable, const void *p, size_t n);
+void fz_rtc_put_frame(fz_buf *b, uint64_t sid, int more, int variable, const void *p, size_t n);
 /* Padding up to offset @p to (nop for 1 byte, else a padding frame). */
-void fz_rtc_pad_to(fz_rtc_buf *b, size_t to);
+void fz_rtc_pad_to(fz_buf *b, size_t to);
 /* Unit 0 of a file with Unit size @p U and unit size @p u: the Marker, the
  * Index (count 0; Index U back, index u back, Meta, Platform, Crc and
  * @p ids none yet: what our writer writes), the Meta record @p meta (one
  * frame, at most 1024 bytes) and a little-endian Platform. */
-void fz_rtc_head(fz_rtc_buf *b, uint64_t U, uint64_t u, const char *meta, size_t meta_len, const uint64_t *ids,
+void fz_rtc_head(fz_buf *b, uint64_t U, uint64_t u, const char *meta, size_t meta_len, const uint64_t *ids,
                  size_t nids);
 /* The final Crc of the Unit starting at @p unit_off: crc-32 (or the
  * reference's variant) of the bytes after its Marker, little-endian. */
-void fz_rtc_put_crc(fz_rtc_buf *b, size_t unit_off, int ref);
-void fz_rtc_buf_free(fz_rtc_buf *b);
+void fz_rtc_put_crc(fz_buf *b, size_t unit_off, int ref);
 
 #endif /* ATF_FUZZ_RTC_H */

@@ -478,13 +478,18 @@ def dict_line(name, value):
     return '%s="%s"\n' % (name, esc)
 
 
-def write_wtf_dicts():
-    for target, groups in WTF_DICT_OF.items():
+def write_dicts(table, table_of, label):
+    """fuzz/dict/<target>.dict for each target of table_of, from the token groups of table."""
+    for target, groups in table_of.items():
         with open(os.path.join(HERE, "dict", target + ".dict"), "w") as f:
-            f.write("# %s: written by fuzz/gen_seeds.py (WTF_DICT: %s); do not edit.\n" % (target, ", ".join(groups)))
+            f.write("# %s: written by fuzz/gen_seeds.py (%s: %s); do not edit.\n" % (target, label, ", ".join(groups)))
             for g in groups:
-                for name, value in WTF_DICT[g]:
+                for name, value in table[g]:
                     f.write(dict_line("%s_%s" % (g, name), value))
+
+
+def write_wtf_dicts():
+    write_dicts(WTF_DICT, WTF_DICT_OF, "WTF_DICT")
 
 
 def wtf_seeds(out, rng, scenarios_prog, tmp):
@@ -555,13 +560,6 @@ RTC_DICT_OF = {
 }
 
 
-def write_rtc_dicts():
-    for target, groups in RTC_DICT_OF.items():
-        with open(os.path.join(HERE, "dict", target + ".dict"), "w") as f:
-            f.write("# %s: written by fuzz/gen_seeds.py (RTC_DICT: %s); do not edit.\n" % (target, ", ".join(groups)))
-            for g in groups:
-                for name, value in RTC_DICT[g]:
-                    f.write(dict_line("%s_%s" % (g, name), value))
 
 
 def rtc_uleb(v):
@@ -673,7 +671,7 @@ def rtc_seeds(out, rng):
     for i in range(3):
         write(out, "rtc_clock", "ops-%d" % i, bytes(rng.randrange(256) for _ in range(300)))
         write(out, "rtc_roundtrip", "ops-%d" % i, bytes(rng.randrange(256) for _ in range(400)))
-    write_rtc_dicts()
+    write_dicts(RTC_DICT, RTC_DICT_OF, "RTC_DICT")
 
 
 def write(outdir, target, name, data):

@@ -128,12 +128,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fz_params pr = fz_params_overlay(data, size);
     int mode = fz_u8(&pr) % 4;   /* 0 crc-32, 1 rtc-ref, 2 cut, 3 full Unit */
-    fz_rtc_buf b = { 0 };
+    fz_buf b = { 0 };
     static const uint64_t ids[] = { 9, 10, 11, 12 };
     fz_rtc_head(&b, U, U, meta, sizeof meta - 1, ids, 4);
     size_t s = b.n, room = U - 5 - s;
     size_t body = size < room ? size : room;
-    fz_rtc_put(&b, data, body);
+    fz_buf_put(&b, data, body);
     size_t e = b.n;
     if (mode == 3) {
         fz_rtc_pad_to(&b, U - 5);
@@ -141,10 +141,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (mode != 2)
         fz_rtc_put_crc(&b, 0, mode == 1);
-    uint8_t *f = malloc(b.n);
-    memcpy(f, b.p, b.n);
-    size_t n = b.n;
-    fz_rtc_buf_free(&b);
+    size_t n;
+    uint8_t *f = fz_buf_exact(&b, &n);
 
     fz_rtc_read rd;
     fz_rtc_check_reader(f, n, &rd);

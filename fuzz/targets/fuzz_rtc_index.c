@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     static const char meta[] = "[{\"id\":9,\"name\":\"s\"},10]";
     static const uint64_t ids[] = { 9 };
-    fz_rtc_buf b = { 0 };
+    fz_buf b = { 0 };
     fz_rtc_head(&b, 4096, 2048, meta, sizeof meta - 1, ids, 1);
     uint64_t meta_at = 0, plat_at = b.n - 5, recs[3];
     /* the Meta frame: after the Index frame, which follows the Marker */
@@ -46,10 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_rtc_put_frame(&b, ATF_RTC_SUBINDEX, 0, 1, data, size);
     fz_rtc_pad_to(&b, 4091);
     fz_rtc_put_crc(&b, 0, 0);
-    uint8_t *f = malloc(b.n);
-    memcpy(f, b.p, b.n);
-    size_t n = b.n;
-    fz_rtc_buf_free(&b);
+    size_t n;
+    uint8_t *f = fz_buf_exact(&b, &n);
 
     /* The model. */
     int idx1 = 0, idx2 = 0, idx3 = 0, idx5 = 0;

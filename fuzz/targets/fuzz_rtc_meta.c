@@ -93,15 +93,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n1 = z ? (size_t)(z - data) : size, n2 = z ? size - n1 - 1 : 0;
     if (n1 > 400 || n2 > 400)
         return 0;
-    fz_rtc_buf b = { 0 };
+    fz_buf b = { 0 };
     fz_rtc_head(&b, 2048, 2048, (const char *)data, n1, NULL, 0);
     if (z)
         fz_rtc_put_frame(&b, ATF_RTC_SUBMETA, 0, 1, z + 1, n2);
     fz_rtc_put_crc(&b, 0, 0);
-    uint8_t *f = malloc(b.n);
-    memcpy(f, b.p, b.n);
-    size_t n = b.n;
-    fz_rtc_buf_free(&b);
+    size_t n;
+    uint8_t *f = fz_buf_exact(&b, &n);
 
     fz_rtc_read rd;
     fz_rtc_check_reader(f, n, &rd);

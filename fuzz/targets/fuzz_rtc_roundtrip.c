@@ -24,7 +24,7 @@
 
 static int sink(void *user, const void *p, size_t n)
 {
-    fz_rtc_put((fz_rtc_buf *)user, p, n);
+    fz_buf_put((fz_buf *)user, p, n);
     return 0;
 }
 
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < sizeof pool; i++)
         pool[i] = size ? data[i % size] ^ (uint8_t)(i >> 4) : (uint8_t)i;
 
-    fz_rtc_buf out = { 0 };
+    fz_buf out = { 0 };
     atf_rtc_writer *w = NULL;
     atf_error err;
     FZ_CHECK(atf_rtc_writer_create(&w, &o, sink, &out, &err) == ATF_OK, "create: %s", err.message);
@@ -89,10 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     FZ_CHECK(atf_rtc_writer_finish(w, &err) == ATF_OK, "finish: %s", err.message);
-    uint8_t *f = malloc(out.n ? out.n : 1);
-    memcpy(f, out.p, out.n);
-    size_t n = out.n;
-    fz_rtc_buf_free(&out);
+    size_t n;
+    uint8_t *f = fz_buf_exact(&out, &n);
 
     fz_rtc_read rd;
     fz_rtc_check_reader(f, n, &rd);

@@ -605,6 +605,21 @@ static void run_thread(const char *dir)
     free(o.dindex);
 }
 
+uint8_t *read_case(const char *path, size_t max_bytes, const char *option, size_t *size)
+{
+    uint8_t *d = fz_read_file(path, size);
+    if (!d) {
+        failf("%s: cannot read", path);
+        return NULL;
+    }
+    if (*size > max_bytes) {
+        printf("%s: %zu bytes, more than %s=%zu: not cut\n", path, *size, option, max_bytes);
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static int is_wtf_name(const char *path)

@@ -98,16 +98,9 @@ static void check_cut(const char *path, const char *cls, const uint8_t *d, size_
 void rtc_truncation_file(const char *path, size_t max_bytes)
 {
     size_t size;
-    uint8_t *d = fz_read_file(path, &size);
-    if (!d) {
-        failf("%s: cannot read", path);
+    uint8_t *d = read_case(path, max_bytes, "--rtc-max-bytes", &size);
+    if (!d)
         return;
-    }
-    if (size > max_bytes) {
-        printf("%s: %zu bytes, more than --rtc-max-bytes=%zu: not cut\n", path, size, max_bytes);
-        free(d);
-        return;
-    }
     void (*old)(int) = signal(SIGABRT, on_abort);
     snprintf(context, sizeof context, "%s (whole)", path);
     fz_rtc_read whole;

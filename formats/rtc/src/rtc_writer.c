@@ -486,7 +486,7 @@ atf_status atf_rtc_writer_stream(atf_rtc_writer *w, const char *definition, uint
     if (w->started) {
         /* a stream created during a Unit: a meta record, which must end in
          * this Unit (a reader starting at the next Unit would read its tail
-         * as a broken meta, SPEC-RTC R-E20); when the rest of the Unit may
+         * as a broken meta, SPEC-RTC R-E22); when the rest of the Unit may
          * not hold it, the Unit is closed and the next Unit's Meta lists
          * the stream */
         size_t ml;
