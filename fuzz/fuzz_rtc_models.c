@@ -11,18 +11,15 @@
 
 /* ---- Bytes ------------------------------------------------------------------ */
 
-int fz_rtc_uleb(const uint8_t *p, size_t avail, uint64_t *v, size_t *used)
+/* The bytes of one LEB128 (SPEC-RTC 1): 1 and its size when a byte without
+ * bit 7 ends it within 10 bytes, 0 when the data ends first, -1 when ten
+ * bytes all continue. */
+static int leb_size(const uint8_t *p, size_t avail, size_t *used)
 {
-    uint64_t x = 0;
     for (size_t i = 0; i < 10; i++) {
         if (i >= avail)
             return 0;
-        uint64_t g = p[i] & 0x7F;
-        if (i == 9 && g > 1)
-            return -1;
-        x |= g << (7 * i);
         if (!(p[i] & 0x80)) {
-            *v = x;
             *used = i + 1;
             return 1;
         }
@@ -30,36 +27,41 @@ int fz_rtc_uleb(const uint8_t *p, size_t avail, uint64_t *v, size_t *used)
     return -1;
 }
 
+int fz_rtc_uleb(const uint8_t *p, size_t avail, uint64_t *v, size_t *used)
+{
+    int st = leb_size(p, avail, used);
+    if (st != 1)
+        return st;
+    if (*used == 10 && (p[9] & 0x7F) > 1)
+        return -1;   /* group 9 holds bit 63 only */
+    uint64_t x = 0;
+    for (size_t i = 0; i < *used; i++)
+        x |= (uint64_t)(p[i] & 0x7F) << (7 * i);
+    *v = x;
+    return 1;
+}
+
 int fz_rtc_sleb(const uint8_t *p, size_t avail, int64_t *v, size_t *used)
 {
-    /* Accumulate in 128 bits worth of two halves: a value fits int64 when
-     * every bit from 63 up equals the sign. */
-    uint64_t lo = 0;
-    for (size_t i = 0; i < 10; i++) {
-        if (i >= avail)
-            return 0;
-        unsigned g = p[i] & 0x7F;
-        unsigned shift = 7 * (unsigned)i;
-        if (shift < 64)
-            lo |= (uint64_t)g << shift;
-        if (!(p[i] & 0x80)) {
-            unsigned top = shift + 7;           /* bits given */
-            int neg = (g >> 6) & 1;
-            if (top < 64) {
-                if (neg)
-                    lo |= ~(uint64_t)0 << top;
-            } else {
-                /* group 9 holds bit 63 (its bit 0) and bits 64..69 */
-                for (unsigned b = 0; b < 7; b++)
-                    if (((g >> b) & 1) != (unsigned)neg)
-                        return -1;
-            }
-            *v = (int64_t)lo;
-            *used = i + 1;
-            return 1;
-        }
+    int st = leb_size(p, avail, used);
+    if (st != 1)
+        return st;
+    /* It fits int64 when every bit from 63 up equals the sign (bit 6 of
+     * the last group). */
+    unsigned last = p[*used - 1] & 0x7F, neg = (last >> 6) & 1, top = 7 * (unsigned)*used;
+    uint64_t x = 0;
+    for (size_t i = 0; i < *used && 7 * i < 64; i++)
+        x |= (uint64_t)(p[i] & 0x7F) << (7 * i);
+    if (top < 64) {
+        if (neg)
+            x |= ~(uint64_t)0 << top;
+    } else {
+        for (unsigned k = 0; k < 7; k++)   /* group 9: bit 63 and bits 64..69 */
+            if (((last >> k) & 1) != neg)
+                return -1;
     }
-    return -1;
+    *v = (int64_t)x;
+    return 1;
 }
 
 uint32_t fz_rtc_crc(int ref, const uint8_t *p, size_t n)
