@@ -152,7 +152,8 @@ static int expect(const fmt *f, const uint8_t *p, size_t n, int big, const rtc_v
     case K_UTF8:
         return utf8_ok(p, n) ? RC_NONE_ : RC_FMT_004;
     case K_JSON: {
-        json_t *j = json_loadb((const char *)p, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+        /* JSON text: integers of any size are numbers (RFC 8259) */
+        json_t *j = json_loadb((const char *)p, n, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, NULL);
         json_decref(j);
         return j ? RC_NONE_ : RC_FMT_002;
     }
