@@ -90,9 +90,12 @@ int fz_rtc_is_error_clause(const char *clause);
  *    end of its payload: SPEC-RTC 8.2 item 5); crash-truncated
  *    (RTC-REC-002; damaged only by a format clause of such a tail), one
  *    skipped range [0, m - a) "before-first-marker"; no Unit left: damaged
- *    (RTC-MRK-001), nothing recovered.
+ *    (RTC-MRK-001), nothing recovered, unless what is left is only the
+ *    start of a Marker (crash-truncated, RTC-REC-001).
+ * @p d is the uncut file.
  * Returns NULL, or what differs (a static buffer). */
-const char *fz_rtc_cut_check(const fz_rtc_read *whole, size_t n, size_t a, size_t b, const fz_rtc_read *cut);
+const char *fz_rtc_cut_check(const uint8_t *d, const fz_rtc_read *whole, size_t n, size_t a, size_t b,
+                             const fz_rtc_read *cut);
 
 /* ---- Synthesized files ------------------------------------------------------------ */
 

@@ -544,7 +544,8 @@ static const char *cut_fail(const char *fmt, ...)
     return cut_msg;
 }
 
-const char *fz_rtc_cut_check(const fz_rtc_read *whole, size_t n, size_t a, size_t b, const fz_rtc_read *cut)
+const char *fz_rtc_cut_check(const uint8_t *d, const fz_rtc_read *whole, size_t n, size_t a, size_t b,
+                             const fz_rtc_read *cut)
 {
     size_t units = (size_t)whole->sum.units;
     atf_rtc_unit_info u;
@@ -557,9 +558,16 @@ const char *fz_rtc_cut_check(const fz_rtc_read *whole, size_t n, size_t a, size_
                 m = u.offset;
         }
         if (m == UINT64_MAX) {
-            if (cut->sum.state != ATF_RTC_DAMAGED || cut->nrec || !fz_rtc_count(cut, "RTC-MRK-001"))
-                return cut_fail("no Marker left: state %d, %zu records, RTC-MRK-001 %llu; expected damaged, none",
-                                cut->sum.state, cut->nrec, (unsigned long long)fz_rtc_count(cut, "RTC-MRK-001"));
+            /* Only the start of a Marker left is a cut file (RTC-MRK-001's exception); anything else holds no Marker. */
+            int prefix = n - a < ATF_RTC_MARKER_SIZE && d[a] == 0x04;
+            for (size_t i = a + 1; prefix && i < n; i++)
+                prefix = d[i] == 0xB9;
+            const char *want = prefix ? "RTC-REC-001" : "RTC-MRK-001";
+            if (cut->sum.state != (prefix ? ATF_RTC_CRASH_TRUNCATED : ATF_RTC_DAMAGED) || cut->nrec ||
+                !fz_rtc_count(cut, want))
+                return cut_fail("no Marker left: state %d, %zu records, %s %llu; expected %s, none", cut->sum.state,
+                                cut->nrec, want, (unsigned long long)fz_rtc_count(cut, want),
+                                prefix ? "crash-truncated (a Marker's start)" : "damaged");
             return NULL;
         }
         size_t want = 0, tails = 0;

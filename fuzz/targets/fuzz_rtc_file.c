@@ -23,7 +23,7 @@ static void slice_check(const uint8_t *data, size_t size, const fz_rtc_read *who
     fz_rtc_read rd;
     fz_rtc_check_reader(s, b - a, &rd);
     if (whole && (a == 0 || b == size)) {
-        const char *why = fz_rtc_cut_check(whole, size, a, b, &rd);
+        const char *why = fz_rtc_cut_check(data, whole, size, a, b, &rd);
         FZ_CHECK(why == NULL, "the complete file cut to [%zu, %zu) of %zu: %s", a, b, size, why);
     }
     fz_rtc_read_free(&rd);

@@ -126,14 +126,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t *s = malloc(n - a);
         memcpy(s, f + a, n - a);
         fz_rtc_check_reader(s, n - a, &c);
-        const char *why = fz_rtc_cut_check(&rd, n, a, n, &c);
+        const char *why = fz_rtc_cut_check(f, &rd, n, a, n, &c);
         FZ_CHECK(!why, "cut at the start at %zu of %zu: %s", a, n, why);
         fz_rtc_read_free(&c);
         free(s);
         s = malloc(b ? b : 1);
         memcpy(s, f, b);
         fz_rtc_check_reader(s, b, &c);
-        why = fz_rtc_cut_check(&rd, n, 0, b, &c);
+        why = fz_rtc_cut_check(f, &rd, n, 0, b, &c);
         FZ_CHECK(!why, "cut at the end at %zu of %zu: %s", b, n, why);
         fz_rtc_read_free(&c);
         free(s);

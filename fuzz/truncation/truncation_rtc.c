@@ -87,7 +87,7 @@ static void check_cut(const char *path, const char *cls, const uint8_t *d, size_
     memcpy(v, d + a, b - a);
     fz_rtc_read rd;
     fz_rtc_check_reader(v, b - a, &rd);
-    const char *why = fz_rtc_cut_check(whole, size, a, b, &rd);
+    const char *why = fz_rtc_cut_check(d, whole, size, a, b, &rd);
     if (why)
         failf("%s %s %zu: %s", path, cls, k, why);
     check_validator(path, cls, k, v, b - a, &rd);
