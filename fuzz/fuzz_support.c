@@ -239,3 +239,30 @@ void fz_check_file_variants(fz_open_check_fn open_check, const uint8_t *data, si
     }
     free(copy);
 }
+
+void fz_buf_put(fz_buf *b, const void *data, size_t n)
+{
+    if (b->cap - b->n < n) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap - b->n < n)
+            cap *= 2;
+        b->p = realloc(b->p, cap);
+        FZ_CHECK(b->p != NULL, "out of memory");
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->p + b->n, data, n);
+    b->n += n;
+}
+
+uint8_t *fz_buf_exact(fz_buf *b, size_t *n)
+{
+    uint8_t *e = malloc(b->n ? b->n : 1);
+    FZ_CHECK(e != NULL, "out of memory");
+    if (b->n)
+        memcpy(e, b->p, b->n);
+    *n = b->n;
+    free(b->p);
+    memset(b, 0, sizeof *b);
+    return e;
+}

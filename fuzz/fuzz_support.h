@@ -92,6 +92,19 @@ void fz_write_file(const char *path, const void *data, size_t size);
 /* Reads a whole file into a malloc'd buffer; NULL if it cannot be read. */
 uint8_t *fz_read_file(const char *path, size_t *size);
 
+/* ---- Building files ------------------------------------------------------ */
+
+/* A growing byte buffer (aborts when memory runs out). */
+typedef struct fz_buf {
+    uint8_t *p;
+    size_t n, cap;
+} fz_buf;
+
+void fz_buf_put(fz_buf *b, const void *data, size_t n);
+/* The bytes in a malloc'd buffer of exactly their size (so that ASan sees
+ * any overread), *@p n their count; @p b is freed and emptied. */
+uint8_t *fz_buf_exact(fz_buf *b, size_t *n);
+
 /* ---- Whole files -------------------------------------------------------- */
 
 /* A whole-file target: open_check on the input, on a prefix of it (a crash

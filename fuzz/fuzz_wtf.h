@@ -167,12 +167,6 @@ void fz_wtf_cut_expect(const uint8_t *d, size_t size, const fz_wtf_model *full, 
 
 /* ---- Building files ------------------------------------------------------------ */
 
-typedef struct fz_buf {
-    uint8_t *p;
-    size_t n, cap;
-} fz_buf;
-
-void fz_buf_put(fz_buf *b, const void *data, size_t n);
 void fz_buf_le32(fz_buf *b, uint32_t v);
 /* The 12-byte file header (magic, @p wtf_version, format 10). */
 void fz_wtf_put_file_header(fz_buf *b, uint32_t wtf_version);

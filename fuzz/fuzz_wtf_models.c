@@ -1088,21 +1088,6 @@ void fz_wtf_check_dump(const uint8_t *d, size_t size, const fz_wtf_model *m)
 
 /* ---- Building files ---------------------------------------------------------------- */
 
-void fz_buf_put(fz_buf *b, const void *data, size_t n)
-{
-    if (b->cap - b->n < n) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap - b->n < n)
-            cap *= 2;
-        b->p = realloc(b->p, cap);
-        FZ_CHECK(b->p != NULL, "out of memory");
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->p + b->n, data, n);
-    b->n += n;
-}
-
 void fz_buf_le32(fz_buf *b, uint32_t v)
 {
     uint8_t x[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };

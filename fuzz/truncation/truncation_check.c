@@ -1,13 +1,16 @@
 /* Crash-truncation generator and checker (ctest label "truncation").
  *
- *   atf-truncation-check [--findings-every=N] [--quiet] [--golden=CORPUS] PATH...
+ *   atf-truncation-check [--findings-every=N] [--wtf-max-bytes=N] [--rtc-max-bytes=N] [--quiet]
+ *                        [--golden=CORPUS] PATH...
  *
  * PATH is a valid case (a session directory, a thread directory, a
  * directory holding a lone index.atf or detail.atf, or a WTF file: a name
  * ending in .wtf-trace, see truncation_wtf.c; WTF files above
- * --wtf-max-bytes, default 8192, are named and not cut) or a directory
+ * --wtf-max-bytes, default 8192, are named and not cut; or an RTC file, a
+ * name ending in .rtc, see truncation_rtc.c, cut at both ends, those above
+ * --rtc-max-bytes, default 16384, named and not cut) or a directory
  * holding such cases; --golden=CORPUS takes the valid cases (y_*) of a
- * golden corpus (corpus/atf, corpus/wtf). Every thread of every case is used. From each thread's index.atf
+ * golden corpus (corpus/atf, corpus/wtf, corpus/rtc). Every thread of every case is used. From each thread's index.atf
  * and detail.atf (complete and accepted without error: checked first)
  * it generates, in memory, what crashes and filesystems leave behind, and
  * checks the codec against the outcome computed for each variant from the
@@ -65,6 +68,7 @@
 unsigned long variants, findings_runs, failures, cases;
 static unsigned findings_every = 97;
 static size_t wtf_max_bytes = 8192;
+static size_t rtc_max_bytes = 16384;
 int quiet;
 
 void failf(const char *fmt, ...)
@@ -601,12 +605,33 @@ static void run_thread(const char *dir)
     free(o.dindex);
 }
 
+uint8_t *read_case(const char *path, size_t max_bytes, const char *option, size_t *size)
+{
+    uint8_t *d = fz_read_file(path, size);
+    if (!d) {
+        failf("%s: cannot read", path);
+        return NULL;
+    }
+    if (*size > max_bytes) {
+        printf("%s: %zu bytes, more than %s=%zu: not cut\n", path, *size, option, max_bytes);
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static int is_wtf_name(const char *path)
 {
     size_t n = strlen(path);
     return n >= 10 && strcmp(path + n - 10, ".wtf-trace") == 0;
+}
+
+static int is_rtc_name(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && strcmp(path + n - 4, ".rtc") == 0;
 }
 
 static void walk(const char *path)
@@ -616,6 +641,11 @@ static void walk(const char *path)
     /* A WTF file. */
     if (is_wtf_name(path) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
         wtf_truncation_file(path, wtf_max_bytes);
+        return;
+    }
+    /* An RTC file. */
+    if (is_rtc_name(path) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        rtc_truncation_file(path, rtc_max_bytes);
         return;
     }
     /* A thread: index.atf, or a lone detail.atf. */
@@ -645,7 +675,7 @@ static void walk(const char *path)
         qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n; i++) {
         snprintf(buf, sizeof buf, "%s/%s", path, names[i]);
-        if (stat(buf, &st) == 0 && (S_ISDIR(st.st_mode) || is_wtf_name(buf)))
+        if (stat(buf, &st) == 0 && (S_ISDIR(st.st_mode) || is_wtf_name(buf) || is_rtc_name(buf)))
             walk(buf);
         free(names[i]);
     }
@@ -664,6 +694,8 @@ int main(int argc, char **argv)
             quiet = 1;
         } else if (strncmp(argv[i], "--wtf-max-bytes=", 16) == 0) {
             wtf_max_bytes = (size_t)strtoull(argv[i] + 16, NULL, 10);
+        } else if (strncmp(argv[i], "--rtc-max-bytes=", 16) == 0) {
+            rtc_max_bytes = (size_t)strtoull(argv[i] + 16, NULL, 10);
         } else if (strncmp(argv[i], "--golden=", 9) == 0) {
             /* The golden corpus: its valid cases are the y_* entries
              * (ATF: directories; WTF: .wtf-trace files). */
@@ -700,11 +732,11 @@ int main(int argc, char **argv)
         }
     }
     if (!paths) {
-        fprintf(stderr, "usage: %s [--findings-every=N] [--wtf-max-bytes=N] [--quiet] [--golden=CORPUS] CASE_OR_DIR...\n",
+        fprintf(stderr, "usage: %s [--findings-every=N] [--wtf-max-bytes=N] [--rtc-max-bytes=N] [--quiet] [--golden=CORPUS] CASE_OR_DIR...\n",
                 argv[0]);
         return 2;
     }
-    printf("truncation: %lu case(s) (ATF threads, WTF files), %lu variants, %lu validator runs, %lu failure(s)\n",
+    printf("truncation: %lu case(s) (ATF threads, WTF and RTC files), %lu variants, %lu validator runs, %lu failure(s)\n",
            cases, variants, findings_runs, failures);
     if (cases == 0) {
         fprintf(stderr, "truncation: no valid case found\n");

@@ -119,16 +119,9 @@ static const size_t zero_tails[] = { 1, 4, 23, 24, 100, 4096 };
 void wtf_truncation_file(const char *path, size_t max_bytes)
 {
     size_t size;
-    uint8_t *d = fz_read_file(path, &size);
-    if (!d) {
-        failf("%s: cannot read", path);
+    uint8_t *d = read_case(path, max_bytes, "--wtf-max-bytes", &size);
+    if (!d)
         return;
-    }
-    if (size > max_bytes) {
-        printf("%s: %zu bytes, more than --wtf-max-bytes=%zu: not cut\n", path, size, max_bytes);
-        free(d);
-        return;
-    }
     /* A valid starting point: complete, every event modelled, no error. */
     fz_wtf_model full = fz_wtf_model_of(d, size);
     atf_validation *val = NULL;

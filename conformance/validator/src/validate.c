@@ -713,6 +713,20 @@ atf_status atf_validate_wtf_memory(atf_validation **out, const void *data, size_
     return v_validate_wtf_memory(out, data, size, name, opts, 0, err);
 }
 
+atf_status atf_validate_rtc_memory(atf_validation **out, const void *data, size_t size, const char *name,
+                                   const atf_validate_options *opts, atf_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!out || (!data && size))
+        return fail(err, ATF_E_ARG, NULL, NULL);
+    atf_validation *v = v_create(name ? name : "trace.rtc", opts);
+    if (!v)
+        return fail(err, ATF_E_NOMEM, name, NULL);
+    v_rtc_pass(v, v_file(v, name ? name : "trace.rtc"), data ? data : (const void *)"", size);
+    return finish(v, ATF_OK, out, err);
+}
+
 atf_status atf_validate_detail_memory(atf_validation **out, const void *data, size_t size, const char *name,
                                       const atf_validate_options *opts, atf_error *err)
 {

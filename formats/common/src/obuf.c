@@ -68,7 +68,12 @@ void ob_json_string(obuf *b, const char *s)
     ob_json_string_n(b, s, strlen(s));
 }
 
-void ob_json_string_n(obuf *b, const char *s, size_t n)
+/* strict: bytes that are not UTF-8 by RFC 3629 (overlong forms, encoded
+ * surrogates, values above U+10FFFF too) are U+FFFD, one for each invalid
+ * byte or longest valid start of a sequence, as Python's "replace"
+ * decoding gives them; otherwise encoded surrogates pass as \udXXX (WTF's
+ * strings, docs/wtf-dump-format.md). */
+static void json_string(obuf *b, const char *s, size_t n, int strict)
 {
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
     ob_char(b, '"');
@@ -84,9 +89,15 @@ void ob_json_string_n(obuf *b, const char *s, size_t n)
         uint32_t c = *p++;
         if (c >= 0x80) {
             int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : -1;
+            unsigned lo = 0x80, hi = 0xBF;
+            if (strict) {
+                extra = (c >= 0xC0 && c < 0xC2) || c > 0xF4 ? -1 : extra;
+                lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+                hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+            }
             c = extra == 3 ? c & 0x07 : extra == 2 ? c & 0x0F : c & 0x1F;
             for (int i = 0; i < extra; i++) {
-                if (p == end || (*p & 0xC0) != 0x80) {
+                if (p == end || *p < (i ? 0x80 : lo) || *p > (i ? 0xBF : hi)) {
                     extra = -1;
                     break;
                 }
@@ -115,6 +126,16 @@ void ob_json_string_n(obuf *b, const char *s, size_t n)
         }
     }
     ob_char(b, '"');
+}
+
+void ob_json_string_n(obuf *b, const char *s, size_t n)
+{
+    json_string(b, s, n, 0);
+}
+
+void ob_json_string_utf8(obuf *b, const char *s, size_t n)
+{
+    json_string(b, s, n, 1);
 }
 
 #if defined(__SSE2__)

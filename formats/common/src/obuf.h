@@ -29,6 +29,9 @@ void ob_put(obuf *b, const void *p, size_t n);
 void ob_json_string(obuf *b, const char *s);
 /* The same for @n bytes (a NUL byte among them is written \u0000). */
 void ob_json_string_n(obuf *b, const char *s, size_t n);
+/* The same, reading the bytes as strict UTF-8 (RFC 3629): what is not, an
+ * encoded surrogate too, is written U+FFFD (docs/rtc-dump-format.md). */
+void ob_json_string_utf8(obuf *b, const char *s, size_t n);
 /* A signed decimal. */
 void ob_i64(obuf *b, int64_t v);
 /* A JSON number by the rule of docs/wtf-dump-format.md: integral values

@@ -315,7 +315,7 @@ static void render(obuf *o, const char *fmt, const uint8_t *p, size_t n, int big
         }
         return;
     case RV_TIMESPEC: put_timespec(o, v.sec, v.nsec); return;
-    case RV_UTF8: ob_json_string_n(o, (const char *)p, n); return;
+    case RV_UTF8: ob_json_string_utf8(o, (const char *)p, n); return;
     case RV_JSON: rtc_json_render(o, p, n); return;
     case RV_PLATFORM:
         if (v.platform) {

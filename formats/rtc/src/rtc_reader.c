@@ -183,6 +183,10 @@ static void find(atf_rtc_reader *r, int clause, uint64_t off, const char *field,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* One line: quoted input (jansson's error text) may hold control characters. */
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7F)
+            *c = '?';
     if (clause >= 0) {
         r->clause_count[clause]++;
         if (rtc_clause_is_error(clause)) {
@@ -951,6 +955,13 @@ static void index_record(atf_rtc_reader *r, uint64_t sid, uint64_t off, const ui
     }
 }
 
+static void drop_deferred(atf_rtc_reader *r)
+{
+    for (size_t i = 0; i < r->deferred.n; i++)
+        free(VEC_AT(r->deferred, rdefer, i).payload.p);
+    r->deferred.n = 0;
+}
+
 static void flush_deferred(atf_rtc_reader *r)
 {
     for (size_t i = 0; i < r->deferred.n; i++) {
@@ -1473,9 +1484,7 @@ static void unit(atf_rtc_reader *r, uint64_t q)
     c.first_unit = q + ATF_RTC_MARKER_SIZE;
     c.units = U / r->u;
     c.crc_limit = q + U - 5;
-    for (size_t i = 0; i < r->deferred.n; i++)
-        free(VEC_AT(r->deferred, rdefer, i).payload.p);
-    r->deferred.n = 0;
+    drop_deferred(r);
     r->meta_seen = 0;
     if (U <= n - q) {
         uint64_t crc_pos = q + U - 5;
@@ -1527,7 +1536,12 @@ static void unit(atf_rtc_reader *r, uint64_t q)
     uint64_t co = 0;
     const char *cn = NULL;
     int fin = frames(r, &c, n, 0, &co, &cn);
-    flush_deferred(r);
+    /* The Index is checked against this Unit's Meta: not when the file was
+     * cut before the Meta was read whole (RTC-IDX-002, SPEC-RTC R-E21). */
+    if (r->meta_seen)
+        flush_deferred(r);
+    else
+        drop_deferred(r);
     if (!fin)
         return;
     if (!cn) {
@@ -1830,7 +1844,9 @@ void atf_rtc_reader_record(const atf_rtc_reader *r, size_t i, atf_rtc_record *ou
     out->offset = x->off;
     out->frames = (const uint64_t *)r->frames_pool.p + x->frames_at;
     out->frame_count = x->frame_count;
-    out->payload = x->in_pool ? r->payload_pool.p + x->payload_at : r->d + x->payload_at;
+    /* (an empty pool has no buffer: NULL + 0 is undefined) */
+    out->payload = x->in_pool ? (r->payload_pool.p ? r->payload_pool.p + x->payload_at : (const uint8_t *)"")
+                              : r->d + x->payload_at;
     out->size = x->size;
     out->has_time = x->has_time;
     out->time = x->time;

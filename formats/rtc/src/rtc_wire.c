@@ -12,10 +12,11 @@ atf_status atf_rtc_uleb_decode(const uint8_t *p, size_t avail, uint64_t *value, 
     uint64_t v = 0;
     int over = 0;
     for (size_t i = 0;; i++) {
-        if (i >= avail)
-            return ATF_E_TRUNCATED;
+        /* ten bytes that all continue: too long, even when the data ends there */
         if (i >= ATF_RTC_MAX_LEB)
             return ATF_E_LIMIT;
+        if (i >= avail)
+            return ATF_E_TRUNCATED;
         uint8_t c = p[i];
         uint64_t bits = c & 0x7Fu;
         /* byte 9 carries bit 63 only: anything above is >= 2^64 */
@@ -39,10 +40,11 @@ atf_status atf_rtc_sleb_decode(const uint8_t *p, size_t avail, int64_t *value, s
     uint64_t v = 0;
     unsigned shift = 0;
     for (size_t i = 0;; i++) {
-        if (i >= avail)
-            return ATF_E_TRUNCATED;
+        /* ten bytes that all continue: too long, even when the data ends there */
         if (i >= ATF_RTC_MAX_LEB)
             return ATF_E_LIMIT;
+        if (i >= avail)
+            return ATF_E_TRUNCATED;
         uint8_t c = p[i];
         if (shift < 64)
             v |= (uint64_t)(c & 0x7Fu) << shift;

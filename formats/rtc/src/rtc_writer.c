@@ -419,6 +419,34 @@ static void start(atf_rtc_writer *w)
     unit_head(w);
 }
 
+/* 1 when a meta record of @p ml bytes surely ends before this Unit's Crc
+ * position: with its frame headers and, at each unit boundary it may cross,
+ * an index frame (every stream's entry, 20 bytes at most) and padding. */
+static int meta_fits(const atf_rtc_writer *w, size_t ml)
+{
+    uint64_t idx = 20 * ((uint64_t)w->nstreams + 6);
+    idx += 3 * (idx / ATF_RTC_MAX_PAYLOAD + 1) + 8;
+    uint64_t need = ml + 3 * ((uint64_t)ml / ATF_RTC_MAX_PAYLOAD + 1);
+    need += (need / (w->u > idx ? w->u - idx : 1) + 1) * idx;
+    return w->pos + need <= crc_pos(w);
+}
+
+/* Fills the rest of the Unit (index frames at its unit boundaries, padding)
+ * and writes its Crc and the next Unit's head. */
+static void close_unit(atf_rtc_writer *w)
+{
+    while (!w->failed && w->pos != crc_pos(w)) {
+        if (at_boundary(w) == 1) {
+            index_frames(w);
+        } else {
+            uint64_t gap = next_limit(w) - w->pos;
+            pad(w, gap > 1027 ? 1027 : gap);   /* a padding frame holds at most 1024 bytes */
+        }
+    }
+    if (!w->failed)
+        boundary(w);
+}
+
 atf_status atf_rtc_writer_stream(atf_rtc_writer *w, const char *definition, uint64_t *id, atf_error *err)
 {
     atf_error_clear(err);
@@ -456,10 +484,16 @@ atf_status atf_rtc_writer_stream(atf_rtc_writer *w, const char *definition, uint
     s->length = json_is_integer(ln) ? (int64_t)json_integer_value(json_object_get(full, "length")) : -1;
     *id = s->id;
     if (w->started) {
-        /* a stream created during a Unit: a meta record */
+        /* a stream created during a Unit: a meta record, which must end in
+         * this Unit (a reader starting at the next Unit would read its tail
+         * as a broken meta, SPEC-RTC R-E22); when the rest of the Unit may
+         * not hold it, the Unit is closed and the next Unit's Meta lists
+         * the stream */
         size_t ml;
         char *mt = meta_text(w, w->nstreams - 1, &ml);
-        if (mt)
+        if (mt && !meta_fits(w, ml))
+            close_unit(w);
+        else if (mt)
             frames(w, ATF_RTC_SUBMETA, (const uint8_t *)mt, ml, 0);
         free(mt);
     }

@@ -149,6 +149,10 @@ ATF_API atf_status atf_validate_index_memory(atf_validation **out, const void *d
 ATF_API atf_status atf_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
                                            const atf_validate_options *opts, atf_error *err);
 
+/** Validates an RTC file held in memory (conformance/SPEC-RTC.md); @p name NULL gives "trace.rtc". */
+ATF_API atf_status atf_validate_rtc_memory(atf_validation **out, const void *data, size_t size, const char *name,
+                                           const atf_validate_options *opts, atf_error *err);
+
 /** Validates a detail file held in memory (file-level clauses only); @p name NULL gives "detail.atf". */
 ATF_API atf_status atf_validate_detail_memory(atf_validation **out, const void *data, size_t size,
                                               const char *name, const atf_validate_options *opts,

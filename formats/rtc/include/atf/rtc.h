@@ -58,9 +58,10 @@ ATF_API uint32_t atf_rtc_crc32(uint32_t crc, const void *p, size_t n);
 ATF_API uint32_t atf_rtc_crc_ref(uint32_t crc, const void *p, size_t n);
 
 /**
- * The offset of the first Marker (04 then exactly 1024 x B9, not followed by
- * another B9) at or after @p from in @p data, or a Marker cut by the end of
- * the data; @p size when there is none.
+ * The offset of the first whole Marker (04 then exactly 1024 x B9, not
+ * followed by another B9) at or after @p from in @p data; @p size when there
+ * is none. A Marker cut by the end of the data is not found (the reader
+ * recognises one where a Unit must start).
  */
 ATF_API size_t atf_rtc_find_marker(const uint8_t *data, size_t size, size_t from);
 
