@@ -333,15 +333,19 @@ class Reader:
                 sid, more, body, fend = fr
                 if sid == CRC:
                     self.frames_at[pos] = CRC
-                    if crc_pos is None and fend == n:
+                    if crc_pos is None and fend == n and not more:
                         name = self.crc_match(d[q + MARKER_SIZE:pos], body)
                         if name is None:
                             name = self.stop_defect(q, pos, last_nonpad, body)
                         if phase < 5:
                             self.unit_head_problems(phase, pos)
                         return pos, name
-                    self.find("RTC-CRC-004", pos, "Crc", "a Crc frame at %d, neither at the end "
-                              "of Unit %d nor the last frame of the file" % (pos, number_))
+                    if more:
+                        self.find("RTC-CRC-004", pos, "Crc", "a Crc frame at %d with more set: "
+                                  "no Crc (R-E24)" % pos)
+                    else:
+                        self.find("RTC-CRC-004", pos, "Crc", "a Crc frame at %d, neither at the end "
+                                  "of Unit %d nor the last frame of the file" % (pos, number_))
                     pos = fend
                     continue
                 if phase == 0 and sid != INDEX:

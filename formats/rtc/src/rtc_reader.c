@@ -1395,7 +1395,7 @@ static int frames(atf_rtc_reader *r, const ucur *c, uint64_t limit, uint64_t crc
         uint64_t sid = f.sid;
         if (sid == ATF_RTC_CRC) {
             frame_note(r, pos, sid);
-            if (last && f.end == r->n) {
+            if (last && f.end == r->n && !f.more) {
                 const char *nm = crc_match(r, c->q + ATF_RTC_MARKER_SIZE, pos, r->d + f.body);
                 if (!nm && have_nonpad && nonpad_sid == ATF_RTC_SUBINDEX) {
                     /* R-E9: the reference's stop defect */
@@ -1414,8 +1414,13 @@ static int frames(atf_rtc_reader *r, const ucur *c, uint64_t limit, uint64_t crc
                 *name = nm;
                 return 1;
             }
-            find(r, RC_CRC_004, pos, "Crc", "a Crc frame at %llu, neither at the end of Unit %llu nor the last frame of the file",
-                 (unsigned long long)pos, (unsigned long long)c->number);
+            if (f.more)
+                find(r, RC_CRC_004, pos, "Crc", "a Crc frame at %llu with more set: no Crc (R-E24)",
+                     (unsigned long long)pos);
+            else
+                find(r, RC_CRC_004, pos, "Crc",
+                     "a Crc frame at %llu, neither at the end of Unit %llu nor the last frame of the file",
+                     (unsigned long long)pos, (unsigned long long)c->number);
             run_start = UINT64_MAX;
             pos = f.end;
             continue;
