@@ -167,6 +167,87 @@ static const range *containing(const range *rs, size_t n, uint64_t at, int unit)
     return NULL;
 }
 
+/* How a record's frames split its payload: a frame's piece is its length
+ * LEB128 and that many bytes (variable streams) or the definition's length
+ * (fixed streams). After a redefinition (RTC-MET-003) the definition in
+ * force at a frame is not known here, so every reading is tried: variable,
+ * the final definition's length, the rest spread evenly over the frames left
+ * (a fixed record's pieces are all one length), the rest for the last frame;
+ * a search over the frames (failed states remembered) finds one under which
+ * every piece matches the payload, ends before the record's next frame and
+ * the last ends the payload. */
+typedef struct split {
+    const uint8_t *d;
+    size_t n;
+    const atf_rtc_record *rec;
+    int64_t fixed;
+    int either;
+    uint64_t *len, *lu;   /* per frame: the piece's length, its length's LEB128 size */
+    uint64_t *failed;     /* hash set of (k, at) known not to split */
+    size_t cap, used, steps;
+} split;
+
+static int split_failed(split *sp, uint64_t key, int add)
+{
+    size_t i = (size_t)(key * 0x9E3779B97F4A7C15ull >> 7) & (sp->cap - 1);
+    for (; sp->failed[i]; i = (i + 1) & (sp->cap - 1))
+        if (sp->failed[i] == key)
+            return 1;
+    if (add && 2 * sp->used < sp->cap) {   /* half full: the step bound still ends the search */
+        sp->failed[i] = key;
+        sp->used++;
+    }
+    return 0;
+}
+
+static int split_from(split *sp, size_t k, uint64_t at)
+{
+    const atf_rtc_record *rec = sp->rec;
+    if (k == rec->frame_count)
+        return at == rec->size;
+    uint64_t key = ((uint64_t)k << 40 | at) + 1;
+    if (sp->either && split_failed(sp, key, 0))
+        return 0;
+    FZ_CHECK(++sp->steps < 4000000, "record at %llu: the split search does not end", (unsigned long long)rec->offset);
+    uint64_t f = rec->frames[k], h;
+    size_t hu = 0;
+    fz_rtc_uleb(sp->d + f, sp->n - f, &h, &hu);   /* checked by the caller */
+    uint64_t body = f + hu, rest = rec->size - at, left = rec->frame_count - k;
+    uint64_t limit = k + 1 < rec->frame_count ? rec->frames[k + 1] : sp->n;
+    int64_t cand[5];
+    int nc = 0;
+    if (sp->fixed < 0 || sp->either)
+        cand[nc++] = -2;   /* variable */
+    if (sp->fixed >= 0)
+        cand[nc++] = sp->fixed;
+    if (sp->either) {
+        if (rest % left == 0)
+            cand[nc++] = (int64_t)(rest / left);
+        if (left == 1)
+            cand[nc++] = (int64_t)rest;
+    }
+    for (int c = 0; c < nc; c++) {
+        uint64_t l;
+        size_t lu = 0;
+        if (cand[c] == -2) {
+            if (fz_rtc_uleb(sp->d + body, sp->n - body, &l, &lu) != 1)
+                continue;
+        } else {
+            l = (uint64_t)cand[c];
+        }
+        if (body + lu > limit || l > rest || l > limit - body - lu ||
+            (l && memcmp(sp->d + body + lu, rec->payload + at, (size_t)l)))
+            continue;
+        sp->len[k] = l;
+        sp->lu[k] = lu;
+        if (split_from(sp, k + 1, at + l))
+            return 1;
+    }
+    if (sp->either)
+        split_failed(sp, key, 1);
+    return 0;
+}
+
 /* Checks one record against the bytes; returns the end of its last frame. */
 static uint64_t check_record(const uint8_t *d, size_t n, const atf_rtc_record *rec, int64_t fixed, int either,
                              const range *rs, size_t nr, uint64_t *owned, size_t *nowned)
@@ -175,52 +256,41 @@ static uint64_t check_record(const uint8_t *d, size_t n, const atf_rtc_record *r
              (unsigned long long)rec->stream);
     FZ_CHECK(rec->frame_count >= 1 && rec->frames[0] == rec->offset, "record at %llu: %zu frames, first at %llu",
              (unsigned long long)rec->offset, rec->frame_count, (unsigned long long)rec->frames[0]);
-    size_t at = 0;
-    uint64_t end = 0;
     for (size_t k = 0; k < rec->frame_count; k++) {
-        uint64_t f = rec->frames[k], h, len;
-        size_t hu, lu = 0;
-        FZ_CHECK(f < n && (k == 0 || f >= end), "record at %llu: frame %zu at %llu (file %zu, previous end %llu)",
-                 (unsigned long long)rec->offset, k, (unsigned long long)f, n, (unsigned long long)end);
+        uint64_t f = rec->frames[k], h;
+        size_t hu;
+        FZ_CHECK(f < n && (k == 0 || f > rec->frames[k - 1]), "record at %llu: frame %zu at %llu (file %zu)",
+                 (unsigned long long)rec->offset, k, (unsigned long long)f, n);
         FZ_CHECK(fz_rtc_uleb(d + f, n - f, &h, &hu) == 1, "record at %llu: frame %zu at %llu has no header",
                  (unsigned long long)rec->offset, k, (unsigned long long)f);
         FZ_CHECK(h >> 1 == rec->stream && (h & 1) == (k + 1 < rec->frame_count),
                  "record at %llu of stream %llu: frame %zu at %llu has header %llu", (unsigned long long)rec->offset,
                  (unsigned long long)rec->stream, k, (unsigned long long)f, (unsigned long long)h);
-        uint64_t body = f + hu;
-        int var_ok = 0;
-        if (fixed < 0 || either) {
-            uint64_t l;
-            if (fz_rtc_uleb(d + body, n - body, &l, &lu) == 1 && l <= rec->size - at && l <= n - body - lu &&
-                (l == 0 || !memcmp(d + body + lu, rec->payload + at, (size_t)l))) {
-                var_ok = 1;
-                len = l;
-            }
-        }
-        if (var_ok && either && k + 1 == rec->frame_count && len != rec->size - at)
-            var_ok = 0;   /* the last piece must end the payload */
-        if (!var_ok && either)
-            fixed = (int64_t)(rec->size - at);   /* redefined (RTC-MET-003): the definition in force is not known here */
-        if (!var_ok) {
-            FZ_CHECK(fixed >= 0, "record at %llu: frame %zu at %llu is not its payload's piece",
-                     (unsigned long long)rec->offset, k, (unsigned long long)f);
-            lu = 0;
-            len = (uint64_t)fixed;
-            FZ_CHECK(len <= rec->size - at && len <= n - body &&
-                         (len == 0 || !memcmp(d + body, rec->payload + at, (size_t)len)),
-                     "record at %llu: fixed frame %zu at %llu is not its payload's piece",
-                     (unsigned long long)rec->offset, k, (unsigned long long)f);
-        }
-        at += (size_t)len;
-        end = body + lu + len;
+    }
+    split sp = { d, n, rec, fixed, either, NULL, NULL, NULL, 64, 0, 0 };
+    while (sp.cap < 4 * rec->frame_count)
+        sp.cap *= 2;
+    sp.len = calloc(rec->frame_count, sizeof *sp.len);
+    sp.lu = calloc(rec->frame_count, sizeof *sp.lu);
+    sp.failed = either ? calloc(sp.cap, sizeof *sp.failed) : NULL;
+    FZ_CHECK(sp.len && sp.lu && (!either || sp.failed), "out of memory");
+    FZ_CHECK(split_from(&sp, 0, 0), "record at %llu of stream %llu (%zu bytes, %zu frames): its frames are not its payload's pieces",
+             (unsigned long long)rec->offset, (unsigned long long)rec->stream, rec->size, rec->frame_count);
+    uint64_t end = 0;
+    for (size_t k = 0; k < rec->frame_count; k++) {
+        uint64_t f = rec->frames[k], h;
+        size_t hu = 0;
+        fz_rtc_uleb(d + f, n - f, &h, &hu);
+        end = f + hu + sp.lu[k] + sp.len[k];
         const range *g = containing(rs, nr, f, 1), *sk = containing(rs, nr, f, 0);
         FZ_CHECK(g && end <= g->b && !sk, "record at %llu: frame %zu [%llu, %llu) is not inside a Unit read%s",
                  (unsigned long long)rec->offset, k, (unsigned long long)f, (unsigned long long)end,
                  sk ? " (it is skipped)" : "");
         owned[(*nowned)++] = f;
     }
-    FZ_CHECK(at == rec->size, "record at %llu: %zu bytes, its frames hold %zu", (unsigned long long)rec->offset,
-             rec->size, at);
+    free(sp.len);
+    free(sp.lu);
+    free(sp.failed);
     return end;
 }
 
