@@ -138,7 +138,7 @@ int main(int argc, char **argv)
     atf_recorder *r;
     atf_error err;
     if (atf_recorder_start(&r, &o, &err) != ATF_OK) {
-        fprintf(stderr, "atf-record-demo: %s\n", err.message);
+        fprintf(stderr, "atf-record-demo: %s%s%s\n", err.file, err.file[0] ? ": " : "", err.message);
         return 1;
     }
     atf_manifest_module m = { 1, 0x100000u, 0x10000u, "/usr/bin/atf-record-demo", "" };

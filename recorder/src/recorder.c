@@ -1,6 +1,7 @@
 /* The recorder's control side: options, session directory, start and stop,
  * the detail windows, metadata, flush, statistics, and the process-level
  * hooks (atexit, fork). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -231,6 +232,20 @@ static atf_status make_session_dir(atf_recorder *r, const atf_recorder_options *
 {
     char buf[4096];
     if (o->session_dir) {
+        /* New or empty: a second session written over a first would mix
+         * their thread_K/ directories and lose the second's events. */
+        DIR *existing = opendir(o->session_dir);
+        if (existing) {
+            struct dirent *e;
+            int used = 0;
+            while (!used && (e = readdir(existing)))
+                used = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+            closedir(existing);
+            if (used) {
+                errno = EEXIST;
+                return io_fail(err, o->session_dir, "the session directory is not empty (it must be new or empty)");
+            }
+        }
         if (atf_make_dirs(o->session_dir) != 0)
             return io_fail(err, o->session_dir, "cannot create the session directory");
         r->dir = strdup(o->session_dir);

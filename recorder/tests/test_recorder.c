@@ -194,6 +194,20 @@ static void test_option_errors(void **state)
     o.publish_batch = o.ring_events;
     assert_int_equal(atf_recorder_start(&r, &o, &err), ATF_E_ARG);
     assert_int_equal(atf_recorder_start(NULL, &o, &err), ATF_E_ARG);
+    /* A session directory that already holds files (a first session). */
+    char used[256];
+    rt_mkdtemp(used, sizeof used, "used");
+    char marker[320];
+    snprintf(marker, sizeof marker, "%s/thread_0", used);
+    assert_int_equal(mkdir(marker, 0755), 0);
+    o = rt_options(used);
+    assert_int_equal(atf_recorder_start(&r, &o, &err), ATF_E_IO);
+    assert_null(r);
+    assert_non_null(strstr(err.message, "not empty"));
+    assert_int_equal(rmdir(marker), 0);
+    r = rt_start(&o);   /* empty: accepted */
+    atf_recorder_destroy(r);
+    rt_rm_rf(used);
     o = rt_options("/proc/self/cannot/create/this");
     assert_int_equal(atf_recorder_start(&r, &o, &err), ATF_E_IO);
     assert_non_null(strstr(err.file, "/proc/self"));

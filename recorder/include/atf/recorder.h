@@ -77,7 +77,8 @@ typedef struct atf_recorder_options {
     const char *root;              /**< directory under which session_YYYYMMDD_HHMMSS/pid_N/ is
                                         created; NULL: "ada_traces" in the working directory */
     const char *session_dir;       /**< NULL, or the exact session directory (the pid_N level) to
-                                        create instead; it must not exist yet */
+                                        create instead; it must not exist yet or be empty
+                                        (atf_recorder_start() fails with ::ATF_E_IO otherwise) */
     atf_layout layout;             /**< ATF_LAYOUT_2 (default) or ATF_LAYOUT_1 */
     uint32_t max_threads;          /**< threads recording at the same time; 0 (default): no
                                         limit but the system's. Events of threads beyond a
