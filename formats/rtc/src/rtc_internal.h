@@ -11,13 +11,14 @@
 
 #include "obuf.h"
 
+/* The rtc-ref Crc's tables: MSB-first 0x04C11DB7 used with the LSB-first
+ * update; [k]: the byte k places further (slicing by 8). The crc-32 Crc is
+ * the shared atf_crc32_ieee() (formats/common). */
 typedef struct rtc_crc_tab {
-    uint32_t ieee[8][256];   /* reflected 0xEDB88320; [k]: the byte k places further (slicing by 8) */
-    uint32_t ref[8][256];    /* MSB-first 0x04C11DB7, used with the LSB-first update (rtc-ref); likewise */
+    uint32_t ref[8][256];
 } rtc_crc_tab;
 
 void rtc_crc_tables(rtc_crc_tab *t);
-uint32_t rtc_crc32_t(const rtc_crc_tab *t, uint32_t crc, const uint8_t *p, size_t n);
 uint32_t rtc_crc_ref_t(const rtc_crc_tab *t, uint32_t crc, const uint8_t *p, size_t n);
 /* 1 when the @p n bytes at @p d are the start of a Marker (n <= 1025). */
 int rtc_is_marker_prefix(const uint8_t *d, size_t n);

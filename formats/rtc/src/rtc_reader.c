@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include <atf/crc32c.h>
 #include <atf/rtc.h>
 
 #include "bytes.h"
@@ -1343,7 +1344,7 @@ static int frame(atf_rtc_reader *r, const ucur *c, uint64_t pos, uint64_t limit,
 static const char *crc_match(atf_rtc_reader *r, uint64_t a, uint64_t b, const uint8_t *s)
 {
     uint32_t le = atf_load_le32(s), be = ((uint32_t)s[0] << 24) | ((uint32_t)s[1] << 16) | ((uint32_t)s[2] << 8) | s[3];
-    uint32_t v = rtc_crc32_t(&r->crc, 0, r->d + a, (size_t)(b - a));
+    uint32_t v = atf_crc32_ieee(0, r->d + a, (size_t)(b - a));
     if ((r->order != 2 && v == le) || (r->order != 1 && v == be))
         return "crc-32";
     v = rtc_crc_ref_t(&r->crc, 0, r->d + a, (size_t)(b - a));

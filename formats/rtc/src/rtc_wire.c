@@ -2,9 +2,11 @@
  * the two Crc algorithms, the Marker scan. */
 #include <string.h>
 
+#include <atf/crc32c.h>
 #include <atf/rtc.h>
 
 #include "bytes.h"
+#include "crc_slice.h"
 #include "rtc_internal.h"
 
 atf_status atf_rtc_uleb_decode(const uint8_t *p, size_t avail, uint64_t *value, size_t *used, int *shortest)
@@ -95,61 +97,31 @@ size_t atf_rtc_sleb_encode(uint8_t *dst, int64_t v)
 
 /* ---- Crc -------------------------------------------------------------------- */
 
-/* No global mutable state: a reader or writer builds both tables once
- * (rtc_crc_tables) and keeps them; the public one-shot functions build them
- * on the stack per call. */
+/* crc-32 is the shared CRC-32/IEEE. rtc-ref has no global state: a reader
+ * or writer builds its tables once (rtc_crc_tables) and keeps them; the
+ * public one-shot function builds them on the stack per call. */
 
 void rtc_crc_tables(rtc_crc_tab *t)
 {
     for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++)
-            c = (c & 1) ? (c >> 1) ^ 0xEDB88320u : c >> 1;
-        t->ieee[0][i] = c;
         uint32_t m = i << 24;
         for (int k = 0; k < 8; k++)
             m = (m & 0x80000000u) ? (m << 1) ^ 0x04C11DB7u : m << 1;
         t->ref[0][i] = m;
     }
-    /* Both updates are c = (c >> 8) ^ T[(c ^ byte) & 0xFF] with T linear, so
-     * T_k[i] (byte i followed by k zero bytes) = (T_{k-1}[i] >> 8) ^ T[T_{k-1}[i] & 0xFF]. */
-    for (int k = 1; k < 8; k++)
-        for (uint32_t i = 0; i < 256; i++) {
-            uint32_t a = t->ieee[k - 1][i], b = t->ref[k - 1][i];
-            t->ieee[k][i] = (a >> 8) ^ t->ieee[0][a & 0xFF];
-            t->ref[k][i] = (b >> 8) ^ t->ref[0][b & 0xFF];
-        }
-}
-
-/* The update over n bytes, 8 at a time (slicing by 8): the same value as byte by byte. */
-static uint32_t crc_slice8(const uint32_t t[8][256], uint32_t crc, const uint8_t *p, size_t n)
-{
-    uint32_t c = crc ^ 0xFFFFFFFFu;
-    for (; n >= 8; p += 8, n -= 8) {
-        uint32_t a = c ^ atf_load_le32(p), b = atf_load_le32(p + 4);
-        c = t[7][a & 0xFF] ^ t[6][(a >> 8) & 0xFF] ^ t[5][(a >> 16) & 0xFF] ^ t[4][a >> 24] ^ t[3][b & 0xFF] ^
-            t[2][(b >> 8) & 0xFF] ^ t[1][(b >> 16) & 0xFF] ^ t[0][b >> 24];
-    }
-    for (; n; p++, n--)
-        c = (c >> 8) ^ t[0][(c ^ *p) & 0xFF];
-    return c ^ 0xFFFFFFFFu;
-}
-
-uint32_t rtc_crc32_t(const rtc_crc_tab *t, uint32_t crc, const uint8_t *p, size_t n)
-{
-    return crc_slice8(t->ieee, crc, p, n);
+    /* The update is c = (c >> 8) ^ T[(c ^ byte) & 0xFF] with T linear:
+     * slicing by 8 applies as to a reflected CRC. */
+    atf_crc_slice_tables(t->ref);
 }
 
 uint32_t rtc_crc_ref_t(const rtc_crc_tab *t, uint32_t crc, const uint8_t *p, size_t n)
 {
-    return crc_slice8(t->ref, crc, p, n);
+    return ~atf_crc_slice8(~crc, p, n, (const uint32_t (*)[256])t->ref);
 }
 
 uint32_t atf_rtc_crc32(uint32_t crc, const void *p, size_t n)
 {
-    rtc_crc_tab t;
-    rtc_crc_tables(&t);
-    return rtc_crc32_t(&t, crc, (const uint8_t *)p, n);
+    return atf_crc32_ieee(crc, p, n);
 }
 
 uint32_t atf_rtc_crc_ref(uint32_t crc, const void *p, size_t n)

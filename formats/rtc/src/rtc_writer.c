@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include <atf/crc32c.h>
 #include <atf/rtc.h>
 
 #include "bytes.h"
@@ -52,7 +53,7 @@ static int emit(atf_rtc_writer *w, const void *p, size_t n)
         return -1;
     }
     if (w->started && w->pos >= w->q + ATF_RTC_MARKER_SIZE)
-        w->crc = w->ref_crc ? rtc_crc_ref_t(&w->tab, w->crc, p, n) : rtc_crc32_t(&w->tab, w->crc, p, n);
+        w->crc = w->ref_crc ? rtc_crc_ref_t(&w->tab, w->crc, p, n) : atf_crc32_ieee(w->crc, p, n);
     w->pos += n;
     return 0;
 }

@@ -29,8 +29,13 @@ ATF_API uint32_t atf_crc32c(uint32_t crc, const void *src, size_t size);
 /** Same result as atf_crc32c(), always with the portable code (for tests). */
 ATF_API uint32_t atf_crc32c_portable(uint32_t crc, const void *src, size_t size);
 
-/** CRC32/IEEE 802.3 (zlib's crc32()), portable code. */
+/** CRC32/IEEE 802.3 (zlib's crc32()), continuing from @p crc (0 to start):
+ *  carry-less multiplication (x86_64 PCLMULQDQ), the ARMv8 CRC extension, or
+ *  the portable tables (also forced by ATF_CRC32C_IMPL=portable). */
 ATF_API uint32_t atf_crc32_ieee(uint32_t crc, const void *src, size_t size);
+
+/** Name of the CRC32/IEEE code in use: "pclmul", "armv8-crc" or "portable". */
+ATF_API const char *atf_crc32_ieee_impl(void);
 
 /** Name of the CRC32-C code in use: "sse4.2", "armv8-crc" or "portable". */
 ATF_API const char *atf_crc32c_impl(void);

@@ -1,10 +1,13 @@
-/* CRC32-C (Castagnoli) and CRC32/IEEE.
+/* CRC32-C (Castagnoli) and CRC32/IEEE, the checksums every format shares.
  *
  * Three CRC32-C implementations, one chosen at the first call:
  *   - x86_64: the SSE4.2 crc32 instruction,
  *   - aarch64: the ARMv8 CRC extension,
  *   - anything else: portable slicing-by-8 tables.
- * ATF_CRC32C_IMPL=portable in the environment (read once) forces the last.
+ * CRC32/IEEE likewise: x86_64 folding by carry-less multiplication
+ * (PCLMULQDQ), the ARMv8 CRC extension, or the tables.
+ * ATF_CRC32C_IMPL=portable in the environment (read once) forces the tables
+ * for both.
  *
  * Conventions: every routine below named *_state works on the raw CRC
  * register (no pre/post inversion); the public functions add the
@@ -27,10 +30,12 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "crc_slice.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #  define ATF_CRC_X86 1
 #  include <nmmintrin.h>
+#  include <wmmintrin.h>
 #elif defined(__aarch64__) && defined(__GNUC__) && \
     (defined(__linux__) || defined(__APPLE__) || defined(__ARM_FEATURE_CRC32))
 #  define ATF_CRC_ARM 1
@@ -70,15 +75,20 @@ static uint32_t crc_bitwise_state(uint32_t state, const uint8_t *p, size_t n, ui
     return state;
 }
 
+void atf_crc_slice_tables(uint32_t tab[8][256])
+{
+    for (int k = 1; k < 8; k++)
+        for (int b = 0; b < 256; b++)
+            tab[k][b] = (tab[k - 1][b] >> 8) ^ tab[0][tab[k - 1][b] & 0xFFu];
+}
+
 static void build_tables(uint32_t tab[8][256], uint32_t poly)
 {
     for (uint32_t b = 0; b < 256; b++) {
         uint8_t byte = (uint8_t)b;
         tab[0][b] = crc_bitwise_state(0, &byte, 1, poly);
     }
-    for (int k = 1; k < 8; k++)
-        for (int b = 0; b < 256; b++)
-            tab[k][b] = (tab[k - 1][b] >> 8) ^ tab[0][tab[k - 1][b] & 0xFFu];
+    atf_crc_slice_tables(tab);
 }
 
 /* Returns 1 once the tables are usable. A thread that finds another one
@@ -103,8 +113,7 @@ static int tables_ready(void)
     return 0;
 }
 
-static uint32_t crc_slice8_state(uint32_t state, const uint8_t *p, size_t n,
-                                 const uint32_t tab[8][256])
+uint32_t atf_crc_slice8(uint32_t state, const uint8_t *p, size_t n, const uint32_t tab[8][256])
 {
     while (n >= 8) {
         uint32_t lo = atf_load_le32(p) ^ state;
@@ -125,7 +134,7 @@ static uint32_t crc32c_portable_state(uint32_t state, const uint8_t *p, size_t n
 {
     if (!tables_ready())
         return crc_bitwise_state(state, p, n, CRC32C_POLY);
-    return crc_slice8_state(state, p, n, (const uint32_t (*)[256])g_tab_c);
+    return atf_crc_slice8(state, p, n, (const uint32_t (*)[256])g_tab_c);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -239,6 +248,66 @@ static int hw_available(void)
 #define HW_NAME "sse4.2"
 #define HW_FN crc32c_sse42_state
 
+/* CRC-32/IEEE by carry-less multiplication (PCLMULQDQ): 128-bit blocks are
+ * folded forward, four lanes of 64 bytes at a time, then one lane, keeping
+ * the message's value mod P; the folded 16 bytes and the tail go through
+ * the tables. Loaded little-endian, bit j of a block is the coefficient of
+ * x^(127-j), and the product of two 64-bit halves carries one extra x, so a
+ * half moved D bits forward is multiplied by x^(D+63) mod P (the low half,
+ * 64 bits further from the end) or x^(D-1) mod P (the high half), each
+ * bit-reflected into the top 32 bits of a 64-bit lane (derived offline; the
+ * tests compare with the tables at every length and alignment). */
+#define IEEE_K_575 0x653D982200000000ull /* x^575 mod P: low half, 512 bits */
+#define IEEE_K_511 0xCAD38E8F00000000ull /* x^511: high half, 512 bits */
+#define IEEE_K_191 0x65673B4600000000ull /* x^191: low half, 128 bits */
+#define IEEE_K_127 0x9BA54C6F00000000ull /* x^127: high half, 128 bits */
+
+#define ATF_TARGET_CLMUL __attribute__((target("pclmul,sse2")))
+
+ATF_TARGET_CLMUL
+static inline __m128i ieee_fold(__m128i x, __m128i k, __m128i next)
+{
+    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), next);
+}
+
+ATF_TARGET_CLMUL
+static uint32_t ieee_clmul_state(uint32_t state, const uint8_t *p, size_t n)
+{
+    if (n < 64)
+        return atf_crc_slice8(state, p, n, (const uint32_t (*)[256])g_tab_ieee);
+    const __m128i k4 = _mm_set_epi64x((long long)IEEE_K_511, (long long)IEEE_K_575);
+    const __m128i k1 = _mm_set_epi64x((long long)IEEE_K_127, (long long)IEEE_K_191);
+    /* The register enters as the first 4 bytes' XOR (a CRC's init). */
+    __m128i a0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi32_si128((int)state));
+    __m128i a1 = _mm_loadu_si128((const __m128i *)(p + 16));
+    __m128i a2 = _mm_loadu_si128((const __m128i *)(p + 32));
+    __m128i a3 = _mm_loadu_si128((const __m128i *)(p + 48));
+    p += 64;
+    n -= 64;
+    for (; n >= 64; p += 64, n -= 64) {
+        a0 = ieee_fold(a0, k4, _mm_loadu_si128((const __m128i *)p));
+        a1 = ieee_fold(a1, k4, _mm_loadu_si128((const __m128i *)(p + 16)));
+        a2 = ieee_fold(a2, k4, _mm_loadu_si128((const __m128i *)(p + 32)));
+        a3 = ieee_fold(a3, k4, _mm_loadu_si128((const __m128i *)(p + 48)));
+    }
+    __m128i x = ieee_fold(ieee_fold(ieee_fold(a0, k1, a1), k1, a2), k1, a3);
+    for (; n >= 16; p += 16, n -= 16)
+        x = ieee_fold(x, k1, _mm_loadu_si128((const __m128i *)p));
+    uint8_t folded[16];
+    _mm_storeu_si128((__m128i *)folded, x);
+    state = atf_crc_slice8(0, folded, 16, (const uint32_t (*)[256])g_tab_ieee);
+    return atf_crc_slice8(state, p, n, (const uint32_t (*)[256])g_tab_ieee);
+}
+
+static int ieee_hw_available(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("pclmul") != 0;
+}
+
+#define IEEE_HW_NAME "pclmul"
+#define IEEE_HW_FN ieee_clmul_state
+
 #endif /* ATF_CRC_X86 */
 
 /* ------------------------------------------------------------------------ */
@@ -314,6 +383,35 @@ static int hw_available(void)
 #define HW_NAME "armv8-crc"
 #define HW_FN crc32c_arm_state
 
+/* CRC-32/IEEE: the same extension's crc32 instructions, 8 bytes a step. */
+#if defined(__clang__)
+#  define ARM_CRC32_U64(c, v) __builtin_arm_crc32d((c), (v))
+#  define ARM_CRC32_U8(c, v) __builtin_arm_crc32b((c), (v))
+#else
+#  define ARM_CRC32_U64(c, v) __crc32d((c), (v))
+#  define ARM_CRC32_U8(c, v) __crc32b((c), (v))
+#endif
+
+ATF_TARGET_CRC
+static uint32_t ieee_arm_state(uint32_t state, const uint8_t *p, size_t n)
+{
+    for (; n && ((uintptr_t)p & 7u); n--)
+        state = ARM_CRC32_U8(state, *p++);
+    for (; n >= 8; p += 8, n -= 8)
+        state = ARM_CRC32_U64(state, atf_load_le64(p));
+    while (n--)
+        state = ARM_CRC32_U8(state, *p++);
+    return state;
+}
+
+static int ieee_hw_available(void)
+{
+    return hw_available();
+}
+
+#define IEEE_HW_NAME "armv8-crc"
+#define IEEE_HW_FN ieee_arm_state
+
 #endif /* ATF_CRC_ARM */
 
 /* ------------------------------------------------------------------------ */
@@ -328,22 +426,50 @@ static uint32_t crc32c_resolve_state(uint32_t state, const uint8_t *p, size_t n)
 static _Atomic(crc_state_fn) g_impl_fn = crc32c_resolve_state;
 static _Atomic(const char *) g_impl_name;
 
+/* ATF_CRC32C_IMPL=portable: the tables for both checksums. */
+static int force_portable(void)
+{
+    const char *env = getenv("ATF_CRC32C_IMPL");
+    return env != NULL && strcmp(env, "portable") == 0;
+}
+
 static crc_state_fn crc32c_resolve(void)
 {
     crc_state_fn fn = crc32c_portable_state;
     const char *name = "portable";
-    const char *env = getenv("ATF_CRC32C_IMPL");
-    int force_portable = env != NULL && strcmp(env, "portable") == 0;
 #if defined(HW_FN)
-    if (!force_portable && hw_available()) {
+    if (!force_portable() && hw_available()) {
         fn = HW_FN;
         name = HW_NAME;
     }
-#else
-    (void)force_portable;
 #endif
     atomic_store_explicit(&g_impl_name, name, memory_order_release);
     atomic_store_explicit(&g_impl_fn, fn, memory_order_release);
+    return fn;
+}
+
+/* CRC-32/IEEE: resolved the same way, on its first call (the tables are
+ * ready by then: the portable code and the folding's end use them). */
+static uint32_t ieee_portable_state(uint32_t state, const uint8_t *p, size_t n)
+{
+    return atf_crc_slice8(state, p, n, (const uint32_t (*)[256])g_tab_ieee);
+}
+
+static _Atomic(crc_state_fn) g_ieee_fn;
+static _Atomic(const char *) g_ieee_name;
+
+static crc_state_fn ieee_resolve(void)
+{
+    crc_state_fn fn = ieee_portable_state;
+    const char *name = "portable";
+#if defined(IEEE_HW_FN)
+    if (!force_portable() && ieee_hw_available()) {
+        fn = IEEE_HW_FN;
+        name = IEEE_HW_NAME;
+    }
+#endif
+    atomic_store_explicit(&g_ieee_name, name, memory_order_release);
+    atomic_store_explicit(&g_ieee_fn, fn, memory_order_release);
     return fn;
 }
 
@@ -378,7 +504,20 @@ uint32_t atf_crc32_ieee(uint32_t crc, const void *src, size_t size)
     const uint8_t *p = (const uint8_t *)src;
     if (!tables_ready())
         return ~crc_bitwise_state(~crc, p, size, CRC32_IEEE_POLY);
-    return ~crc_slice8_state(~crc, p, size, (const uint32_t (*)[256])g_tab_ieee);
+    crc_state_fn fn = atomic_load_explicit(&g_ieee_fn, memory_order_acquire);
+    if (!fn)
+        fn = ieee_resolve();
+    return ~fn(~crc, p, size);
+}
+
+const char *atf_crc32_ieee_impl(void)
+{
+    const char *name = atomic_load_explicit(&g_ieee_name, memory_order_acquire);
+    if (name == NULL) {
+        ieee_resolve();
+        name = atomic_load_explicit(&g_ieee_name, memory_order_acquire);
+    }
+    return name;
 }
 
 const char *atf_crc32c_impl(void)

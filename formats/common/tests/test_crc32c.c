@@ -117,6 +117,18 @@ static void test_impl_name(void **state)
     const char *expect = getenv("ATF_EXPECT_CRC32C_IMPL");
     if (env == NULL && expect != NULL && expect[0])
         assert_string_equal(name, expect);
+    /* CRC32/IEEE: its own dispatch, the same switch, the same ARMv8 extension. */
+    const char *ieee = atf_crc32_ieee_impl();
+    assert_non_null(ieee);
+    assert_true(strcmp(ieee, "pclmul") == 0 || strcmp(ieee, "armv8-crc") == 0 || strcmp(ieee, "portable") == 0);
+    if (env != NULL && strcmp(env, "portable") == 0)
+        assert_string_equal(ieee, "portable");
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (env == NULL && __builtin_cpu_supports("pclmul"))
+        assert_string_equal(ieee, "pclmul");
+#endif
+    if (env == NULL && expect != NULL && !strcmp(expect, "armv8-crc"))
+        assert_string_equal(ieee, "armv8-crc");
 }
 
 /* Every length 0..1024 at every alignment 0..15, against the portable code
@@ -140,9 +152,12 @@ static void test_dispatch_matches_portable_small(void **state)
                          (unsigned)hw, (unsigned)sw);
             if (len % 61 == 0 || len < 20)
                 assert_int_equal(sw, ref_crc(0x82F63B78u, seed, p, len));
-            if (len % 67 == 0 || len < 20)
-                assert_int_equal(atf_crc32_ieee(seed, p, len),
-                                 ref_crc(0xEDB88320u, seed, p, len));
+            /* CRC32/IEEE at every length and alignment: its dispatched code
+             * (folding from 64 bytes on) against the bitwise reference. */
+            uint32_t ie = atf_crc32_ieee(seed, p, len), ir = ref_crc(0xEDB88320u, seed, p, len);
+            if (ie != ir)
+                fail_msg("align %zu len %zu: CRC32/IEEE %s %08x, bitwise %08x", align, len, atf_crc32_ieee_impl(),
+                         (unsigned)ie, (unsigned)ir);
         }
     }
     free(buf);
@@ -172,6 +187,12 @@ static void test_dispatch_matches_portable_large(void **state)
                 fail_msg("size %zu align %zu: dispatched %08x portable %08x", sizes[i], align,
                          (unsigned)hw, (unsigned)sw);
         }
+    }
+    /* CRC32/IEEE across its folding's lanes (64-byte steps, 16-byte tail blocks). */
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t len = sizes[i] < 100000 ? sizes[i] : 100000 + i;
+        uint32_t seed = (uint32_t)rng_next();
+        assert_int_equal(atf_crc32_ieee(seed, buf + i, len), ref_crc(0xEDB88320u, seed, buf + i, len));
     }
     /* One long buffer also against the bitwise reference. */
     assert_int_equal(atf_crc32c_portable(7, buf + 3, (1u << 20) + 1),
