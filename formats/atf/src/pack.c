@@ -262,7 +262,6 @@ typedef struct packer {
     lane *manifest;
     uint64_t manifest_period, next_manifest_unit;
     atf_pack_stats *st;
-    uint8_t rec[CHUNK + 40];
     atf_error *err;
     atf_status status;
 } packer;
@@ -278,11 +277,14 @@ static int put(packer *pk, uint64_t sid, const void *p, size_t n)
 /* One chunk record: [off, off + n) of the lane; first_at as in the header comment. */
 static int put_chunk(packer *pk, lane *l, uint64_t off, size_t n, uint64_t first_seq, uint64_t first_at)
 {
-    size_t h = atf_rtc_uleb_encode(pk->rec, off);
-    h += atf_rtc_uleb_encode(pk->rec + h, first_seq);
-    h += atf_rtc_uleb_encode(pk->rec + h, first_at);
-    memcpy(pk->rec + h, l->blob.data + off, n);
-    return put(pk, l->sid, pk->rec, h + n);
+    uint8_t head[30];
+    size_t h = atf_rtc_uleb_encode(head, off);
+    h += atf_rtc_uleb_encode(head + h, first_seq);
+    h += atf_rtc_uleb_encode(head + h, first_at);
+    if (pk->status)
+        return -1;
+    pk->status = atf_rtc_writer_write2(pk->w, l->sid, head, h, l->blob.data + off, n, pk->err);
+    return pk->status ? -1 : 0;
 }
 
 /* Bytes [from, to) that hold no event start (header, tail), in chunks. */

@@ -184,15 +184,30 @@ static void boundary(atf_rtc_writer *w)
     }
 }
 
-/* Writes one frame's header and payload at pos (the caller made room). */
-static void frame_at(atf_rtc_writer *w, uint64_t sid, int more, const uint8_t *p, size_t n, int fixed)
+/* A record's payload: a, then b (a second part the caller did not have to
+ * join to the first; bn 0 for one part). */
+typedef struct payload {
+    const uint8_t *a, *b;
+    size_t an, bn;
+} payload;
+
+/* Writes one frame's header and bytes [at, at + n) of the payload at pos
+ * (the caller made room). */
+static void frame_at(atf_rtc_writer *w, uint64_t sid, int more, const payload *pl, size_t at, size_t n, int fixed)
 {
     uint8_t h[20];
     size_t hl = atf_rtc_uleb_encode(h, sid << 1 | (uint64_t)(more != 0));
     if (!fixed)
         hl += atf_rtc_uleb_encode(h + hl, n);
     emit(w, h, hl);
-    emit(w, p, n);
+    if (at < pl->an) {
+        size_t k = pl->an - at < n ? pl->an - at : n;
+        emit(w, pl->a + at, k);
+        at += k;
+        n -= k;
+    }
+    if (n)
+        emit(w, pl->b + (at - pl->an), n);
 }
 
 static size_t uleb_size(uint64_t v)
@@ -261,9 +276,9 @@ static void unit_fill(atf_rtc_writer *w)
  * at every boundary of a whole Unit (only padding was written). With
  * whole_records, a user record of at most a quarter Unit that would cross
  * the Unit's end begins the next Unit instead. */
-static int frames(atf_rtc_writer *w, uint64_t sid, const uint8_t *p, size_t n, int fixed)
+static int frames_of(atf_rtc_writer *w, uint64_t sid, const payload *pl, int fixed)
 {
-    size_t done = 0;
+    size_t n = pl->an + pl->bn, done = 0;
     int first = 1;
     uint64_t crossed = 0;
     if (w->whole && sid >= ATF_RTC_FIRST_USER_ID && n <= w->U / 4 && !w->failed) {
@@ -317,11 +332,17 @@ static int frames(atf_rtc_writer *w, uint64_t sid, const uint8_t *p, size_t n, i
             w->last_platform = w->pos + 1;
         first = 0;
         int more = !fixed && done + piece < n;
-        frame_at(w, sid, more, p + done, piece, fixed);
+        frame_at(w, sid, more, pl, done, piece, fixed);
         done += piece;
         if (done >= n)
             return 0;
     }
+}
+
+static int frames(atf_rtc_writer *w, uint64_t sid, const uint8_t *p, size_t n, int fixed)
+{
+    payload pl = { p, NULL, n, 0 };
+    return frames_of(w, sid, &pl, fixed);
 }
 
 static char *meta_text(atf_rtc_writer *w, size_t from, size_t *len)
@@ -503,8 +524,15 @@ atf_status atf_rtc_writer_stream(atf_rtc_writer *w, const char *definition, uint
 
 atf_status atf_rtc_writer_write(atf_rtc_writer *w, uint64_t id, const void *p, size_t n, atf_error *err)
 {
+    return atf_rtc_writer_write2(w, id, p, n, NULL, 0, err);
+}
+
+atf_status atf_rtc_writer_write2(atf_rtc_writer *w, uint64_t id, const void *head, size_t head_size,
+                                 const void *body, size_t body_size, atf_error *err)
+{
     atf_error_clear(err);
-    if (!w || (!p && n))
+    size_t n = head_size + body_size;
+    if (!w || (!head && head_size) || (!body && body_size) || n < head_size)
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
     const wstream *s = NULL;
     for (size_t i = 0; i < w->nstreams; i++)
@@ -516,7 +544,8 @@ atf_status atf_rtc_writer_write(atf_rtc_writer *w, uint64_t id, const void *p, s
         return atf_fail(err, ATF_E_LENGTH, ATF_NO_OFFSET, "length", "stream %llu takes records of exactly %lld bytes",
                         (unsigned long long)id, (long long)s->length);
     start(w);
-    if (frames(w, id, p ? p : (const uint8_t *)"", n, s->length >= 0))
+    payload pl = { head ? (const uint8_t *)head : (const uint8_t *)"", (const uint8_t *)body, head_size, body_size };
+    if (frames_of(w, id, &pl, s->length >= 0))
         return atf_fail(err, ATF_E_LENGTH, ATF_NO_OFFSET, "length",
                         "a fixed-length record of %zu bytes fits in no unit of %llu bytes (after its index frame, "
                         "or the Unit's head, or before the Crc)", n, (unsigned long long)w->u);

@@ -138,8 +138,18 @@ static int sink(void *user, const void *p, size_t n)
 #define NRECS 400
 #define CUTRECS 40
 
+/* Writes a record with atf_rtc_writer_write, or (split) with
+ * atf_rtc_writer_write2 in two parts cut at a place that depends on i. */
+static atf_status write_rec(atf_rtc_writer *w, uint64_t id, const uint8_t *p, size_t n, int split, size_t i)
+{
+    if (!split)
+        return atf_rtc_writer_write(w, id, p, n, NULL);
+    size_t cut = (i * 131) % (n + 1);
+    return atf_rtc_writer_write2(w, id, cut ? p : NULL, cut, n - cut ? p + cut : NULL, n - cut, NULL);
+}
+
 /* Writes NRECS records over three streams (text, a fixed u32, long blobs). */
-static mem write_sample(uint64_t U, uint64_t u, int ref, int big, size_t *lens, size_t count)
+static mem write_sample_as(uint64_t U, uint64_t u, int ref, int big, size_t *lens, size_t count, int split)
 {
     mem m = { NULL, 0, 0 };
     atf_rtc_writer *w = NULL;
@@ -159,17 +169,17 @@ static mem write_sample(uint64_t U, uint64_t u, int ref, int big, size_t *lens, 
         if (i % 3 == 0) {
             int k = snprintf((char *)buf, sizeof buf, "message %zu", i);
             lens[i] = (size_t)k;
-            assert_int_equal(atf_rtc_writer_write(w, log, buf, (size_t)k, NULL), ATF_OK);
+            assert_int_equal(write_rec(w, log, buf, (size_t)k, split, i), ATF_OK);
         } else if (i % 3 == 1) {
             memset(buf, (int)i, 4);
             lens[i] = 4;
-            assert_int_equal(atf_rtc_writer_write(w, num, buf, 4, NULL), ATF_OK);
+            assert_int_equal(write_rec(w, num, buf, 4, split, i), ATF_OK);
         } else {
             size_t k = (i * 37) % 2900;
             for (size_t j = 0; j < k; j++)
                 buf[j] = (uint8_t)(i + j);
             lens[i] = k;
-            assert_int_equal(atf_rtc_writer_write(w, blob, buf, k, NULL), ATF_OK);
+            assert_int_equal(write_rec(w, blob, buf, k, split, i), ATF_OK);
         }
         if (i == 200) {   /* a stream created mid-file: a meta record */
             uint64_t late;
@@ -177,9 +187,16 @@ static mem write_sample(uint64_t U, uint64_t u, int ref, int big, size_t *lens, 
             assert_true(late == blob + 1);
         }
     }
-    assert_int_equal(atf_rtc_writer_write(w, num, buf, 3, NULL), ATF_E_LENGTH);
+    assert_int_equal(write_rec(w, num, buf, 3, split, 1), ATF_E_LENGTH);
+    assert_int_equal(atf_rtc_writer_write2(w, num, NULL, 2, buf, 2, NULL), ATF_E_ARG);
+    assert_int_equal(atf_rtc_writer_write2(w, num, buf, 2, NULL, 2, NULL), ATF_E_ARG);
     assert_int_equal(atf_rtc_writer_finish(w, NULL), ATF_OK);
     return m;
+}
+
+static mem write_sample(uint64_t U, uint64_t u, int ref, int big, size_t *lens, size_t count)
+{
+    return write_sample_as(U, u, ref, big, lens, count, 0);
 }
 
 static void check_whole(const mem *m, const size_t *lens)
@@ -222,6 +239,24 @@ static void test_writer_read_back(void **state)
             check_whole(&m, lens);
             free(m.p);
         }
+}
+
+/* A record written in two parts is the same bytes as written joined, for
+ * every cut (frames split across the parts, fixed-length records, empty parts). */
+static void test_writer_write2(void **state)
+{
+    (void)state;
+    size_t lens[NRECS], lens2[NRECS];
+    static const uint64_t sizes[][2] = { { 4096, 2048 }, { 2048, 2048 }, { 16384, 4096 } };
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        mem a = write_sample_as(sizes[k][0], sizes[k][1], 0, 0, lens, NRECS, 0);
+        mem b = write_sample_as(sizes[k][0], sizes[k][1], 0, 0, lens2, NRECS, 1);
+        assert_int_equal(a.n, b.n);
+        assert_memory_equal(a.p, b.p, a.n);
+        check_whole(&b, lens2);
+        free(a.p);
+        free(b.p);
+    }
 }
 
 static void test_writer_bad_sizes(void **state)
@@ -391,6 +426,7 @@ int main(void)
         cmocka_unit_test(test_uleb),
         cmocka_unit_test(test_sleb),
         cmocka_unit_test(test_crc),
+        cmocka_unit_test(test_writer_write2),
         cmocka_unit_test(test_marker_scan),
         cmocka_unit_test(test_reader_empty_and_garbage),
         cmocka_unit_test(test_writer_read_back),

@@ -218,6 +218,15 @@ ATF_API atf_status atf_rtc_writer_stream(atf_rtc_writer *w, const char *definiti
  *         stays valid), ::ATF_E_IO (the sink failed).
  */
 ATF_API atf_status atf_rtc_writer_write(atf_rtc_writer *w, uint64_t id, const void *p, size_t n, atf_error *err);
+/**
+ * Writes one record of stream @p id whose payload is the @p head_size bytes
+ * at @p head followed by the @p body_size bytes at @p body, as
+ * atf_rtc_writer_write() of the two joined would (the same bytes), without
+ * joining them first (a record header of its own before a caller's data).
+ * Either part may be empty (NULL with size 0). Returns as atf_rtc_writer_write().
+ */
+ATF_API atf_status atf_rtc_writer_write2(atf_rtc_writer *w, uint64_t id, const void *head, size_t head_size,
+                                         const void *body, size_t body_size, atf_error *err);
 /** Writes the final Crc and frees @p w (NULL allowed). @return ::ATF_OK or ::ATF_E_IO. */
 ATF_API atf_status atf_rtc_writer_finish(atf_rtc_writer *w, atf_error *err);
 
