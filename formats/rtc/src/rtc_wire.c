@@ -142,20 +142,30 @@ static size_t b9_run(const uint8_t *p, size_t max)
     return i;
 }
 
+/* A Marker's 1024 B9 cover exactly one offset that is a multiple of 1024, so
+ * only those offsets are looked at; a B9 there is followed back and forth to
+ * its run's ends (each byte at most twice over a whole scan: the next look
+ * is past the run), and the run is a Marker's when it is exactly 1024 long
+ * and 04 comes before it. Files full of 04 bytes cost nothing more. */
 size_t atf_rtc_find_marker(const uint8_t *d, size_t n, size_t from)
 {
-    size_t i = from;
-    while (i < n) {
-        const uint8_t *q = memchr(d + i, ATF_RTC_MARKER << 1, n - i);
-        if (!q)
-            return n;
-        i = (size_t)(q - d);
-        size_t avail = n - i - 1;
-        size_t run = b9_run(d + i + 1, avail < 1025 ? avail : 1025);
-        if (run == 1024 && (i + 1025 == n || d[i + 1025] != ATF_RTC_MARKER_BYTE))
-            return i;
-        /* no 04 can start inside a run of B9: linear time on any input */
-        i += 1 + run;
+    const size_t M = ATF_RTC_MARKER_SIZE - 1;   /* 1024 */
+    if (from >= n)
+        return n;
+    size_t k = (from + 1 + M - 1) / M * M;      /* runs start at from + 1 or later */
+    while (k < n) {
+        if (d[k] != ATF_RTC_MARKER_BYTE) {
+            k += M;
+            continue;
+        }
+        size_t s = k, e = k + 1;
+        while (s > from + 1 && d[s - 1] == ATF_RTC_MARKER_BYTE)
+            s--;
+        while (e < n && d[e] == ATF_RTC_MARKER_BYTE)
+            e++;
+        if (e - s == M && d[s - 1] == (ATF_RTC_MARKER << 1))
+            return s - 1;
+        k = (e / M + 1) * M;
     }
     return n;
 }

@@ -94,6 +94,49 @@ static void test_marker_scan(void **state)
     free(d);
 }
 
+/* The Marker definition read literally: 04, exactly 1024 x B9, then no B9. */
+static size_t naive_marker(const uint8_t *d, size_t n, size_t from)
+{
+    for (size_t i = from; i + 1025 <= n; i++) {
+        if (d[i] != 4)
+            continue;
+        size_t r = 0;
+        while (i + 1 + r < n && d[i + 1 + r] == 0xB9)
+            r++;
+        if (r == 1024)
+            return i;
+    }
+    return n;
+}
+
+/* Random files of 04 bytes and B9 runs of 1020..1030 bytes at every
+ * alignment, scanned from many offsets: the scan finds what the definition
+ * says. */
+static void test_marker_scan_random(void **state)
+{
+    (void)state;
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    enum { N = 9000 };
+    uint8_t *d = malloc(N);
+    assert_non_null(d);
+    for (int round = 0; round < 300; round++) {
+        for (size_t i = 0; i < N; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            d[i] = (x & 3) == 0 ? 4 : (uint8_t)(x >> 8);
+        }
+        for (int r = 0; r < 4; r++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            size_t at = (size_t)(x % (N - 1040)), len = 1020 + (size_t)((x >> 20) % 11);
+            d[at] = (x >> 40) % 4 ? 4 : 0xB9;
+            memset(d + at + 1, 0xB9, len);
+        }
+        size_t n = N - (size_t)(x >> 50) % 2000;
+        for (size_t from = 0; from < n; from += 1 + (size_t)((x >> (from % 40)) % 97))
+            assert_int_equal(atf_rtc_find_marker(d, n, from), naive_marker(d, n, from));
+    }
+    free(d);
+}
+
 static void test_reader_empty_and_garbage(void **state)
 {
     (void)state;
@@ -428,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_crc),
         cmocka_unit_test(test_writer_write2),
         cmocka_unit_test(test_marker_scan),
+        cmocka_unit_test(test_marker_scan_random),
         cmocka_unit_test(test_reader_empty_and_garbage),
         cmocka_unit_test(test_writer_read_back),
         cmocka_unit_test(test_writer_bad_sizes),
