@@ -147,6 +147,7 @@ typedef struct rec_sink {
     _Atomic uint64_t done;       /* chunk writes completed up to here */
     _Atomic uint64_t visible;    /* bytes known to be in the file */
     _Atomic uint32_t inflight;   /* queued or running requests */
+    int io_busy;                 /* an I/O thread runs one of its requests (io->mu) */
     _Atomic int err;             /* errno of the first failure, 0 if none */
     uint32_t crc;                /* CRC32-C of [64, crc_end) when checksum */
     uint64_t crc_end;
@@ -164,14 +165,19 @@ typedef struct rec_ioreq {
     int buffered;
 } rec_ioreq;
 
+/* A writer's I/O threads: requests of different files run side by side
+ * (the disk is faster with several writes in flight), those of one file
+ * one at a time and in order. */
 #define REC_IOQ 64u
+#define REC_IO_THREADS 4u
 typedef struct rec_io {
     pthread_mutex_t mu;
     pthread_cond_t cv_req, cv_done;
     rec_ioreq q[REC_IOQ];
     unsigned head, count;
-    int quit, started;
-    pthread_t th;
+    int quit;
+    unsigned started;            /* I/O threads running */
+    pthread_t th[REC_IO_THREADS];
 } rec_io;
 
 int rec_io_start(rec_io *io);
@@ -208,6 +214,10 @@ void rec_sink_append(rec_sink *s, const void *src, size_t n);
 uint64_t rec_sink_space(rec_sink *s, uint64_t *contig);
 /* Waits until at least want bytes can be appended (submitting what is complete). */
 void rec_sink_reserve(rec_sink *s, uint64_t want);
+/* The same without waiting: submits what is complete, grows the window if
+ * the budget allows. @return 1 if want bytes can be appended now (or
+ * nothing is in flight to wait for), 0 if only the disk can make room. */
+int rec_sink_try_reserve(rec_sink *s, uint64_t want);
 static inline uint8_t *rec_sink_at(rec_sink *s, uint64_t off) { return s->buf + (off % s->size); }
 /* Submits every complete chunk. */
 void rec_sink_kick(rec_sink *s);
@@ -378,6 +388,7 @@ typedef struct rec_writer {
     uint8_t *spare;              /* a REC_SINK_MIN window kept out of the budget: with the
                                     budget full, one parked file at a time still drains */
     struct rec_wthread *spare_user;
+    struct rec_wthread *io_wait; /* a thread left this pass: its window waits for the disk */
     /* snapshot of the detail windows */
     rec_window *win;
     size_t nwin, capwin;
