@@ -321,6 +321,7 @@ typedef struct rec_thread {
     _Atomic uint32_t shrink_req;            /* writer: the ring is bigger than the rate needs */
     _Atomic uint32_t resizing;              /* owner is switching rings (see finish_thread) */
     _Atomic uint32_t waiting;               /* owner is (about to be) asleep on space_seq */
+    _Atomic uint64_t wake_tail;             /* ... until tail reaches this (set before waiting) */
     _Atomic uint32_t exited;                /* owner left (thread exit or detach) */
     _Atomic uint32_t closed;                /* recorder side is done with this ring */
     _Atomic int refs;

@@ -76,10 +76,13 @@ static void record_io_error(atf_recorder *r, const char *path, int e, const char
     atomic_fetch_add_explicit(&r->io_errors, 1, RLX);
 }
 
+/* Wakes the owner if it sleeps for space and the tail reached what it
+ * waits for (half its ring: see wait_space in rec_producer.c). */
 static void wake_producer(rec_thread *t)
 {
     atomic_thread_fence(SEQ);
-    if (atomic_load_explicit(&t->waiting, RLX)) {
+    if (atomic_load_explicit(&t->waiting, ACQ) &&
+        atomic_load_explicit(&t->tail, RLX) >= atomic_load_explicit(&t->wake_tail, RLX)) {
         atomic_fetch_add_explicit(&t->space_seq, 1, REL);
         rec_wake32(&t->space_seq);
     }
