@@ -116,12 +116,21 @@ typedef struct rec_budget {
     uint64_t limit;
     _Atomic uint64_t files;      /* descriptors the files hold now */
     uint64_t files_cap;          /* beyond this, idle files are parked at once */
+    _Atomic uint64_t grown;      /* threads whose ring grew past the first size */
 } rec_budget;
 
 enum { REC_TAKE_GROW = 0, REC_TAKE_FLOOR = 1, REC_TAKE_FORCE = 2 };
 /* @return 1 if n bytes were taken (kind: how much of the limit may be used). */
 int rec_budget_take(rec_budget *b, uint64_t n, int kind);
 void rec_budget_give(rec_budget *b, uint64_t n);
+/* How big one thread's ring, or one file's window, may grow: half the
+ * growth budget divided among the threads whose rings grew (plus `joining`
+ * about to), never under REC_SHARE_MIN. With many busy threads the writer
+ * is the limit whatever the buffers hold: bigger ones would only be more
+ * memory to map, fault in and stream through the cache (measured: 16 % of
+ * the CPU with 64 threads whose rings and windows filled the budget). */
+#define REC_SHARE_MIN (256u << 10)
+uint64_t rec_budget_share(rec_budget *b, unsigned joining);
 
 /* ---- Files (rec_sink.c) -------------------------------------------------- */
 
@@ -189,6 +198,7 @@ void rec_io_stop(rec_io *io);
  * the disk, up to chunk x chunks. direct: try O_DIRECT. budget: NULL or
  * where the window's bytes are taken from. */
 #define REC_SINK_MIN (2u * REC_BLOCK)
+#define REC_SINK_EFFICIENT (2u << 20)   /* see rec_sink_try_reserve */
 atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
                          uint64_t chunk, unsigned chunks, int direct, int checksum, rec_budget *budget,
                          atf_error *err);
@@ -214,10 +224,11 @@ void rec_sink_append(rec_sink *s, const void *src, size_t n);
 uint64_t rec_sink_space(rec_sink *s, uint64_t *contig);
 /* Waits until at least want bytes can be appended (submitting what is complete). */
 void rec_sink_reserve(rec_sink *s, uint64_t want);
-/* The same without waiting: submits what is complete, grows the window if
- * the budget allows. @return 1 if want bytes can be appended now (or
- * nothing is in flight to wait for), 0 if only the disk can make room. */
-int rec_sink_try_reserve(rec_sink *s, uint64_t want);
+/* The same without waiting: submits what is complete and makes the window
+ * bigger if the budget allows, beyond REC_SINK_EFFICIENT only if grow. @return 1 if want bytes can be
+ * appended now (or nothing is in flight to wait for), 0 if only the disk
+ * can make room. */
+int rec_sink_try_reserve(rec_sink *s, uint64_t want, int grow);
 static inline uint8_t *rec_sink_at(rec_sink *s, uint64_t off) { return s->buf + (off % s->size); }
 /* Submits every complete chunk. */
 void rec_sink_kick(rec_sink *s);
@@ -320,6 +331,7 @@ typedef struct rec_thread {
                                                look at shrink_req) */
     _Atomic uint32_t shrink_req;            /* writer: the ring is bigger than the rate needs */
     _Atomic uint32_t resizing;              /* owner is switching rings (see finish_thread) */
+    _Atomic uint32_t grown;                 /* counted in budget->grown (owner; writer at finish) */
     _Atomic uint32_t waiting;               /* owner is (about to be) asleep on space_seq */
     _Atomic uint64_t wake_tail;             /* ... until tail reaches this (set before waiting) */
     _Atomic uint32_t exited;                /* owner left (thread exit or detach) */

@@ -110,6 +110,14 @@ static int switch_ring(rec_thread *t, uint64_t events, int kind)
             t->ring_start = h;
             t->limit = h + events;
             ok = 1;
+            uint32_t grown = events > t->r->ring_min;
+            if (grown != atomic_load_explicit(&t->grown, RLX)) {
+                atomic_store_explicit(&t->grown, grown, RLX);
+                if (grown)
+                    atomic_fetch_add_explicit(&t->budget->grown, 1, RLX);
+                else
+                    atomic_fetch_sub_explicit(&t->budget->grown, 1, RLX);
+            }
         }
     }
     atomic_store_explicit(&t->resizing, 0, REL);
@@ -117,13 +125,16 @@ static int switch_ring(rec_thread *t, uint64_t events, int kind)
 }
 
 /* The ring is full: a bigger one if it may grow (never past ring_events,
- * and only with growth budget left). */
+ * only with growth budget left, and within the thread's share of it: see
+ * rec_budget_share). */
 static int grow_ring(rec_thread *t)
 {
     uint64_t events = t->mask + 1;
     if (events >= t->r->ring_events)
         return 0;
     uint64_t want = events * 4 < t->r->ring_events ? events * 4 : t->r->ring_events;
+    if (want * ATF_INDEX_EVENT_SIZE > rec_budget_share(t->budget, !atomic_load_explicit(&t->grown, RLX)))
+        return 0;
     return switch_ring(t, want, REC_TAKE_GROW);
 }
 

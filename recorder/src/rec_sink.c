@@ -326,7 +326,8 @@ static void move_window(rec_sink *s, uint8_t *nbuf, uint64_t size)
  * has growth room. @return 1 if grown. */
 static int grow_window(rec_sink *s)
 {
-    if (s->borrowed || s->size >= s->max_size || !take(s, s->size * 2, REC_TAKE_GROW))
+    if (s->borrowed || s->size >= s->max_size || (s->budget && s->size * 2 > rec_budget_share(s->budget, 0)) ||
+        !take(s, s->size * 2, REC_TAKE_GROW))
         return 0;
     uint8_t *nbuf = map_window(s->size * 2);
     if (!nbuf) {
@@ -401,7 +402,7 @@ static uint64_t clamp_want(const rec_sink *s, uint64_t want)
     return want > s->size - s->chunk ? s->size - s->chunk : want;
 }
 
-int rec_sink_try_reserve(rec_sink *s, uint64_t want)
+int rec_sink_try_reserve(rec_sink *s, uint64_t want, int grow)
 {
     uint64_t contig;
     want = clamp_want(s, want);
@@ -410,13 +411,15 @@ int rec_sink_try_reserve(rec_sink *s, uint64_t want)
     rec_sink_kick(s);
     if (rec_sink_space(s, &contig) >= want || atomic_load_explicit(&s->inflight, ACQ) == 0)
         return 1;
-    return grow_window(s);
+    /* Windows up to 2 MiB (1 MiB writes, near the disk's best) grow
+     * whenever the disk holds them up; bigger ones only if grow. */
+    return (grow || s->size < REC_SINK_EFFICIENT) && grow_window(s);
 }
 
 void rec_sink_reserve(rec_sink *s, uint64_t want)
 {
     uint64_t contig;
-    if (rec_sink_try_reserve(s, want))
+    if (rec_sink_try_reserve(s, want, 1))
         return;
     want = clamp_want(s, want);
     rec_io *io = s->io;

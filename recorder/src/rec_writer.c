@@ -713,10 +713,13 @@ static uint64_t drain(rec_writer *w, rec_wthread *wt, int final)
                 /* The window is full and only the disk can free it: go on
                  * with the other threads' files (their writes run side by
                  * side with this one) and come back at the next pass. The
-                 * loop waits only when no file can move (see io_wait). */
+                 * loop waits, or grows a window, only when no file can move
+                 * (see io_wait): a bigger window is worth its memory (and
+                 * the cost of mapping it) only when the writer would
+                 * otherwise wait for the disk. */
                 if (final)
                     rec_sink_reserve(&wt->index, wt->index.chunk);
-                else if (!rec_sink_try_reserve(&wt->index, wt->index.chunk)) {
+                else if (!rec_sink_try_reserve(&wt->index, wt->index.chunk, 0)) {
                     w->io_wait = wt;
                     break;
                 }
@@ -921,6 +924,8 @@ static void finish_thread(rec_writer *w, rec_wthread *wt, int final)
         t->gnext->gprev = t->gprev;
     pthread_mutex_unlock(&r->reg_mu);
     atomic_fetch_sub_explicit(&r->threads_live, 1, RLX);
+    if (atomic_load_explicit(&t->grown, RLX))
+        atomic_fetch_sub_explicit(&r->budget.grown, 1, RLX);
     rec_budget_give(&r->budget, wt->mem + atomic_load_explicit(&t->mem_bytes, RLX));
     if (w->spare_user == wt)
         w->spare_user = NULL;   /* closing the file gave the spare back */

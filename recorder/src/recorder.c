@@ -93,6 +93,13 @@ void rec_budget_give(rec_budget *b, uint64_t n)
     atomic_fetch_sub_explicit(&b->used, n, RLX);
 }
 
+uint64_t rec_budget_share(rec_budget *b, unsigned joining)
+{
+    uint64_t busy = atomic_load_explicit(&b->grown, RLX) + joining;
+    uint64_t share = b->limit / 8 * REC_GROW_SHARE / 2 / (busy ? busy : 1);
+    return share > REC_SHARE_MIN ? share : REC_SHARE_MIN;
+}
+
 const char *atf_recorder_clock_name(uint32_t clock_source)
 {
     if (clock_source == ATF_RECORDER_CLOCK_COUNTER) {
