@@ -6,7 +6,7 @@
  * several writer threads; many idle threads next to busy ones, churn of
  * thousands of threads (also against the smallest budget and with few
  * descriptors), the memory budget under pressure, rings and windows that
- * follow the rate. Worker threads never call cmocka asserts: they
+ * follow the rate, 64 busy threads sharing the budget. Worker threads never call cmocka asserts: they
  * count and the main thread checks. */
 #include "rec_test_util.h"
 
@@ -602,6 +602,36 @@ static void test_budget_pressure(void **state)
     rt_rm_rf(dir);
 }
 
+/* 64 busy threads on a 32 MiB budget: the rings grow only to their share
+ * (half the growth budget over the threads whose rings grew: 256 KiB), the
+ * writer leaves a file whose window waits for the disk and fills the
+ * others', producers sleep until half their ring is free. Every event is
+ * recorded once and in order, the waits are counted, the memory stays in
+ * the budget and the session is valid. */
+static void test_many_busy(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "many-busy");
+    atf_recorder_options o = rt_options(dir);
+    o.memory_budget_bytes = 32u << 20;
+    atf_recorder *r = rt_start(&o);
+    unsigned np = 64;
+    producer *ps = calloc(np, sizeof *ps);
+    assert_non_null(ps);
+    for (unsigned i = 0; i < np; i++)
+        ps[i] = (producer){ r, i + 1, rt_scaled(200000), 0, 0, 0, NULL };
+    run_producers(ps, np);
+    atf_recorder_stats st;
+    stop_check_all(r, dir, ps, np, &st);
+    if (st.memory_peak > st.memory_bound)
+        fail_msg("memory peak %llu over the budget %llu", (unsigned long long)st.memory_peak,
+                 (unsigned long long)st.memory_bound);
+    assert_true(st.backpressure_waits > 0);
+    free(ps);
+    rt_rm_rf(dir);
+}
+
 /* A burst grows the thread's ring and window; a trickle afterwards (still
  * recording, never idle for a flush interval) shrinks them again. */
 static void test_memory_follows_rate(void **state)
@@ -667,6 +697,7 @@ int main(void)
         cmocka_unit_test(test_churn_few_descriptors),
         cmocka_unit_test(test_budget_pressure),
         cmocka_unit_test(test_memory_follows_rate),
+        cmocka_unit_test(test_many_busy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
