@@ -191,6 +191,10 @@ typedef struct rec_io {
 
 int rec_io_start(rec_io *io);
 void rec_io_stop(rec_io *io);
+/* Takes out of the queue the first request whose file has none running (a
+ * file's requests run one at a time, in order); caller holds io->mu.
+ * @return 0, or -1 if none may run now (exposed for tests). */
+int rec_io_take(rec_io *io, rec_ioreq *out);
 
 /* Creates path (atomically: a temp name renamed into place) holding the
  * 64-byte header, and its staging window: REC_SINK_MIN bytes at first,

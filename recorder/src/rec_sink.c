@@ -175,9 +175,7 @@ static void perform(rec_ioreq *rq)
         atomic_store_explicit(&s->done, rq->off + rq->len, REL);
 }
 
-/* The first queued request whose file has none running (a file's requests
- * run one at a time, in order), taken out of the queue; -1 if none. */
-static int take_request(rec_io *io, rec_ioreq *out)
+int rec_io_take(rec_io *io, rec_ioreq *out)
 {
     for (unsigned i = 0; i < io->count; i++) {
         unsigned at = (io->head + i) % REC_IOQ;
@@ -203,7 +201,7 @@ static void *io_main(void *arg)
     pthread_mutex_lock(&io->mu);
     for (;;) {
         rec_ioreq rq;
-        while (take_request(io, &rq) != 0) {
+        while (rec_io_take(io, &rq) != 0) {
             if (io->quit && io->count == 0)
                 goto out;
             pthread_cond_wait(&io->cv_req, &io->mu);
