@@ -116,12 +116,21 @@ typedef struct rec_budget {
     uint64_t limit;
     _Atomic uint64_t files;      /* descriptors the files hold now */
     uint64_t files_cap;          /* beyond this, idle files are parked at once */
+    _Atomic uint64_t grown;      /* threads whose ring grew past the first size */
 } rec_budget;
 
 enum { REC_TAKE_GROW = 0, REC_TAKE_FLOOR = 1, REC_TAKE_FORCE = 2 };
 /* @return 1 if n bytes were taken (kind: how much of the limit may be used). */
 int rec_budget_take(rec_budget *b, uint64_t n, int kind);
 void rec_budget_give(rec_budget *b, uint64_t n);
+/* How big one thread's ring, or one file's window, may grow: half the
+ * growth budget divided among the threads whose rings grew (plus `joining`
+ * about to), never under REC_SHARE_MIN. With many busy threads the writer
+ * is the limit whatever the buffers hold: bigger ones would only be more
+ * memory to map, fault in and stream through the cache (measured: 16 % of
+ * the CPU with 64 threads whose rings and windows filled the budget). */
+#define REC_SHARE_MIN (256u << 10)
+uint64_t rec_budget_share(rec_budget *b, unsigned joining);
 
 /* ---- Files (rec_sink.c) -------------------------------------------------- */
 
@@ -147,6 +156,7 @@ typedef struct rec_sink {
     _Atomic uint64_t done;       /* chunk writes completed up to here */
     _Atomic uint64_t visible;    /* bytes known to be in the file */
     _Atomic uint32_t inflight;   /* queued or running requests */
+    int io_busy;                 /* an I/O thread runs one of its requests (io->mu) */
     _Atomic int err;             /* errno of the first failure, 0 if none */
     uint32_t crc;                /* CRC32-C of [64, crc_end) when checksum */
     uint64_t crc_end;
@@ -164,18 +174,27 @@ typedef struct rec_ioreq {
     int buffered;
 } rec_ioreq;
 
+/* A writer's I/O threads: requests of different files run side by side
+ * (the disk is faster with several writes in flight), those of one file
+ * one at a time and in order. */
 #define REC_IOQ 64u
+#define REC_IO_THREADS 4u
 typedef struct rec_io {
     pthread_mutex_t mu;
     pthread_cond_t cv_req, cv_done;
     rec_ioreq q[REC_IOQ];
     unsigned head, count;
-    int quit, started;
-    pthread_t th;
+    int quit;
+    unsigned started;            /* I/O threads running */
+    pthread_t th[REC_IO_THREADS];
 } rec_io;
 
 int rec_io_start(rec_io *io);
 void rec_io_stop(rec_io *io);
+/* Takes out of the queue the first request whose file has none running (a
+ * file's requests run one at a time, in order); caller holds io->mu.
+ * @return 0, or -1 if none may run now (exposed for tests). */
+int rec_io_take(rec_io *io, rec_ioreq *out);
 
 /* Creates path (atomically: a temp name renamed into place) holding the
  * 64-byte header, and its staging window: REC_SINK_MIN bytes at first,
@@ -183,6 +202,7 @@ void rec_io_stop(rec_io *io);
  * the disk, up to chunk x chunks. direct: try O_DIRECT. budget: NULL or
  * where the window's bytes are taken from. */
 #define REC_SINK_MIN (2u * REC_BLOCK)
+#define REC_SINK_EFFICIENT (2u << 20)   /* see rec_sink_try_reserve */
 atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
                          uint64_t chunk, unsigned chunks, int direct, int checksum, rec_budget *budget,
                          atf_error *err);
@@ -208,6 +228,11 @@ void rec_sink_append(rec_sink *s, const void *src, size_t n);
 uint64_t rec_sink_space(rec_sink *s, uint64_t *contig);
 /* Waits until at least want bytes can be appended (submitting what is complete). */
 void rec_sink_reserve(rec_sink *s, uint64_t want);
+/* The same without waiting: submits what is complete and makes the window
+ * bigger if the budget allows, beyond REC_SINK_EFFICIENT only if grow. @return 1 if want bytes can be
+ * appended now (or nothing is in flight to wait for), 0 if only the disk
+ * can make room. */
+int rec_sink_try_reserve(rec_sink *s, uint64_t want, int grow);
 static inline uint8_t *rec_sink_at(rec_sink *s, uint64_t off) { return s->buf + (off % s->size); }
 /* Submits every complete chunk. */
 void rec_sink_kick(rec_sink *s);
@@ -310,7 +335,9 @@ typedef struct rec_thread {
                                                look at shrink_req) */
     _Atomic uint32_t shrink_req;            /* writer: the ring is bigger than the rate needs */
     _Atomic uint32_t resizing;              /* owner is switching rings (see finish_thread) */
+    _Atomic uint32_t grown;                 /* counted in budget->grown (owner; writer at finish) */
     _Atomic uint32_t waiting;               /* owner is (about to be) asleep on space_seq */
+    _Atomic uint64_t wake_tail;             /* ... until tail reaches this (set before waiting) */
     _Atomic uint32_t exited;                /* owner left (thread exit or detach) */
     _Atomic uint32_t closed;                /* recorder side is done with this ring */
     _Atomic int refs;
@@ -378,6 +405,7 @@ typedef struct rec_writer {
     uint8_t *spare;              /* a REC_SINK_MIN window kept out of the budget: with the
                                     budget full, one parked file at a time still drains */
     struct rec_wthread *spare_user;
+    struct rec_wthread *io_wait; /* a thread left this pass: its window waits for the disk */
     /* snapshot of the detail windows */
     rec_window *win;
     size_t nwin, capwin;

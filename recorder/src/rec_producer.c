@@ -110,6 +110,14 @@ static int switch_ring(rec_thread *t, uint64_t events, int kind)
             t->ring_start = h;
             t->limit = h + events;
             ok = 1;
+            uint32_t grown = events > t->r->ring_min;
+            if (grown != atomic_load_explicit(&t->grown, RLX)) {
+                atomic_store_explicit(&t->grown, grown, RLX);
+                if (grown)
+                    atomic_fetch_add_explicit(&t->budget->grown, 1, RLX);
+                else
+                    atomic_fetch_sub_explicit(&t->budget->grown, 1, RLX);
+            }
         }
     }
     atomic_store_explicit(&t->resizing, 0, REL);
@@ -117,13 +125,16 @@ static int switch_ring(rec_thread *t, uint64_t events, int kind)
 }
 
 /* The ring is full: a bigger one if it may grow (never past ring_events,
- * and only with growth budget left). */
+ * only with growth budget left, and within the thread's share of it: see
+ * rec_budget_share). */
 static int grow_ring(rec_thread *t)
 {
     uint64_t events = t->mask + 1;
     if (events >= t->r->ring_events)
         return 0;
     uint64_t want = events * 4 < t->r->ring_events ? events * 4 : t->r->ring_events;
+    if (want * ATF_INDEX_EVENT_SIZE > rec_budget_share(t->budget, !atomic_load_explicit(&t->grown, RLX)))
+        return 0;
     return switch_ring(t, want, REC_TAKE_GROW);
 }
 
@@ -170,16 +181,23 @@ static int have_detail_space(rec_thread *t, uint64_t need)
 }
 
 /* Backpressure: publish what we have, wake the writer and wait for space.
- * @return 1 when there is space, 0 when the recorder closed this ring. */
+ * A short spin takes any space; once asleep, the producer waits until half
+ * of its index ring is free (the writer wakes it only then, see
+ * rec_thread.wake_tail): woken for every block the writer frees, it would
+ * preempt the writer and sleep again a block later, two context switches
+ * per block. @return 1 when there is space, 0 when the recorder closed
+ * this ring. */
 static int wait_space(rec_thread *t, int detail, uint64_t need)
 {
     publish(t, atomic_load_explicit(&t->head, RLX));
     bump(&t->bp_waits, 1);
     uint64_t t0 = rec_clock_system_ns();
     unsigned spins = 0;
+    uint64_t want_tail = 0;   /* index: the writer's tail to sleep for */
     int ok = 1;
     for (;;) {
-        if (detail ? have_detail_space(t, need) : have_index_space(t, need))
+        if (detail ? have_detail_space(t, need)
+                   : atomic_load_explicit(&t->tail, ACQ) >= want_tail && have_index_space(t, need))
             break;
         if (atomic_load_explicit(&t->closed, ACQ)) {
             ok = 0;
@@ -193,16 +211,24 @@ static int wait_space(rec_thread *t, int detail, uint64_t need)
         /* The budget may have room for a bigger ring by now. */
         if (!detail && grow_ring(t))
             break;
+        if (!detail && want_tail == 0) {
+            uint64_t half = (t->mask + 1) / 2;
+            want_tail = need > half ? need - half : 0;
+        }
         uint32_t seq = atomic_load_explicit(&t->space_seq, ACQ);
+        atomic_store_explicit(&t->wake_tail, want_tail, RLX);
         atomic_store_explicit(&t->waiting, 1, SEQ);
         atomic_thread_fence(SEQ);
-        if ((detail ? have_detail_space(t, need) : have_index_space(t, need)) ||
+        if ((detail ? have_detail_space(t, need)
+                    : atomic_load_explicit(&t->tail, ACQ) >= want_tail && have_index_space(t, need)) ||
             atomic_load_explicit(&t->closed, ACQ)) {
             atomic_store_explicit(&t->waiting, 0, RLX);
             continue;
         }
         rec_writer_wake(t->writer);
-        rec_wait32(&t->space_seq, seq, 1000000u);
+        /* The writer wakes us; the timeout is only a safety net (each
+         * early wake-up would preempt the writer for nothing). */
+        rec_wait32(&t->space_seq, seq, 50000000u);
         atomic_store_explicit(&t->waiting, 0, RLX);
     }
     bump(&t->bp_wait_ns, rec_clock_system_ns() - t0);

@@ -1,10 +1,11 @@
 /* Files written by the recorder: a staging window per file, whole chunks
- * written with O_DIRECT by one I/O thread per writer, partial tails with a
+ * written with O_DIRECT by a writer's I/O threads, partial tails with a
  * buffered pwrite, and patches with the CRC kept right.
  *
  * Why the file on disk is a valid crash-truncated ATF file at every instant:
  *  - it appears (rename) only once it holds its 64-byte header;
- *  - the I/O thread performs the requests of a file strictly in order, and
+ *  - the I/O threads perform the requests of a file one at a time and
+ *    strictly in order (requests of different files run side by side), and
  *    each request starts where the bytes on disk end (chunk writes extend the
  *    file; a tail write covers [sub, fill) and is later overwritten, with the
  *    same bytes and more, by the chunk write of that range);
@@ -174,6 +175,23 @@ static void perform(rec_ioreq *rq)
         atomic_store_explicit(&s->done, rq->off + rq->len, REL);
 }
 
+int rec_io_take(rec_io *io, rec_ioreq *out)
+{
+    for (unsigned i = 0; i < io->count; i++) {
+        unsigned at = (io->head + i) % REC_IOQ;
+        if (io->q[at].s->io_busy)
+            continue;
+        *out = io->q[at];
+        /* Close the gap: the requests before it move up by one. */
+        for (unsigned j = i; j > 0; j--)
+            io->q[(io->head + j) % REC_IOQ] = io->q[(io->head + j - 1) % REC_IOQ];
+        io->head = (io->head + 1) % REC_IOQ;
+        io->count--;
+        return 0;
+    }
+    return -1;
+}
+
 static void *io_main(void *arg)
 {
     rec_io *io = arg;
@@ -182,20 +200,26 @@ static void *io_main(void *arg)
 #endif
     pthread_mutex_lock(&io->mu);
     for (;;) {
-        while (io->count == 0 && !io->quit)
+        rec_ioreq rq;
+        while (rec_io_take(io, &rq) != 0) {
+            if (io->quit && io->count == 0)
+                goto out;
             pthread_cond_wait(&io->cv_req, &io->mu);
-        if (io->count == 0)
-            break;
-        rec_ioreq rq = io->q[io->head];
-        io->head = (io->head + 1) % REC_IOQ;
-        io->count--;
+        }
+        rq.s->io_busy = 1;
         pthread_cond_broadcast(&io->cv_done);
         pthread_mutex_unlock(&io->mu);
         perform(&rq);
         pthread_mutex_lock(&io->mu);
+        rq.s->io_busy = 0;
         atomic_fetch_sub_explicit(&rq.s->inflight, 1, REL);
         pthread_cond_broadcast(&io->cv_done);
+        /* The file's next request may have waited for this one; at quit,
+         * the others may now see the queue empty. */
+        if (io->count || io->quit)
+            pthread_cond_broadcast(&io->cv_req);
     }
+out:
     pthread_mutex_unlock(&io->mu);
     return NULL;
 }
@@ -206,10 +230,17 @@ int rec_io_start(rec_io *io)
     pthread_mutex_init(&io->mu, NULL);
     pthread_cond_init(&io->cv_req, NULL);
     pthread_cond_init(&io->cv_done, NULL);
-    if (pthread_create(&io->th, NULL, io_main, io) != 0)
-        return -1;
-    io->started = 1;
-    return 0;
+    for (unsigned i = 0; i < REC_IO_THREADS; i++) {
+        if (pthread_create(&io->th[i], NULL, io_main, io) != 0)
+            break;
+        io->started++;
+    }
+    if (io->started)
+        return 0;
+    pthread_cond_destroy(&io->cv_req);
+    pthread_cond_destroy(&io->cv_done);
+    pthread_mutex_destroy(&io->mu);
+    return -1;
 }
 
 void rec_io_stop(rec_io *io)
@@ -220,7 +251,8 @@ void rec_io_stop(rec_io *io)
     io->quit = 1;
     pthread_cond_broadcast(&io->cv_req);
     pthread_mutex_unlock(&io->mu);
-    pthread_join(io->th, NULL);
+    for (unsigned i = 0; i < io->started; i++)
+        pthread_join(io->th[i], NULL);
     io->started = 0;
     pthread_cond_destroy(&io->cv_req);
     pthread_cond_destroy(&io->cv_done);
@@ -292,7 +324,8 @@ static void move_window(rec_sink *s, uint8_t *nbuf, uint64_t size)
  * has growth room. @return 1 if grown. */
 static int grow_window(rec_sink *s)
 {
-    if (s->borrowed || s->size >= s->max_size || !take(s, s->size * 2, REC_TAKE_GROW))
+    if (s->borrowed || s->size >= s->max_size || (s->budget && s->size * 2 > rec_budget_share(s->budget, 0)) ||
+        !take(s, s->size * 2, REC_TAKE_GROW))
         return 0;
     uint8_t *nbuf = map_window(s->size * 2);
     if (!nbuf) {
@@ -362,16 +395,31 @@ void rec_sink_wait_idle(rec_sink *s)
     pthread_mutex_unlock(&io->mu);
 }
 
+static uint64_t clamp_want(const rec_sink *s, uint64_t want)
+{
+    return want > s->size - s->chunk ? s->size - s->chunk : want;
+}
+
+int rec_sink_try_reserve(rec_sink *s, uint64_t want, int grow)
+{
+    uint64_t contig;
+    want = clamp_want(s, want);
+    if (rec_sink_space(s, &contig) >= want)
+        return 1;
+    rec_sink_kick(s);
+    if (rec_sink_space(s, &contig) >= want || atomic_load_explicit(&s->inflight, ACQ) == 0)
+        return 1;
+    /* Windows up to 2 MiB (1 MiB writes, near the disk's best) grow
+     * whenever the disk holds them up; bigger ones only if grow. */
+    return (grow || s->size < REC_SINK_EFFICIENT) && grow_window(s);
+}
+
 void rec_sink_reserve(rec_sink *s, uint64_t want)
 {
     uint64_t contig;
-    if (want > s->size - s->chunk)
-        want = s->size - s->chunk;
-    if (rec_sink_space(s, &contig) >= want)
+    if (rec_sink_try_reserve(s, want, 1))
         return;
-    rec_sink_kick(s);
-    if (rec_sink_space(s, &contig) < want && atomic_load_explicit(&s->inflight, ACQ) != 0 && grow_window(s))
-        return;
+    want = clamp_want(s, want);
     rec_io *io = s->io;
     pthread_mutex_lock(&io->mu);
     while (rec_sink_space(s, &contig) < want && atomic_load_explicit(&s->inflight, ACQ) != 0)

@@ -76,10 +76,13 @@ static void record_io_error(atf_recorder *r, const char *path, int e, const char
     atomic_fetch_add_explicit(&r->io_errors, 1, RLX);
 }
 
+/* Wakes the owner if it sleeps for space and the tail reached what it
+ * waits for (half its ring: see wait_space in rec_producer.c). */
 static void wake_producer(rec_thread *t)
 {
     atomic_thread_fence(SEQ);
-    if (atomic_load_explicit(&t->waiting, RLX)) {
+    if (atomic_load_explicit(&t->waiting, ACQ) &&
+        atomic_load_explicit(&t->tail, RLX) >= atomic_load_explicit(&t->wake_tail, RLX)) {
         atomic_fetch_add_explicit(&t->space_seq, 1, REL);
         rec_wake32(&t->space_seq);
     }
@@ -648,6 +651,12 @@ static int sinks_ready(rec_writer *w, rec_wthread *wt, int final)
     return 1;
 }
 
+static void release_tail(rec_wthread *wt)
+{
+    atomic_store_explicit(&wt->t->tail, wt->consumed, REL);
+    wake_producer(wt->t);
+}
+
 /* One pass over one thread. @return bytes moved. */
 static uint64_t drain(rec_writer *w, rec_wthread *wt, int final)
 {
@@ -701,7 +710,19 @@ static uint64_t drain(rec_writer *w, rec_wthread *wt, int final)
             uint64_t contig;
             rec_sink_space(&wt->index, &contig);
             if (contig < ATF_INDEX_EVENT_SIZE) {
-                rec_sink_reserve(&wt->index, wt->index.chunk);
+                /* The window is full and only the disk can free it: go on
+                 * with the other threads' files (their writes run side by
+                 * side with this one) and come back at the next pass. The
+                 * loop waits, or grows a window, only when no file can move
+                 * (see io_wait): a bigger window is worth its memory (and
+                 * the cost of mapping it) only when the writer would
+                 * otherwise wait for the disk. */
+                if (final)
+                    rec_sink_reserve(&wt->index, wt->index.chunk);
+                else if (!rec_sink_try_reserve(&wt->index, wt->index.chunk, 0)) {
+                    w->io_wait = wt;
+                    break;
+                }
                 continue;
             }
             if (n > contig / ATF_INDEX_EVENT_SIZE)
@@ -724,13 +745,13 @@ static uint64_t drain(rec_writer *w, rec_wthread *wt, int final)
         }
         wt->consumed += n;
         /* Release ring space every 4096 events (and at the end). */
-        if ((wt->consumed & 4095) < n || wt->consumed == ih) {
-            atomic_store_explicit(&t->tail, wt->consumed, REL);
-            wake_producer(t);
-        }
+        if ((wt->consumed & 4095) < n || wt->consumed == ih)
+            release_tail(wt);
         if (t->dsize && wt->qhead != wt->qtail && wt->dconsumed != atomic_load_explicit(&t->dpub, RLX))
             pull_detail(w, wt, now, final);
     }
+    if (atomic_load_explicit(&t->tail, RLX) != wt->consumed)
+        release_tail(wt);   /* left early: the window was full */
     if (moved) {
         atomic_fetch_add_explicit(&r->events_written, moved / ATF_INDEX_EVENT_SIZE, RLX);
         atomic_fetch_add_explicit(&r->bytes_written, moved, RLX);
@@ -903,6 +924,8 @@ static void finish_thread(rec_writer *w, rec_wthread *wt, int final)
         t->gnext->gprev = t->gprev;
     pthread_mutex_unlock(&r->reg_mu);
     atomic_fetch_sub_explicit(&r->threads_live, 1, RLX);
+    if (atomic_load_explicit(&t->grown, RLX))
+        atomic_fetch_sub_explicit(&r->budget.grown, 1, RLX);
     rec_budget_give(&r->budget, wt->mem + atomic_load_explicit(&t->mem_bytes, RLX));
     if (w->spare_user == wt)
         w->spare_user = NULL;   /* closing the file gave the spare back */
@@ -1077,6 +1100,7 @@ void *rec_writer_main(void *arg)
         rec_clock_tick(&w->clock, now);
         adopt_incoming(w);
         uint64_t moved = 0;
+        w->io_wait = NULL;
         /* Summaries every 10 ms, less often with many threads. */
         uint64_t sync_every = 10000000u + (uint64_t)w->n * 10000u;
         int sync_now = now - w->last_sync_ns > sync_every || stopping || freq != atomic_load(&w->flush_done);
@@ -1138,7 +1162,10 @@ void *rec_writer_main(void *arg)
         }
         if (stopping)
             break;
-        if (moved == 0) {
+        if (moved == 0 && w->io_wait) {
+            /* Every file with events to write waits for the disk. */
+            rec_sink_reserve(&w->io_wait->index, w->io_wait->index.chunk);
+        } else if (moved == 0) {
             uint32_t seq = atomic_load_explicit(&w->wake_seq, ACQ);
             atomic_store_explicit(&w->sleeping, 1, SEQ);
             if (atomic_load_explicit(&r->stopping, ACQ) == 0 &&

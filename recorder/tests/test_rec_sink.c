@@ -1,7 +1,8 @@
 /* Tests for rec_sink.c: the CRC32-C patch arithmetic against recomputation,
  * the file being a prefix of what was appended at every moment (chunks
- * written with O_DIRECT, tails buffered), and patches in each region (not
- * yet written, written as a tail, written as a chunk) with the CRC right. */
+ * written with O_DIRECT, tails buffered), also with several files written
+ * side by side by the I/O threads, and patches in each region (not yet
+ * written, written as a tail, written as a chunk) with the CRC right. */
 #include "rec_test_util.h"
 
 #include <atf/crc32c.h>
@@ -144,10 +145,136 @@ static void test_sink_buffered(void **state)
     run_sink(0);
 }
 
+/* The I/O threads' rule: the first queued request whose file has none
+ * running, so a file's requests run one at a time and in order while other
+ * files' requests go ahead of them. */
+static void test_io_take_order(void **state)
+{
+    (void)state;
+    rec_io io;
+    memset(&io, 0, sizeof io);
+    rec_sink a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    io.head = REC_IOQ - 2;   /* across the wrap of the queue */
+    rec_ioreq q[4] = { { &a, 0, 4096, 0 }, { &a, 4096, 4096, 0 }, { &b, 0, 4096, 0 }, { &b, 4096, 4096, 1 } };
+    for (unsigned i = 0; i < 4; i++)
+        io.q[(io.head + i) % REC_IOQ] = q[i];
+    io.count = 4;
+    rec_ioreq r;
+    assert_int_equal(rec_io_take(&io, &r), 0);   /* a's first */
+    assert_ptr_equal(r.s, &a);
+    assert_int_equal(r.off, 0);
+    a.io_busy = 1;
+    assert_int_equal(rec_io_take(&io, &r), 0);   /* a runs: b's first, before a's second */
+    assert_ptr_equal(r.s, &b);
+    assert_int_equal(r.off, 0);
+    b.io_busy = 1;
+    assert_int_equal(rec_io_take(&io, &r), -1);  /* both run: nothing may start */
+    assert_int_equal(io.count, 2);
+    b.io_busy = 0;
+    assert_int_equal(rec_io_take(&io, &r), 0);   /* b's second, a's still waits */
+    assert_ptr_equal(r.s, &b);
+    assert_int_equal(r.off, 4096);
+    assert_int_equal(r.buffered, 1);
+    a.io_busy = 0;
+    assert_int_equal(rec_io_take(&io, &r), 0);
+    assert_ptr_equal(r.s, &a);
+    assert_int_equal(r.off, 4096);
+    assert_int_equal(io.count, 0);
+    assert_int_equal(rec_io_take(&io, &r), -1);
+}
+
+/* Six files on one rec_io, filled the way the writer fills them: a file
+ * whose window waits for the disk is left for the next (rec_sink_try_reserve)
+ * and the loop blocks (rec_sink_reserve) only when every file waits. The I/O
+ * threads write different files side by side, each file's requests one at
+ * a time and in order: every file is a prefix of what was appended at every
+ * check, and ends up complete. */
+#define SIDE_FILES 6u
+static void test_sinks_side_by_side(void **state)
+{
+    (void)state;
+    char dir[256], path[SIDE_FILES][512];
+    rt_mkdtemp(dir, sizeof dir, "sinks");
+    rec_io io;
+    assert_int_equal(rec_io_start(&io), 0);
+    rec_sink s[SIDE_FILES];
+    uint8_t header[64];
+    for (int i = 0; i < 64; i++)
+        header[i] = byte_at((uint64_t)i);
+    for (unsigned k = 0; k < SIDE_FILES; k++) {
+        rt_path(path[k], sizeof path[k], "%s/file%u.atf", dir, k);
+        assert_int_equal(rec_sink_open(&s[k], &io, path[k], header, 16u << 10, 4, 1, 1, NULL, NULL), ATF_OK);
+    }
+    const uint64_t total = (uint64_t)rt_scaled(2u << 20) + 64;
+    uint8_t *patched = calloc(total + 64, 1);
+    uint64_t seen[SIDE_FILES] = { 0 }, seed = 7, rounds = 0;
+    unsigned done = 0;
+    uint8_t piece[6000];
+    while (done < SIDE_FILES) {
+        unsigned moved = 0;
+        done = 0;
+        for (unsigned k = 0; k < SIDE_FILES; k++) {
+            rec_sink *x = &s[k];
+            if (x->fill == total) {
+                done++;
+                continue;
+            }
+            uint64_t contig;
+            rec_sink_space(x, &contig);
+            if (contig == 0 && !rec_sink_try_reserve(x, x->chunk, 0))
+                continue;   /* waits for the disk: the next file */
+            rec_sink_space(x, &contig);
+            uint64_t n = 1 + rt_rand(&seed) % sizeof piece;
+            n = n < contig ? n : contig;
+            n = n < total - x->fill ? n : total - x->fill;
+            for (uint64_t i = 0; i < n; i++)
+                piece[i] = byte_at(x->fill + i);
+            rec_sink_append(x, piece, (size_t)n);
+            moved++;
+        }
+        if (moved == 0 && done < SIDE_FILES) {
+            for (unsigned k = 0; k < SIDE_FILES; k++)
+                if (s[k].fill < total) {
+                    rec_sink_reserve(&s[k], s[k].chunk);
+                    break;
+                }
+        }
+        if (++rounds % 16 == 0)
+            for (unsigned k = 0; k < SIDE_FILES; k++) {
+                uint64_t was = seen[k];
+                check_prefix(path[k], was > 65536 ? was - 65536 : 0, s[k].fill, patched, &seen[k]);
+                assert_true(seen[k] >= was);
+            }
+    }
+    uint8_t footer[64];
+    memset(footer, 0xEE, sizeof footer);
+    memset(patched + total, 1, 64);   /* the footer, checked below */
+    for (unsigned k = 0; k < SIDE_FILES; k++) {
+        rec_sink_seal(&s[k]);
+        assert_int_equal(rec_sink_finish(&s[k], footer, header, 0), ATF_OK);
+        check_prefix(path[k], 0, total + 64, patched, &seen[k]);
+        assert_int_equal(seen[k], total + 64);
+        uint8_t tail[64];
+        FILE *f = fopen(path[k], "rb");
+        assert_non_null(f);
+        assert_int_equal(fseek(f, (long)total, SEEK_SET), 0);
+        assert_int_equal(fread(tail, 1, 64, f), 64);
+        fclose(f);
+        assert_memory_equal(tail, footer, 64);
+    }
+    rec_io_stop(&io);
+    free(patched);
+    rt_rm_rf(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crc_patch_math),
+        cmocka_unit_test(test_io_take_order),
+        cmocka_unit_test(test_sinks_side_by_side),
         cmocka_unit_test(test_sink_direct),
         cmocka_unit_test(test_sink_buffered),
     };

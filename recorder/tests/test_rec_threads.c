@@ -6,7 +6,7 @@
  * several writer threads; many idle threads next to busy ones, churn of
  * thousands of threads (also against the smallest budget and with few
  * descriptors), the memory budget under pressure, rings and windows that
- * follow the rate. Worker threads never call cmocka asserts: they
+ * follow the rate, 64 busy threads sharing the budget. Worker threads never call cmocka asserts: they
  * count and the main thread checks. */
 #include "rec_test_util.h"
 
@@ -569,37 +569,57 @@ static void test_churn_few_descriptors(void **state)
     churn("churn-fds", (unsigned)rt_scaled(1536), 64, 0, 160);
 }
 
-/* A 4 MiB budget against 12 busy threads whose rings and windows would
- * take 36 MiB, and 64 idle ones: the memory stays within the budget, the
- * producers wait (counted), nothing is dropped. */
-static void test_budget_pressure(void **state)
+/* nbusy threads of `events` events each next to nidle idle ones, against a
+ * budget of `budget` bytes (ring_events, chunk: options, 0 for the
+ * defaults): every event recorded once and in order, the memory within the
+ * budget, the producers' waits counted, nothing dropped, the session valid. */
+static void busy_in_budget(const char *tag, uint64_t budget, uint64_t ring_events, uint64_t chunk, unsigned nbusy,
+                           unsigned nidle, uint64_t events)
 {
-    (void)state;
     char dir[256];
-    rt_mkdtemp(dir, sizeof dir, "budget");
+    rt_mkdtemp(dir, sizeof dir, tag);
     atf_recorder_options o = rt_options(dir);
-    o.memory_budget_bytes = 4u << 20;
-    o.ring_events = 1u << 16;          /* rings up to 2 MiB */
-    o.io_chunk_bytes = 256u << 10;     /* windows up to 1 MiB */
+    o.memory_budget_bytes = budget;
+    if (ring_events)
+        o.ring_events = ring_events;
+    if (chunk)
+        o.io_chunk_bytes = chunk;
     atf_recorder *r = rt_start(&o);
-    unsigned nbusy = 12, nidle = 64;
     producer *ps = calloc(nbusy + nidle, sizeof *ps);
     assert_non_null(ps);
     sleepers z;
     sleepers_start(&z, r, ps + nbusy, nidle, nbusy + 1);
     for (unsigned i = 0; i < nbusy; i++)
-        ps[i] = (producer){ r, i + 1, rt_scaled(400000), 0, 0, 0, NULL };
+        ps[i] = (producer){ r, i + 1, rt_scaled(events), 0, 0, 0, NULL };
     run_producers(ps, nbusy);
     sleepers_finish(&z);
     atf_recorder_stats st;
     stop_check_all(r, dir, ps, nbusy + nidle, &st);
-    assert_int_equal(st.memory_bound, 4u << 20);
+    assert_int_equal(st.memory_bound, budget);
     if (st.memory_peak > st.memory_bound)
         fail_msg("memory peak %llu over the budget %llu", (unsigned long long)st.memory_peak,
                  (unsigned long long)st.memory_bound);
     assert_true(st.backpressure_waits > 0);
     free(ps);
     rt_rm_rf(dir);
+}
+
+/* A 4 MiB budget against 12 busy threads whose rings (up to 2 MiB) and
+ * windows (up to 1 MiB) would take 36 MiB, and 64 idle ones. */
+static void test_budget_pressure(void **state)
+{
+    (void)state;
+    busy_in_budget("budget", 4u << 20, 1u << 16, 256u << 10, 12, 64, 400000);
+}
+
+/* 64 busy threads (and 16 idle ones) on a 32 MiB budget: the rings grow
+ * only to their share (half the growth budget over the threads whose rings
+ * grew: 256 KiB), the writer leaves a file whose window waits for the disk
+ * and fills the others', producers sleep until half their ring is free. */
+static void test_many_busy(void **state)
+{
+    (void)state;
+    busy_in_budget("many-busy", 32u << 20, 0, 0, 64, 16, 200000);
 }
 
 /* A burst grows the thread's ring and window; a trickle afterwards (still
@@ -667,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_churn_few_descriptors),
         cmocka_unit_test(test_budget_pressure),
         cmocka_unit_test(test_memory_follows_rate),
+        cmocka_unit_test(test_many_busy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,8 +99,8 @@ typedef struct atf_recorder_options {
                                         is idle */
     uint32_t flush_interval_ms;    /**< a file that did not fill a chunk for this long gets its
                                         tail written (default 100) */
-    uint32_t writer_threads;       /**< background writer threads (default 1); each has one
-                                        I/O thread */
+    uint32_t writer_threads;       /**< background writer threads (default: one per online CPU,
+                                        up to 4); each has four I/O threads */
     uint32_t stop_grace_ms;        /**< how long stop() waits for live threads to publish their
                                         last events (default 20) */
     uint8_t checksum;              /**< 1: CRC32-C in the footers (default); 0: write 0 */
