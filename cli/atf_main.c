@@ -34,10 +34,12 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  info [--no-verify] PATH          headers, footers, recovery and checksum state\n"
-    "  dump [--json] [--no-verify] [FILTERS] PATH\n"
+    "  dump [--json] [--no-verify] [--jobs N] [FILTERS] PATH\n"
     "                                   every index event with its linked detail event;\n"
     "                                   --json prints the canonical dump (JSON Lines;\n"
-    "                                   for WTF: docs/wtf-dump-format.md)\n"
+    "                                   for WTF: docs/wtf-dump-format.md); --jobs: threads\n"
+    "                                   formatting it (default: one per CPU, at most 4;\n"
+    "                                   the output is the same for any number)\n"
     "  merge [--json] [FILTERS] SESSION all threads merged by (timestamp, thread, seq)\n"
     "  export --format perfetto|chrome-json|wtf [FILTERS] -o FILE PATH\n"
     "                                   the session as a timeline (one track per thread,\n"
@@ -365,7 +367,16 @@ static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, ch
             c.o.json = 1;
         else if (!strcmp(argv[i], "--no-verify"))
             c.o.no_verify = 1;
-        else if (argv[i][0] == '-') {
+        else if (!strcmp(name, "dump") && !strcmp(argv[i], "--jobs")) {
+            char *end = NULL;
+            unsigned long j = i + 1 < argc ? strtoul(argv[i + 1], &end, 10) : 0;
+            if (!end || *end || j < 1 || j > 64 || argv[i + 1][0] < '0' || argv[i + 1][0] > '9') {
+                fprintf(stderr, "atf: dump: --jobs takes a number of threads from 1 to 64\n");
+                return usage(NULL);
+            }
+            c.o.jobs = (unsigned)j;
+            i++;
+        } else if (argv[i][0] == '-') {
             fprintf(stderr, "atf: %s: unknown option %s\n", name, argv[i]);
             return usage(NULL);
         } else if (path)
