@@ -115,28 +115,51 @@ static void names_free(name_table *t)
  * which every protobuf parser accepts), patched when the message ends. */
 #define pb_reserve atf_bytebuf_reserve
 
-/* Callers reserve first: each of these writes at most 20 bytes plus data. */
-static void pb_varint(pb *b, uint64_t v)
+/* Callers reserve first: each of these writes at most 20 bytes plus data.
+ * They work on a local cursor: a store through b->p could alias b itself,
+ * and the compiler would reload b->p and b->n after every byte. */
+static inline uint8_t *pb_put_varint(uint8_t *p, uint64_t v)
 {
+    if (v < 0x80) {
+        *p = (uint8_t)v;
+        return p + 1;
+    }
+#if defined(__GNUC__)
+    /* Without a branch per byte (the lengths of register values vary, and
+     * each loop exit mispredicts): all ten bytes are stored, the length
+     * comes from the highest bit set, the last byte loses its continuation
+     * bit. The caller's reserve covers the ten. */
+    size_t n = (size_t)(64 - __builtin_clzll(v) + 6) / 7;
+    for (int i = 0; i < 10; i++)
+        p[i] = (uint8_t)(v >> (7 * i)) | 0x80;
+    p[n - 1] &= 0x7f;
+    return p + n;
+#else
     while (v >= 0x80) {
-        b->p[b->n++] = (uint8_t)(v | 0x80);
+        *p++ = (uint8_t)(v | 0x80);
         v >>= 7;
     }
-    b->p[b->n++] = (uint8_t)v;
+    *p++ = (uint8_t)v;
+    return p;
+#endif
 }
 
-static void pb_uint(pb *b, unsigned field, uint64_t v)
+static void pb_varint(pb *b, uint64_t v)
 {
-    pb_varint(b, (uint64_t)field << 3);
-    pb_varint(b, v);
+    b->n = (size_t)(pb_put_varint(b->p + b->n, v) - b->p);
+}
+
+static inline void pb_uint(pb *b, unsigned field, uint64_t v)
+{
+    b->n = (size_t)(pb_put_varint(pb_put_varint(b->p + b->n, (uint64_t)field << 3), v) - b->p);
 }
 
 static void pb_bytes(pb *b, unsigned field, const void *data, size_t len)
 {
-    pb_varint(b, (uint64_t)field << 3 | 2);
-    pb_varint(b, len);
-    memcpy(b->p + b->n, data, len);
-    b->n += len;
+    uint8_t *p = pb_put_varint(b->p + b->n, (uint64_t)field << 3 | 2);
+    p = pb_put_varint(p, len);
+    memcpy(p, data, len);
+    b->n = (size_t)(p + len - b->p);
 }
 
 static size_t pb_open(pb *b, unsigned field)
@@ -289,6 +312,41 @@ int export_load_detail(exporter *x, const atf_index_event *ev, detail_args *da)
     return 1;
 }
 
+/* A debug annotation's name as it is written: its length, then its bytes,
+ * padded to 16 so that it is copied in one fixed-size move. */
+typedef struct annot_name {
+    uint8_t len;
+    char text[15];
+} annot_name;
+#define ANNOT_NAME(s) { (uint8_t)(sizeof(s) - 1), s }
+
+/* The ARM64 detail's annotations, in detail_args.regs order and then the
+ * stack size: [0] of a call's, [1] of a return's (export_reg_names, stack_size_name). */
+static const annot_name arm_annot[2][12] = {
+    { ANNOT_NAME("x0"), ANNOT_NAME("x1"), ANNOT_NAME("x2"), ANNOT_NAME("x3"), ANNOT_NAME("x4"), ANNOT_NAME("x5"),
+      ANNOT_NAME("x6"), ANNOT_NAME("x7"), ANNOT_NAME("lr"), ANNOT_NAME("fp"), ANNOT_NAME("sp"),
+      ANNOT_NAME("stack_size") },
+    { ANNOT_NAME("ret_x0"), ANNOT_NAME("ret_x1"), ANNOT_NAME("ret_x2"), ANNOT_NAME("ret_x3"), ANNOT_NAME("ret_x4"),
+      ANNOT_NAME("ret_x5"), ANNOT_NAME("ret_x6"), ANNOT_NAME("ret_x7"), ANNOT_NAME("ret_lr"), ANNOT_NAME("ret_fp"),
+      ANNOT_NAME("ret_sp"), ANNOT_NAME("ret_stack_size") },
+};
+
+/* A debug annotation {name, uint or pointer value}; the caller reserved
+ * 16 bytes past it. */
+static void pb_annot_fixed(pb *b, const annot_name *name, uint64_t v, int pointer)
+{
+    /* The message length is one byte, known in advance (at most 2 + 15 + 11 bytes). */
+    uint8_t *p = b->p + b->n;
+    p[0] = TE_DEBUG << 3 | 2;
+    p[2] = DA_NAME << 3 | 2;
+    memcpy(p + 3, name, sizeof *name);
+    uint8_t *q = p + 4 + name->len;
+    *q = (uint8_t)((pointer ? DA_POINTER : DA_UINT) << 3);
+    q = pb_put_varint(q + 1, v);
+    p[1] = (uint8_t)(q - p - 2);
+    b->n = (size_t)(q - b->p);
+}
+
 static void pb_annot_uint(pb *b, const char *name, uint64_t v, int pointer)
 {
     /* Names are short: the message length is one byte, known in advance. */
@@ -310,8 +368,8 @@ static void pb_detail(exporter *x, const atf_index_event *ev, int ret)
     pb *b = &x->pk;
     if (da.arm) {
         for (int i = 0; i < 11; i++)
-            pb_annot_uint(b, export_reg_names[ret][i], da.regs[i], 1);
-        pb_annot_uint(b, stack_size_name[ret], da.stack_size, 0);
+            pb_annot_fixed(b, &arm_annot[ret][i], da.regs[i], 1);
+        pb_annot_fixed(b, &arm_annot[ret][11], da.stack_size, 0);
         return;
     }
     pb_annot_uint(b, type_name[ret], da.d.event_type, 0);
@@ -374,6 +432,10 @@ static void json_detail(exporter *x, const atf_index_event *ev, int ret, int *fi
 
 /* ---- Slices to the output -------------------------------------------- */
 
+/* The slice flags' annotations (ATF_SLICE_UNCLOSED, _UNWOUND, _CLIPPED, _EXCEPTION). */
+static const annot_name flag_annot[4] = { ANNOT_NAME("unclosed"), ANNOT_NAME("unwound"), ANNOT_NAME("clipped"),
+                                          ANNOT_NAME("exception") };
+
 static int perfetto_slice(exporter *x, const atf_slice *s)
 {
     char tmpbuf[32];
@@ -409,13 +471,13 @@ static int perfetto_slice(exporter *x, const atf_slice *s)
     else if (s->kind != ATF_SLICE_END)
         pb_bytes(b, TE_NAME, tmp.text, tmp.len);
     if (s->flags & ATF_SLICE_UNCLOSED)
-        pb_annot_uint(b, "unclosed", 1, 0);
+        pb_annot_fixed(b, &flag_annot[0], 1, 0);
     if (s->flags & ATF_SLICE_UNWOUND)
-        pb_annot_uint(b, "unwound", 1, 0);
+        pb_annot_fixed(b, &flag_annot[1], 1, 0);
     if (s->flags & ATF_SLICE_CLIPPED)
-        pb_annot_uint(b, "clipped", 1, 0);
+        pb_annot_fixed(b, &flag_annot[2], 1, 0);
     if (s->flags & ATF_SLICE_EXCEPTION)
-        pb_annot_uint(b, "exception", 1, 0);
+        pb_annot_fixed(b, &flag_annot[3], 1, 0);
     pb_detail(x, s->event, s->kind == ATF_SLICE_END);
     pb_close(b, te);
     packet_end(x);
