@@ -143,6 +143,19 @@ static inline void tu_fix_detail_crc(const char *path)
     free(b);
 }
 
+/* A demo session (atf_tool_demo) in dir, new or empty. */
+static inline void tu_demo(const char *dir, atf_layout layout, unsigned threads, uint64_t events,
+                           unsigned detail_every)
+{
+    atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
+    d.layout = layout;
+    d.threads = threads;
+    d.events = events;
+    d.detail_every = detail_every;
+    atf_error err;
+    assert_int_equal(atf_tool_demo(dir, &d, &err), ATF_OK);
+}
+
 /* ---- Output capture ---------------------------------------------------- */
 
 typedef struct tu_capture {

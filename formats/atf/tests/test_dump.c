@@ -821,15 +821,21 @@ static char *dump_jobs(const char *path, const atf_tool_options *base, unsigned 
     return c.buf;
 }
 
+static size_t count_lines(const char *text)
+{
+    size_t n = 0;
+    for (; *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
 /* Every number of jobs gives the text (and the status) of the dump in one
  * thread, which has @lines lines. */
 static void assert_jobs_same(const char *path, const atf_tool_options *o, size_t lines)
 {
     atf_status want_st, st;
     char *want = dump_jobs(path, o, 1, &want_st);
-    size_t n = 0;
-    for (const char *p = want; *p; p++)
-        n += *p == '\n';
+    size_t n = count_lines(want);
     if (n != lines)
         fail_msg("%s: %zu lines in one thread, want %zu", path, n, lines);
     for (unsigned jobs = 0; jobs <= 5; jobs++) {
@@ -853,14 +859,8 @@ static void test_dump_jobs_same_text(void **state)
     for (int layout = ATF_LAYOUT_1; layout <= ATF_LAYOUT_2; layout++) {
         char dir[64], p[160];
         cf_mkdtemp(dir, sizeof dir, "dump");
-        atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
-        d.threads = 4;
-        d.events = 3000;
-        d.detail_every = 3;
-        d.layout = (atf_layout)layout;
-        d.force = 1;
+        tu_demo(dir, (atf_layout)layout, 4, 3000, 3);
         atf_error err;
-        assert_int_equal(atf_tool_demo(dir, &d, &err), ATF_OK);
         atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
         for (o.json = 0; o.json <= 1; o.json++)
             assert_jobs_same(dir, &o, 4 * 3000);
@@ -907,9 +907,7 @@ static void test_dump_jobs_same_text(void **state)
         all.to_ns = o.to_ns;
         atf_status st;
         char *one = dump_jobs(dir, &all, 1, &st);
-        size_t lines = 0;
-        for (const char *q = one; *q; q++)
-            lines += *q == '\n';
+        size_t lines = count_lines(one);
         free(one);
         assert_true(lines > 1000);
         assert_jobs_same(dir, &all, lines);
@@ -923,12 +921,8 @@ static void test_dump_jobs_write_error(void **state)
     (void)state;
     char dir[64], p[160];
     cf_mkdtemp(dir, sizeof dir, "dump");
-    atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
-    d.threads = 2;
-    d.events = 5000;
-    d.force = 1;
+    tu_demo(dir, ATF_LAYOUT_2, 2, 5000, 4);
     atf_error err;
-    assert_int_equal(atf_tool_demo(dir, &d, &err), ATF_OK);
     tu_write_text(tu_path(p, sizeof p, "%s/out.txt", dir), "");
     for (unsigned jobs = 1; jobs <= 3; jobs++) {
         FILE *ro = fopen(p, "r");   /* every write fails */
