@@ -41,10 +41,11 @@ static const char usage_text[] =
     "                                   formatting it (default: one per CPU, at most 4;\n"
     "                                   the output is the same for any number)\n"
     "  merge [--json] [FILTERS] SESSION all threads merged by (timestamp, thread, seq)\n"
-    "  export --format perfetto|chrome-json|wtf [FILTERS] -o FILE PATH\n"
+    "  export --format perfetto|chrome-json|wtf [--jobs N] [FILTERS] -o FILE PATH\n"
     "                                   the session as a timeline (one track per thread,\n"
     "                                   calls as nested slices) for ui.perfetto.dev,\n"
-    "                                   chrome://tracing or speedscope; counts on stderr\n"
+    "                                   chrome://tracing or speedscope; counts on stderr;\n"
+    "                                   --jobs: threads encoding Perfetto (as dump's)\n"
     "  validate [--strict] [--format text|json|junit] [--no-verify] [--progress|--quiet] PATH\n"
     "                                   check every clause of conformance/SPEC.md\n"
     "                                   (WTF: conformance/SPEC-WTF.md, RTC:\n"
@@ -197,6 +198,17 @@ static int common_option(common_args *c, int argc, char **argv, int *i)
             c->o.from_ns = t;
         else
             c->o.to_ns = t;
+        (*i)++;
+        return 1;
+    }
+    if (!strcmp(a, "--jobs") && strcmp(c->name, "merge") != 0) {   /* dump and export */
+        char *end = NULL;
+        unsigned long j = v && *v >= '0' && *v <= '9' ? strtoul(v, &end, 10) : 0;
+        if (!end || *end || j < 1 || j > 64) {
+            fprintf(stderr, "atf: %s: --jobs takes a number of threads from 1 to 64\n", c->name);
+            return -1;
+        }
+        c->o.jobs = (unsigned)j;
         (*i)++;
         return 1;
     }
@@ -367,16 +379,7 @@ static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, ch
             c.o.json = 1;
         else if (!strcmp(argv[i], "--no-verify"))
             c.o.no_verify = 1;
-        else if (!strcmp(name, "dump") && !strcmp(argv[i], "--jobs")) {
-            char *end = NULL;
-            unsigned long j = i + 1 < argc ? strtoul(argv[i + 1], &end, 10) : 0;
-            if (!end || *end || j < 1 || j > 64 || argv[i + 1][0] < '0' || argv[i + 1][0] > '9') {
-                fprintf(stderr, "atf: dump: --jobs takes a number of threads from 1 to 64\n");
-                return usage(NULL);
-            }
-            c.o.jobs = (unsigned)j;
-            i++;
-        } else if (argv[i][0] == '-') {
+        else if (argv[i][0] == '-') {
             fprintf(stderr, "atf: %s: unknown option %s\n", name, argv[i]);
             return usage(NULL);
         } else if (path)

@@ -4,8 +4,10 @@
  * builder: memory is bounded by the call depth and the number of distinct
  * function names. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <atf/export.h>
 
@@ -436,52 +438,100 @@ static void json_detail(exporter *x, const atf_index_event *ev, int ret, int *fi
 static const annot_name flag_annot[4] = { ANNOT_NAME("unclosed"), ANNOT_NAME("unwound"), ANNOT_NAME("clipped"),
                                           ANNOT_NAME("exception") };
 
-static int perfetto_slice(exporter *x, const atf_slice *s)
+/* A slice planned (its name interned, its sequence state decided: what
+ * must be done in order) and not yet encoded (what workers may do). */
+typedef struct slice_rec {
+    uint64_t ts, iid, detail_seq;   /* iid 0: the name is written out; detail_seq ATF_NO_DETAIL: none */
+    const char *name;               /* NULL: the name is in hex (or there is none: an end) */
+    uint32_t name_len;
+    uint32_t flags;
+    uint8_t kind;
+    uint8_t emit_name;              /* the interned name goes in this packet */
+    uint8_t cleared;                /* the sequence's first packet */
+    char hex[19];
+} slice_rec;
+
+static int perfetto_plan(exporter *x, const atf_slice *s, slice_rec *r)
 {
-    char tmpbuf[32];
-    name_entry tmp, *ne = NULL;
+    r->ts = s->timestamp_ns;
+    r->iid = 0;
+    r->detail_seq = s->event ? s->event->detail_seq : ATF_NO_DETAIL;
+    r->name = NULL;
+    r->name_len = 0;
+    r->flags = s->flags;
+    r->kind = (uint8_t)s->kind;
+    r->emit_name = 0;
     if (s->kind != ATF_SLICE_END) {
-        ne = export_name_get(&x->names, x->manifest, s->function_id, &tmp, tmpbuf, &x->nomem);
+        char tmpbuf[32];
+        name_entry tmp, *ne = export_name_get(&x->names, x->manifest, s->function_id, &tmp, tmpbuf, &x->nomem);
         if (x->nomem)
             return -1;
+        if (ne) {
+            r->iid = ne->iid;
+            r->name = ne->text;
+            r->name_len = (uint32_t)ne->len;
+            r->emit_name = ne->emitted_seq != x->seq_id;
+            ne->emitted_seq = x->seq_id;
+        } else if (tmp.text == tmpbuf) {
+            memcpy(r->hex, tmpbuf, sizeof r->hex);
+            r->name_len = (uint32_t)tmp.len;
+        } else {
+            r->name = tmp.text;
+            r->name_len = (uint32_t)tmp.len;
+        }
     }
-    size_t name_len = ne ? ne->len : s->kind != ATF_SLICE_END ? tmp.len : 0;
-    if (packet_begin(x, 2048 + 2 * name_len) != 0)
-        return -1;
-    pb *b = &x->pk;
-    pb_uint(b, PKT_TIMESTAMP, s->timestamp_ns);
-    pb_uint(b, PKT_SEQ_ID, x->seq_id);
-    pb_uint(b, PKT_SEQ_FLAGS, x->seq_started ? SEQ_NEEDS_STATE : SEQ_CLEARED);
+    r->cleared = !x->seq_started;
     x->seq_started = 1;
-    if (ne && ne->emitted_seq != x->seq_id) {
+    return 0;
+}
+
+static int perfetto_encode(exporter *x, const slice_rec *r)
+{
+    if (packet_begin(x, 2048 + 2 * (size_t)r->name_len) != 0)
+        return -1;
+    const char *name = r->name ? r->name : r->hex;
+    pb *b = &x->pk;
+    pb_uint(b, PKT_TIMESTAMP, r->ts);
+    pb_uint(b, PKT_SEQ_ID, x->seq_id);
+    pb_uint(b, PKT_SEQ_FLAGS, r->cleared ? SEQ_CLEARED : SEQ_NEEDS_STATE);
+    if (r->emit_name) {
         size_t id = pb_open(b, PKT_INTERNED);
         size_t en = pb_open(b, INTERNED_EVENT_NAMES);
-        pb_uint(b, EVENT_NAME_IID, ne->iid);
-        pb_bytes(b, EVENT_NAME_NAME, ne->text, ne->len);
+        pb_uint(b, EVENT_NAME_IID, r->iid);
+        pb_bytes(b, EVENT_NAME_NAME, name, r->name_len);
         pb_close(b, en);
         pb_close(b, id);
-        ne->emitted_seq = x->seq_id;
     }
     size_t te = pb_open(b, PKT_TRACK_EVENT);
-    pb_uint(b, TE_TYPE, s->kind == ATF_SLICE_BEGIN ? TE_SLICE_BEGIN : s->kind == ATF_SLICE_END ? TE_SLICE_END
+    pb_uint(b, TE_TYPE, r->kind == ATF_SLICE_BEGIN ? TE_SLICE_BEGIN : r->kind == ATF_SLICE_END ? TE_SLICE_END
                                                                                              : TE_INSTANT);
     pb_uint(b, TE_TRACK_UUID, x->track_uuid);
-    if (ne)
-        pb_uint(b, TE_NAME_IID, ne->iid);
-    else if (s->kind != ATF_SLICE_END)
-        pb_bytes(b, TE_NAME, tmp.text, tmp.len);
-    if (s->flags & ATF_SLICE_UNCLOSED)
+    if (r->iid)
+        pb_uint(b, TE_NAME_IID, r->iid);
+    else if (r->kind != ATF_SLICE_END)
+        pb_bytes(b, TE_NAME, name, r->name_len);
+    if (r->flags & ATF_SLICE_UNCLOSED)
         pb_annot_fixed(b, &flag_annot[0], 1, 0);
-    if (s->flags & ATF_SLICE_UNWOUND)
+    if (r->flags & ATF_SLICE_UNWOUND)
         pb_annot_fixed(b, &flag_annot[1], 1, 0);
-    if (s->flags & ATF_SLICE_CLIPPED)
+    if (r->flags & ATF_SLICE_CLIPPED)
         pb_annot_fixed(b, &flag_annot[2], 1, 0);
-    if (s->flags & ATF_SLICE_EXCEPTION)
+    if (r->flags & ATF_SLICE_EXCEPTION)
         pb_annot_fixed(b, &flag_annot[3], 1, 0);
-    pb_detail(x, s->event, s->kind == ATF_SLICE_END);
+    if (r->detail_seq != ATF_NO_DETAIL) {
+        atf_index_event ev = { 0 };
+        ev.detail_seq = r->detail_seq;
+        pb_detail(x, &ev, r->kind == ATF_SLICE_END);
+    }
     pb_close(b, te);
     packet_end(x);
     return 0;
+}
+
+static int perfetto_slice(exporter *x, const atf_slice *s)
+{
+    slice_rec r;
+    return perfetto_plan(x, s, &r) != 0 || perfetto_encode(x, &r) != 0 ? -1 : 0;
 }
 
 static void json_flag(obuf *o, const char *name, int *first)
@@ -537,11 +587,269 @@ static int chrome_slice(exporter *x, const atf_slice *s)
     return 0;
 }
 
+/* ---- Perfetto on several cores --------------------------------------------
+ *
+ * What must happen in order stays in this thread: the slice builder, the
+ * interning of names (their iids and the sequence that has seen each) and
+ * the sequences' state, written into records (perfetto_plan). The packets'
+ * bytes are encoded from the records by jobs - 1 workers and by this thread
+ * while it waits (perfetto_encode, the same function as in one thread), a
+ * chunk of up to PAR_RECORDS records of one thread at a time into a slot's
+ * in-memory buffer; this thread writes the slots out in chunk order. A
+ * thread's track descriptor is written into its first chunk's buffer before
+ * the records. Memory is fixed: 2 x jobs + 2 slots. */
+
+#define PAR_RECORDS 1024
+#define PAR_JOBS_MAX 4
+#define PAR_MIN_EVENTS (1u << 16)
+
+enum { PS_FREE, PS_FILLING, PS_SUBMITTED, PS_BUSY, PS_READY };
+
+typedef struct par_chunk {
+    int state;
+    int nomem;                 /* an encoder ran out of memory */
+    size_t count;
+    const tool_thread *thread;
+    uint64_t track_uuid, seq_id, details;
+    slice_rec *recs;           /* PAR_RECORDS */
+    obuf o;                    /* in memory */
+} par_chunk;
+
+typedef struct par_encoder {
+    struct par_export *p;
+    pthread_t tid;
+    exporter x;                /* its packet buffers */
+} par_encoder;
+
+typedef struct par_export {
+    par_chunk **slots;
+    size_t nslots;
+    uint64_t filled, taken, written;   /* chunks submitted, taken by an encoder, written out */
+    par_chunk *cur;                    /* the chunk being filled (chunk number `filled`) */
+    int done, write_failed;
+    FILE *f;
+    atf_export_stats *stats;
+    par_encoder *enc;                  /* [0]: this thread's */
+    unsigned jobs, started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} par_export;
+
+/* Encodes chunk c into its buffer; called and returns with p->mu held. */
+static void par_encode(par_export *p, par_encoder *e, par_chunk *c)
+{
+    c->state = PS_BUSY;
+    p->taken++;
+    pthread_mutex_unlock(&p->mu);
+    exporter *x = &e->x;
+    x->out = &c->o;
+    x->thread = c->thread;
+    x->track_uuid = c->track_uuid;
+    x->seq_id = c->seq_id;
+    atf_export_stats st = { 0 };
+    x->stats = &st;
+    for (size_t i = 0; i < c->count && !c->nomem; i++)
+        c->nomem = perfetto_encode(x, &c->recs[i]) != 0 || c->o.failed;
+    c->details = st.details;
+    pthread_mutex_lock(&p->mu);
+    c->state = PS_READY;
+    pthread_cond_broadcast(&p->cv);
+}
+
+static void *par_encoder_main(void *arg)
+{
+    par_encoder *e = arg;
+    par_export *p = e->p;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        if (p->taken < p->filled)
+            par_encode(p, e, p->slots[p->taken % p->nslots]);
+        else if (p->done)
+            break;
+        else
+            pthread_cond_wait(&p->cv, &p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* Writes out the chunks that are ready, in order; then, if @until is not
+ * written yet, encodes a chunk no one took or waits. Called and returns with
+ * p->mu held. @return 1 once chunk number @until is written. */
+static int par_progress(par_export *p, uint64_t until)
+{
+    while (p->written < p->filled) {
+        par_chunk *c = p->slots[p->written % p->nslots];
+        if (c->state != PS_READY)
+            break;
+        pthread_mutex_unlock(&p->mu);
+        int bad = c->nomem;
+        if (!bad && !p->write_failed &&
+            (fwrite(c->o.spill, 1, c->o.spill_n, p->f) != c->o.spill_n ||
+             fwrite(c->o.buf, 1, c->o.n, p->f) != c->o.n))
+            p->write_failed = 1;
+        p->stats->bytes += c->o.spill_n + c->o.n;
+        p->stats->details += c->details;
+        pthread_mutex_lock(&p->mu);
+        if (bad)
+            p->write_failed = -1;
+        c->state = PS_FREE;
+        p->written++;
+        pthread_cond_broadcast(&p->cv);
+    }
+    if (p->written > until)
+        return 1;
+    if (p->taken < p->filled)
+        par_encode(p, &p->enc[0], p->slots[p->taken % p->nslots]);
+    else
+        pthread_cond_wait(&p->cv, &p->mu);
+    return 0;
+}
+
+/* Submits the chunk being filled. */
+static void par_submit(par_export *p)
+{
+    if (!p->cur)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->cur->state = PS_SUBMITTED;
+    p->cur = NULL;
+    p->filled++;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* A new chunk to fill for x's thread (submitting the one being filled). */
+static int par_next_chunk(exporter *x)
+{
+    par_export *p = x->par;
+    par_submit(p);
+    par_chunk *c = p->slots[p->filled % p->nslots];
+    pthread_mutex_lock(&p->mu);
+    while (c->state != PS_FREE && !p->write_failed)
+        par_progress(p, p->filled - p->nslots);
+    int failed = p->write_failed;
+    pthread_mutex_unlock(&p->mu);
+    if (failed)
+        return failed < 0 ? EXPORT_NOMEM : EXPORT_IO;
+    ob_reset(&c->o);
+    c->nomem = 0;
+    c->count = 0;
+    c->details = 0;
+    c->thread = x->thread;
+    c->track_uuid = x->track_uuid;
+    c->seq_id = x->seq_id;
+    c->state = PS_FILLING;
+    p->cur = c;
+    return 0;
+}
+
+static int par_slice(exporter *x, const atf_slice *s)
+{
+    par_export *p = x->par;
+    int r;
+    if (p->cur->count == PAR_RECORDS && (r = par_next_chunk(x)) != 0)
+        return r;
+    return perfetto_plan(x, s, &p->cur->recs[p->cur->count++]) != 0 ? EXPORT_NOMEM : 0;
+}
+
+static unsigned export_jobs(const atf_tool_options *o, uint64_t events)
+{
+    unsigned jobs = o->jobs;
+    if (jobs == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = n < 2 || events < PAR_MIN_EVENTS ? 1 : n > PAR_JOBS_MAX ? PAR_JOBS_MAX : (unsigned)n;
+    }
+    return jobs > PAR_JOBS_MAX ? PAR_JOBS_MAX : jobs;
+}
+
+static void par_free(par_export *p)
+{
+    for (size_t i = 0; p->slots && i < p->nslots; i++) {
+        if (!p->slots[i])
+            continue;
+        ob_release(&p->slots[i]->o);
+        free(p->slots[i]->recs);
+        free(p->slots[i]);
+    }
+    for (unsigned i = 0; p->enc && i < p->jobs; i++) {
+        free(p->enc[i].x.pk.p);
+    }
+    free(p->slots);
+    free(p->enc);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p);
+}
+
+/* Starts the encoders for x (Perfetto). @return 0, or -1 (nothing started:
+ * the export goes on in this thread). */
+static int par_start(exporter *x, unsigned jobs)
+{
+    par_export *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    p->jobs = jobs;
+    p->nslots = 2 * (size_t)jobs + 2;
+    p->f = x->out->f;
+    p->stats = x->stats;
+    p->slots = calloc(p->nslots, sizeof *p->slots);
+    p->enc = calloc(jobs, sizeof *p->enc);
+    int ok = p->slots && p->enc;
+    for (size_t i = 0; ok && i < p->nslots; i++) {
+        par_chunk *c = p->slots[i] = calloc(1, sizeof *c);
+        ok = c && (c->recs = malloc(PAR_RECORDS * sizeof *c->recs)) != NULL;
+        if (c)
+            ob_init_mem(&c->o);
+    }
+    for (unsigned i = 0; ok && i < jobs; i++) {
+        p->enc[i].p = p;
+        p->enc[i].x.format = ATF_EXPORT_PERFETTO;
+    }
+    p->started = 1;
+    while (ok && p->started < jobs &&
+           pthread_create(&p->enc[p->started].tid, NULL, par_encoder_main, &p->enc[p->started]) == 0)
+        p->started++;
+    if (!ok || p->started == 1) {
+        p->started = 1;
+        par_free(p);
+        return -1;
+    }
+    x->par = p;
+    return 0;
+}
+
+/* Writes out what is left (unless @abandon), stops the encoders, frees.
+ * @return 0, or EXPORT_IO / EXPORT_NOMEM. */
+static int par_finish(exporter *x, int abandon)
+{
+    par_export *p = x->par;
+    if (!p)
+        return 0;
+    par_submit(p);
+    pthread_mutex_lock(&p->mu);
+    while (!abandon && !p->write_failed && p->written < p->filled)
+        par_progress(p, p->filled - 1);
+    p->done = 1;
+    pthread_cond_broadcast(&p->cv);
+    int failed = p->write_failed;
+    pthread_mutex_unlock(&p->mu);
+    for (unsigned i = 1; i < p->started; i++)
+        pthread_join(p->enc[i].tid, NULL);
+    par_free(p);
+    x->par = NULL;
+    return failed < 0 ? EXPORT_NOMEM : failed ? EXPORT_IO : 0;
+}
+
 static int on_slice(void *user, const atf_slice *s)
 {
     exporter *x = user;
     if (x->format == ATF_EXPORT_WTF)
         return wtf_export_slice(x, s);
+    if (x->par)
+        return par_slice(x, s);
     if (x->out->failed)
         return EXPORT_IO;
     return x->format == ATF_EXPORT_PERFETTO ? perfetto_slice(x, s) : chrome_slice(x, s);
@@ -773,7 +1081,18 @@ static atf_status export_threads(exporter *x, tool_source *src, const atf_tool_o
             x->stats->recovered_files += di->recovered != 0;
             x->stats->trailing_bytes += di->trailing_bytes;
         }
-        int r = thread_begin(x, t);
+        int r;
+        if (x->par) {
+            /* A chunk of this thread's own, its track descriptor first. */
+            if ((r = par_next_chunk(x)) != 0)
+                return callback_failed(x, r, err);
+            obuf *out = x->out;
+            x->out = &x->par->cur->o;
+            r = thread_begin(x, t);
+            x->out = out;
+        } else {
+            r = thread_begin(x, t);
+        }
         if (r != 0)
             return callback_failed(x, r, err);
         atf_slice_builder_reset(sb);
@@ -865,7 +1184,22 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         goto done;
     }
+    if (format == ATF_EXPORT_PERFETTO) {
+        uint64_t events = 0;
+        for (size_t i = 0; i < src.thread_count; i++)
+            if (src.threads[i].index && tool_thread_wanted(&o, src.threads[i].id))
+                events += atf_index_reader_count(src.threads[i].index);
+        unsigned jobs = export_jobs(&o, events);
+        /* What is buffered goes first: the encoders' chunks are written past it. */
+        if (jobs > 1 && ob_flush(ob) == 0)
+            par_start(x, jobs);
+    }
     st = export_threads(x, &src, &o, sb, err);
+    if (x->par) {
+        int r = par_finish(x, st != ATF_OK);
+        if (r != 0 && !st)
+            st = callback_failed(x, r, err);
+    }
     if (format == ATF_EXPORT_WTF) {
         int r = st ? 0 : wtf_export_anchors(x, &o);
         if (r != 0)
@@ -880,7 +1214,7 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
             if (!st)
                 st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write output: %s", strerror(errno));
         }
-        stats->bytes = ob->total;
+        stats->bytes += ob->total;   /* besides what the encoders' chunks held */
     }
     if (!st && worst) {
         st = atf_fail(err, worst, ATF_NO_OFFSET, NULL,
@@ -891,6 +1225,8 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
 done:
     if (x && x->wtf)
         wtf_export_close(x, 1, NULL);   /* after a failure: only frees */
+    if (x && x->par)
+        par_finish(x, 1);
     if (sb)
         stats->slices = *atf_slice_builder_counts(sb);
     atf_slice_builder_destroy(sb);
