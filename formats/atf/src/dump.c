@@ -1155,9 +1155,7 @@ static int par_dump_run(dump_out *d, const tool_source *src, const atf_tool_opti
             dump_lone_detail(&d->o, &src->threads[ti], d->json, opts);
         } else if (s->o.failed) {
             rc = -2;
-        } else if (ob_flush(&d->o) == 0 &&
-                   (fwrite(s->o.spill, 1, s->o.spill_n, d->o.f) != s->o.spill_n ||
-                    fwrite(s->o.buf, 1, s->o.n, d->o.f) != s->o.n)) {
+        } else if (ob_flush(&d->o) == 0 && ob_write_mem(&s->o, d->o.f) != 0) {
             d->o.failed = 1;
         }
         d->done += s->lines;

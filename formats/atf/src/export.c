@@ -684,9 +684,7 @@ static int par_progress(par_export *p, uint64_t until)
             break;
         pthread_mutex_unlock(&p->mu);
         int bad = c->nomem;
-        if (!bad && !p->write_failed &&
-            (fwrite(c->o.spill, 1, c->o.spill_n, p->f) != c->o.spill_n ||
-             fwrite(c->o.buf, 1, c->o.n, p->f) != c->o.n))
+        if (!bad && !p->write_failed && ob_write_mem(&c->o, p->f) != 0)
             p->write_failed = 1;
         p->stats->bytes += c->o.spill_n + c->o.n;
         p->stats->details += c->details;

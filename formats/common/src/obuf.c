@@ -47,6 +47,13 @@ void ob_release(obuf *b)
     b->spill_n = b->spill_cap = 0;
 }
 
+int ob_write_mem(const obuf *b, FILE *f)
+{
+    if (b->spill_n && fwrite(b->spill, 1, b->spill_n, f) != b->spill_n)
+        return -1;
+    return b->n && fwrite(b->buf, 1, b->n, f) != b->n ? -1 : 0;
+}
+
 /* In memory: buf appended to spill, which grows by doubling. */
 static int spill(obuf *b)
 {

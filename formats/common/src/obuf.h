@@ -30,6 +30,9 @@ void ob_init(obuf *b, FILE *f);
 void ob_init_mem(obuf *b);
 void ob_reset(obuf *b);
 void ob_release(obuf *b);
+/* Writes the text of in-memory @b (spill, then buf) to f. @return 0, or -1
+ * when a write failed. */
+int ob_write_mem(const obuf *b, FILE *f);
 /* Writes out what is buffered. @return 0, or -1 once a write failed. */
 int ob_flush(obuf *b);
 void ob_put(obuf *b, const void *p, size_t n);
