@@ -258,6 +258,8 @@ int bench_read_side(const char *what, int argc, char **argv)
     qsort(open_t, (size_t)repeat, sizeof(double), bench_cmp_double);
     qsort(stream_t, (size_t)repeat, sizeof(double), bench_cmp_double);
     double t = wall[repeat / 2], c = cpu[repeat / 2];
+    long threads = sysconf(_SC_NPROCESSORS_ONLN);
+    threads = threads < 1 ? 1 : threads > 4 ? 4 : threads;
     /* merge: the target is the streaming merge; open + merge is printed too. */
     double t_target = is_merge ? stream_t[repeat / 2] : t;
     double eps = (double)n / t_target, ratio = eps / rec_eps;
@@ -273,7 +275,7 @@ int bench_read_side(const char *what, int argc, char **argv)
                what, session, n, t_target, c, eps, rec_eps, ratio, min_ratio, min_eps, met ? "true" : "false", load,
                repeat);
         if (!is_merge)
-            printf(",\"output\":\"%s\"", real_null ? "/dev/null" : "discarded");
+            printf(",\"output\":\"%s\",\"threads\":%ld", real_null ? "/dev/null" : "discarded", threads);
         if (is_merge)
             printf(",\"open_seconds\":%.4f,\"open_and_merge_seconds\":%.4f,\"open_and_merge_events_per_sec\":%.0f",
                    open_t[repeat / 2], t, (double)n / t);
@@ -281,6 +283,9 @@ int bench_read_side(const char *what, int argc, char **argv)
     } else {
         printf("session:        %s (%" PRIu64 " index events, page-cached)\n", session, n);
         printf("%-15s %s%s\n", what, desc, is_merge || real_null ? "" : " (not the null device here: discarded)");
+        if (!is_merge)
+            printf("                formatted by %ld thread(s) (one per CPU, at most 4: atf_tool_options.jobs 0)\n",
+                   threads);
         printf("                %.3f s (median of %d): %.2f M events/s\n", t_target, repeat, eps / 1e6);
         if (is_merge)
             printf("open + merge:   %.3f s (open with checksum verification %.3f s; CPU %.3f s): %.2f M events/s\n",
