@@ -965,8 +965,6 @@ static atf_status run_tool(FILE *out, const char *path, const atf_tool_options *
  * thread holding only a detail lane is written by this thread, in turn. */
 
 #define DUMP_CHUNK_EVENTS 512       /* JSON lines average ~350 bytes: a chunk stays in its 256 KiB buffer */
-#define DUMP_JOBS_MAX 4
-#define DUMP_PARALLEL_MIN (1u << 16) /* fewer events are dumped in this thread */
 
 enum { SLOT_FREE, SLOT_BUSY, SLOT_READY };
 
@@ -1070,19 +1068,6 @@ static void *par_work(void *arg)
             pthread_cond_wait(&p->cv, &p->mu);
     pthread_mutex_unlock(&p->mu);
     return NULL;
-}
-
-/* Formatting threads for a dump of @events events: 0 for this thread alone. */
-static unsigned dump_jobs(const atf_tool_options *opts, uint64_t events)
-{
-    unsigned jobs = opts ? opts->jobs : 0;
-    if (jobs == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = n < 2 || events < DUMP_PARALLEL_MIN ? 1 : n > DUMP_JOBS_MAX ? DUMP_JOBS_MAX : (unsigned)n;
-    }
-    if (jobs > DUMP_JOBS_MAX)
-        jobs = DUMP_JOBS_MAX;
-    return jobs > 1 ? jobs : 0;
 }
 
 static void par_free(par_dump *p, size_t nslots)
@@ -1190,8 +1175,8 @@ static atf_status dump_source(FILE *out, const tool_source *sp, const atf_tool_o
     dump_out *d = dump_out_create(out, &src, opts);
     if (!d)
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-    unsigned jobs = dump_jobs(opts, d->total);
-    int rc = jobs ? par_dump_run(d, &src, opts, jobs) : -1;
+    unsigned jobs = tool_jobs(opts, d->total);
+    int rc = jobs > 1 ? par_dump_run(d, &src, opts, jobs) : -1;
     if (rc == -2) {
         free(d);
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);

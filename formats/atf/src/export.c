@@ -600,8 +600,6 @@ static int chrome_slice(exporter *x, const atf_slice *s)
  * the records. Memory is fixed: 2 x jobs + 2 slots. */
 
 #define PAR_RECORDS 1024
-#define PAR_JOBS_MAX 4
-#define PAR_MIN_EVENTS (1u << 16)
 
 enum { PS_FREE, PS_FILLING, PS_SUBMITTED, PS_BUSY, PS_READY };
 
@@ -749,16 +747,6 @@ static int par_slice(exporter *x, const atf_slice *s)
     if (p->cur->count == PAR_RECORDS && (r = par_next_chunk(x)) != 0)
         return r;
     return perfetto_plan(x, s, &p->cur->recs[p->cur->count++]) != 0 ? EXPORT_NOMEM : 0;
-}
-
-static unsigned export_jobs(const atf_tool_options *o, uint64_t events)
-{
-    unsigned jobs = o->jobs;
-    if (jobs == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = n < 2 || events < PAR_MIN_EVENTS ? 1 : n > PAR_JOBS_MAX ? PAR_JOBS_MAX : (unsigned)n;
-    }
-    return jobs > PAR_JOBS_MAX ? PAR_JOBS_MAX : jobs;
 }
 
 static void par_free(par_export *p)
@@ -978,6 +966,16 @@ static int put_anchors(exporter *x, const atf_tool_options *o)
     return 0;
 }
 
+unsigned tool_jobs(const atf_tool_options *o, uint64_t events)
+{
+    unsigned jobs = o ? o->jobs : 0;
+    if (jobs == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = n < 2 || events < TOOL_PARALLEL_MIN ? 1 : n > TOOL_JOBS_MAX ? TOOL_JOBS_MAX : (unsigned)n;
+    }
+    return jobs > TOOL_JOBS_MAX ? TOOL_JOBS_MAX : jobs;
+}
+
 int tool_thread_wanted(const atf_tool_options *o, uint64_t id)
 {
     if (!o || !o->threads)
@@ -1187,7 +1185,7 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
         for (size_t i = 0; i < src.thread_count; i++)
             if (src.threads[i].index && tool_thread_wanted(&o, src.threads[i].id))
                 events += atf_index_reader_count(src.threads[i].index);
-        unsigned jobs = export_jobs(&o, events);
+        unsigned jobs = tool_jobs(&o, events);
         /* What is buffered goes first: the encoders' chunks are written past it. */
         if (jobs > 1 && ob_flush(ob) == 0)
             par_start(x, jobs);
