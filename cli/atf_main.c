@@ -34,15 +34,18 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  info [--no-verify] PATH          headers, footers, recovery and checksum state\n"
-    "  dump [--json] [--no-verify] [FILTERS] PATH\n"
+    "  dump [--json] [--no-verify] [--jobs N] [FILTERS] PATH\n"
     "                                   every index event with its linked detail event;\n"
     "                                   --json prints the canonical dump (JSON Lines;\n"
-    "                                   for WTF: docs/wtf-dump-format.md)\n"
+    "                                   for WTF: docs/wtf-dump-format.md); --jobs: threads\n"
+    "                                   formatting it (default: one per CPU, at most 4;\n"
+    "                                   the output is the same for any number)\n"
     "  merge [--json] [FILTERS] SESSION all threads merged by (timestamp, thread, seq)\n"
-    "  export --format perfetto|chrome-json|wtf [FILTERS] -o FILE PATH\n"
+    "  export --format perfetto|chrome-json|wtf [--jobs N] [FILTERS] -o FILE PATH\n"
     "                                   the session as a timeline (one track per thread,\n"
     "                                   calls as nested slices) for ui.perfetto.dev,\n"
-    "                                   chrome://tracing or speedscope; counts on stderr\n"
+    "                                   chrome://tracing or speedscope; counts on stderr;\n"
+    "                                   --jobs: threads encoding Perfetto (as dump's)\n"
     "  validate [--strict] [--format text|json|junit] [--no-verify] [--progress|--quiet] PATH\n"
     "                                   check every clause of conformance/SPEC.md\n"
     "                                   (WTF: conformance/SPEC-WTF.md, RTC:\n"
@@ -195,6 +198,17 @@ static int common_option(common_args *c, int argc, char **argv, int *i)
             c->o.from_ns = t;
         else
             c->o.to_ns = t;
+        (*i)++;
+        return 1;
+    }
+    if (!strcmp(a, "--jobs") && strcmp(c->name, "merge") != 0) {   /* dump and export */
+        char *end = NULL;
+        unsigned long j = v && *v >= '0' && *v <= '9' ? strtoul(v, &end, 10) : 0;
+        if (!end || *end || j < 1 || j > 64) {
+            fprintf(stderr, "atf: %s: --jobs takes a number of threads from 1 to 64\n", c->name);
+            return -1;
+        }
+        c->o.jobs = (unsigned)j;
         (*i)++;
         return 1;
     }

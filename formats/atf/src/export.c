@@ -4,8 +4,10 @@
  * builder: memory is bounded by the call depth and the number of distinct
  * function names. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <atf/export.h>
 
@@ -115,28 +117,51 @@ static void names_free(name_table *t)
  * which every protobuf parser accepts), patched when the message ends. */
 #define pb_reserve atf_bytebuf_reserve
 
-/* Callers reserve first: each of these writes at most 20 bytes plus data. */
-static void pb_varint(pb *b, uint64_t v)
+/* Callers reserve first: each of these writes at most 20 bytes plus data.
+ * They work on a local cursor: a store through b->p could alias b itself,
+ * and the compiler would reload b->p and b->n after every byte. */
+static inline uint8_t *pb_put_varint(uint8_t *p, uint64_t v)
 {
+    if (v < 0x80) {
+        *p = (uint8_t)v;
+        return p + 1;
+    }
+#if defined(__GNUC__)
+    /* Without a branch per byte (the lengths of register values vary, and
+     * each loop exit mispredicts): all ten bytes are stored, the length
+     * comes from the highest bit set, the last byte loses its continuation
+     * bit. The caller's reserve covers the ten. */
+    size_t n = (size_t)(64 - __builtin_clzll(v) + 6) / 7;
+    for (int i = 0; i < 10; i++)
+        p[i] = (uint8_t)(v >> (7 * i)) | 0x80;
+    p[n - 1] &= 0x7f;
+    return p + n;
+#else
     while (v >= 0x80) {
-        b->p[b->n++] = (uint8_t)(v | 0x80);
+        *p++ = (uint8_t)(v | 0x80);
         v >>= 7;
     }
-    b->p[b->n++] = (uint8_t)v;
+    *p++ = (uint8_t)v;
+    return p;
+#endif
 }
 
-static void pb_uint(pb *b, unsigned field, uint64_t v)
+static void pb_varint(pb *b, uint64_t v)
 {
-    pb_varint(b, (uint64_t)field << 3);
-    pb_varint(b, v);
+    b->n = (size_t)(pb_put_varint(b->p + b->n, v) - b->p);
+}
+
+static inline void pb_uint(pb *b, unsigned field, uint64_t v)
+{
+    b->n = (size_t)(pb_put_varint(pb_put_varint(b->p + b->n, (uint64_t)field << 3), v) - b->p);
 }
 
 static void pb_bytes(pb *b, unsigned field, const void *data, size_t len)
 {
-    pb_varint(b, (uint64_t)field << 3 | 2);
-    pb_varint(b, len);
-    memcpy(b->p + b->n, data, len);
-    b->n += len;
+    uint8_t *p = pb_put_varint(b->p + b->n, (uint64_t)field << 3 | 2);
+    p = pb_put_varint(p, len);
+    memcpy(p, data, len);
+    b->n = (size_t)(p + len - b->p);
 }
 
 static size_t pb_open(pb *b, unsigned field)
@@ -289,6 +314,41 @@ int export_load_detail(exporter *x, const atf_index_event *ev, detail_args *da)
     return 1;
 }
 
+/* A debug annotation's name as it is written: its length, then its bytes,
+ * padded to 16 so that it is copied in one fixed-size move. */
+typedef struct annot_name {
+    uint8_t len;
+    char text[15];
+} annot_name;
+#define ANNOT_NAME(s) { (uint8_t)(sizeof(s) - 1), s }
+
+/* The ARM64 detail's annotations, in detail_args.regs order and then the
+ * stack size: [0] of a call's, [1] of a return's (export_reg_names, stack_size_name). */
+static const annot_name arm_annot[2][12] = {
+    { ANNOT_NAME("x0"), ANNOT_NAME("x1"), ANNOT_NAME("x2"), ANNOT_NAME("x3"), ANNOT_NAME("x4"), ANNOT_NAME("x5"),
+      ANNOT_NAME("x6"), ANNOT_NAME("x7"), ANNOT_NAME("lr"), ANNOT_NAME("fp"), ANNOT_NAME("sp"),
+      ANNOT_NAME("stack_size") },
+    { ANNOT_NAME("ret_x0"), ANNOT_NAME("ret_x1"), ANNOT_NAME("ret_x2"), ANNOT_NAME("ret_x3"), ANNOT_NAME("ret_x4"),
+      ANNOT_NAME("ret_x5"), ANNOT_NAME("ret_x6"), ANNOT_NAME("ret_x7"), ANNOT_NAME("ret_lr"), ANNOT_NAME("ret_fp"),
+      ANNOT_NAME("ret_sp"), ANNOT_NAME("ret_stack_size") },
+};
+
+/* A debug annotation {name, uint or pointer value}; the caller reserved
+ * 16 bytes past it. */
+static void pb_annot_fixed(pb *b, const annot_name *name, uint64_t v, int pointer)
+{
+    /* The message length is one byte, known in advance (at most 2 + 15 + 11 bytes). */
+    uint8_t *p = b->p + b->n;
+    p[0] = TE_DEBUG << 3 | 2;
+    p[2] = DA_NAME << 3 | 2;
+    memcpy(p + 3, name, sizeof *name);
+    uint8_t *q = p + 4 + name->len;
+    *q = (uint8_t)((pointer ? DA_POINTER : DA_UINT) << 3);
+    q = pb_put_varint(q + 1, v);
+    p[1] = (uint8_t)(q - p - 2);
+    b->n = (size_t)(q - b->p);
+}
+
 static void pb_annot_uint(pb *b, const char *name, uint64_t v, int pointer)
 {
     /* Names are short: the message length is one byte, known in advance. */
@@ -310,8 +370,8 @@ static void pb_detail(exporter *x, const atf_index_event *ev, int ret)
     pb *b = &x->pk;
     if (da.arm) {
         for (int i = 0; i < 11; i++)
-            pb_annot_uint(b, export_reg_names[ret][i], da.regs[i], 1);
-        pb_annot_uint(b, stack_size_name[ret], da.stack_size, 0);
+            pb_annot_fixed(b, &arm_annot[ret][i], da.regs[i], 1);
+        pb_annot_fixed(b, &arm_annot[ret][11], da.stack_size, 0);
         return;
     }
     pb_annot_uint(b, type_name[ret], da.d.event_type, 0);
@@ -374,52 +434,104 @@ static void json_detail(exporter *x, const atf_index_event *ev, int ret, int *fi
 
 /* ---- Slices to the output -------------------------------------------- */
 
-static int perfetto_slice(exporter *x, const atf_slice *s)
+/* The slice flags' annotations (ATF_SLICE_UNCLOSED, _UNWOUND, _CLIPPED, _EXCEPTION). */
+static const annot_name flag_annot[4] = { ANNOT_NAME("unclosed"), ANNOT_NAME("unwound"), ANNOT_NAME("clipped"),
+                                          ANNOT_NAME("exception") };
+
+/* A slice planned (its name interned, its sequence state decided: what
+ * must be done in order) and not yet encoded (what workers may do). */
+typedef struct slice_rec {
+    uint64_t ts, iid, detail_seq;   /* iid 0: the name is written out; detail_seq ATF_NO_DETAIL: none */
+    const char *name;               /* NULL: the name is in hex (or there is none: an end) */
+    uint32_t name_len;
+    uint32_t flags;
+    uint8_t kind;
+    uint8_t emit_name;              /* the interned name goes in this packet */
+    uint8_t cleared;                /* the sequence's first packet */
+    char hex[19];
+} slice_rec;
+
+static int perfetto_plan(exporter *x, const atf_slice *s, slice_rec *r)
 {
-    char tmpbuf[32];
-    name_entry tmp, *ne = NULL;
+    r->ts = s->timestamp_ns;
+    r->iid = 0;
+    r->detail_seq = s->event ? s->event->detail_seq : ATF_NO_DETAIL;
+    r->name = NULL;
+    r->name_len = 0;
+    r->flags = s->flags;
+    r->kind = (uint8_t)s->kind;
+    r->emit_name = 0;
     if (s->kind != ATF_SLICE_END) {
-        ne = export_name_get(&x->names, x->manifest, s->function_id, &tmp, tmpbuf, &x->nomem);
+        char tmpbuf[32];
+        name_entry tmp, *ne = export_name_get(&x->names, x->manifest, s->function_id, &tmp, tmpbuf, &x->nomem);
         if (x->nomem)
             return -1;
+        if (ne) {
+            r->iid = ne->iid;
+            r->name = ne->text;
+            r->name_len = (uint32_t)ne->len;
+            r->emit_name = ne->emitted_seq != x->seq_id;
+            ne->emitted_seq = x->seq_id;
+        } else if (tmp.text == tmpbuf) {
+            memcpy(r->hex, tmpbuf, sizeof r->hex);
+            r->name_len = (uint32_t)tmp.len;
+        } else {
+            r->name = tmp.text;
+            r->name_len = (uint32_t)tmp.len;
+        }
     }
-    size_t name_len = ne ? ne->len : s->kind != ATF_SLICE_END ? tmp.len : 0;
-    if (packet_begin(x, 2048 + 2 * name_len) != 0)
-        return -1;
-    pb *b = &x->pk;
-    pb_uint(b, PKT_TIMESTAMP, s->timestamp_ns);
-    pb_uint(b, PKT_SEQ_ID, x->seq_id);
-    pb_uint(b, PKT_SEQ_FLAGS, x->seq_started ? SEQ_NEEDS_STATE : SEQ_CLEARED);
+    r->cleared = !x->seq_started;
     x->seq_started = 1;
-    if (ne && ne->emitted_seq != x->seq_id) {
+    return 0;
+}
+
+static int perfetto_encode(exporter *x, const slice_rec *r)
+{
+    if (packet_begin(x, 2048 + 2 * (size_t)r->name_len) != 0)
+        return -1;
+    const char *name = r->name ? r->name : r->hex;
+    pb *b = &x->pk;
+    pb_uint(b, PKT_TIMESTAMP, r->ts);
+    pb_uint(b, PKT_SEQ_ID, x->seq_id);
+    pb_uint(b, PKT_SEQ_FLAGS, r->cleared ? SEQ_CLEARED : SEQ_NEEDS_STATE);
+    if (r->emit_name) {
         size_t id = pb_open(b, PKT_INTERNED);
         size_t en = pb_open(b, INTERNED_EVENT_NAMES);
-        pb_uint(b, EVENT_NAME_IID, ne->iid);
-        pb_bytes(b, EVENT_NAME_NAME, ne->text, ne->len);
+        pb_uint(b, EVENT_NAME_IID, r->iid);
+        pb_bytes(b, EVENT_NAME_NAME, name, r->name_len);
         pb_close(b, en);
         pb_close(b, id);
-        ne->emitted_seq = x->seq_id;
     }
     size_t te = pb_open(b, PKT_TRACK_EVENT);
-    pb_uint(b, TE_TYPE, s->kind == ATF_SLICE_BEGIN ? TE_SLICE_BEGIN : s->kind == ATF_SLICE_END ? TE_SLICE_END
+    pb_uint(b, TE_TYPE, r->kind == ATF_SLICE_BEGIN ? TE_SLICE_BEGIN : r->kind == ATF_SLICE_END ? TE_SLICE_END
                                                                                              : TE_INSTANT);
     pb_uint(b, TE_TRACK_UUID, x->track_uuid);
-    if (ne)
-        pb_uint(b, TE_NAME_IID, ne->iid);
-    else if (s->kind != ATF_SLICE_END)
-        pb_bytes(b, TE_NAME, tmp.text, tmp.len);
-    if (s->flags & ATF_SLICE_UNCLOSED)
-        pb_annot_uint(b, "unclosed", 1, 0);
-    if (s->flags & ATF_SLICE_UNWOUND)
-        pb_annot_uint(b, "unwound", 1, 0);
-    if (s->flags & ATF_SLICE_CLIPPED)
-        pb_annot_uint(b, "clipped", 1, 0);
-    if (s->flags & ATF_SLICE_EXCEPTION)
-        pb_annot_uint(b, "exception", 1, 0);
-    pb_detail(x, s->event, s->kind == ATF_SLICE_END);
+    if (r->iid)
+        pb_uint(b, TE_NAME_IID, r->iid);
+    else if (r->kind != ATF_SLICE_END)
+        pb_bytes(b, TE_NAME, name, r->name_len);
+    if (r->flags & ATF_SLICE_UNCLOSED)
+        pb_annot_fixed(b, &flag_annot[0], 1, 0);
+    if (r->flags & ATF_SLICE_UNWOUND)
+        pb_annot_fixed(b, &flag_annot[1], 1, 0);
+    if (r->flags & ATF_SLICE_CLIPPED)
+        pb_annot_fixed(b, &flag_annot[2], 1, 0);
+    if (r->flags & ATF_SLICE_EXCEPTION)
+        pb_annot_fixed(b, &flag_annot[3], 1, 0);
+    if (r->detail_seq != ATF_NO_DETAIL) {
+        atf_index_event ev = { 0 };
+        ev.detail_seq = r->detail_seq;
+        pb_detail(x, &ev, r->kind == ATF_SLICE_END);
+    }
     pb_close(b, te);
     packet_end(x);
     return 0;
+}
+
+static int perfetto_slice(exporter *x, const atf_slice *s)
+{
+    slice_rec r;
+    return perfetto_plan(x, s, &r) != 0 || perfetto_encode(x, &r) != 0 ? -1 : 0;
 }
 
 static void json_flag(obuf *o, const char *name, int *first)
@@ -475,11 +587,255 @@ static int chrome_slice(exporter *x, const atf_slice *s)
     return 0;
 }
 
+/* ---- Perfetto on several cores --------------------------------------------
+ *
+ * What must happen in order stays in this thread: the slice builder, the
+ * interning of names (their iids and the sequence that has seen each) and
+ * the sequences' state, written into records (perfetto_plan). The packets'
+ * bytes are encoded from the records by jobs - 1 workers and by this thread
+ * while it waits (perfetto_encode, the same function as in one thread), a
+ * chunk of up to PAR_RECORDS records of one thread at a time into a slot's
+ * in-memory buffer; this thread writes the slots out in chunk order. A
+ * thread's track descriptor is written into its first chunk's buffer before
+ * the records. Memory is fixed: 2 x jobs + 2 slots. */
+
+#define PAR_RECORDS 1024
+
+enum { PS_FREE, PS_FILLING, PS_SUBMITTED, PS_BUSY, PS_READY };
+
+typedef struct par_chunk {
+    int state;
+    int nomem;                 /* an encoder ran out of memory */
+    size_t count;
+    const tool_thread *thread;
+    uint64_t track_uuid, seq_id, details;
+    slice_rec *recs;           /* PAR_RECORDS */
+    obuf o;                    /* in memory */
+} par_chunk;
+
+typedef struct par_encoder {
+    struct par_export *p;
+    pthread_t tid;
+    exporter x;                /* its packet buffers */
+} par_encoder;
+
+typedef struct par_export {
+    par_chunk **slots;
+    size_t nslots;
+    uint64_t filled, taken, written;   /* chunks submitted, taken by an encoder, written out */
+    par_chunk *cur;                    /* the chunk being filled (chunk number `filled`) */
+    int done, write_failed;
+    FILE *f;
+    atf_export_stats *stats;
+    par_encoder *enc;                  /* [0]: this thread's */
+    unsigned jobs, started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} par_export;
+
+/* Encodes chunk c into its buffer; called and returns with p->mu held. */
+static void par_encode(par_export *p, par_encoder *e, par_chunk *c)
+{
+    c->state = PS_BUSY;
+    p->taken++;
+    pthread_mutex_unlock(&p->mu);
+    exporter *x = &e->x;
+    x->out = &c->o;
+    x->thread = c->thread;
+    x->track_uuid = c->track_uuid;
+    x->seq_id = c->seq_id;
+    atf_export_stats st = { 0 };
+    x->stats = &st;
+    for (size_t i = 0; i < c->count && !c->nomem; i++)
+        c->nomem = perfetto_encode(x, &c->recs[i]) != 0 || c->o.failed;
+    c->details = st.details;
+    pthread_mutex_lock(&p->mu);
+    c->state = PS_READY;
+    pthread_cond_broadcast(&p->cv);
+}
+
+static void *par_encoder_main(void *arg)
+{
+    par_encoder *e = arg;
+    par_export *p = e->p;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        if (p->taken < p->filled)
+            par_encode(p, e, p->slots[p->taken % p->nslots]);
+        else if (p->done)
+            break;
+        else
+            pthread_cond_wait(&p->cv, &p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* Writes out the chunks that are ready, in order; then, if @until is not
+ * written yet, encodes a chunk no one took or waits. Called and returns with
+ * p->mu held. @return 1 once chunk number @until is written. */
+static int par_progress(par_export *p, uint64_t until)
+{
+    while (p->written < p->filled) {
+        par_chunk *c = p->slots[p->written % p->nslots];
+        if (c->state != PS_READY)
+            break;
+        pthread_mutex_unlock(&p->mu);
+        int bad = c->nomem;
+        if (!bad && !p->write_failed && ob_write_mem(&c->o, p->f) != 0)
+            p->write_failed = 1;
+        p->stats->bytes += c->o.spill_n + c->o.n;
+        p->stats->details += c->details;
+        pthread_mutex_lock(&p->mu);
+        if (bad)
+            p->write_failed = -1;
+        c->state = PS_FREE;
+        p->written++;
+        pthread_cond_broadcast(&p->cv);
+    }
+    if (p->written > until)
+        return 1;
+    if (p->taken < p->filled)
+        par_encode(p, &p->enc[0], p->slots[p->taken % p->nslots]);
+    else
+        pthread_cond_wait(&p->cv, &p->mu);
+    return 0;
+}
+
+/* Submits the chunk being filled. */
+static void par_submit(par_export *p)
+{
+    if (!p->cur)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->cur->state = PS_SUBMITTED;
+    p->cur = NULL;
+    p->filled++;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* A new chunk to fill for x's thread (submitting the one being filled). */
+static int par_next_chunk(exporter *x)
+{
+    par_export *p = x->par;
+    par_submit(p);
+    par_chunk *c = p->slots[p->filled % p->nslots];
+    pthread_mutex_lock(&p->mu);
+    while (c->state != PS_FREE && !p->write_failed)
+        par_progress(p, p->filled - p->nslots);
+    int failed = p->write_failed;
+    pthread_mutex_unlock(&p->mu);
+    if (failed)
+        return failed < 0 ? EXPORT_NOMEM : EXPORT_IO;
+    ob_reset(&c->o);
+    c->nomem = 0;
+    c->count = 0;
+    c->details = 0;
+    c->thread = x->thread;
+    c->track_uuid = x->track_uuid;
+    c->seq_id = x->seq_id;
+    c->state = PS_FILLING;
+    p->cur = c;
+    return 0;
+}
+
+static int par_slice(exporter *x, const atf_slice *s)
+{
+    par_export *p = x->par;
+    int r;
+    if (p->cur->count == PAR_RECORDS && (r = par_next_chunk(x)) != 0)
+        return r;
+    return perfetto_plan(x, s, &p->cur->recs[p->cur->count++]) != 0 ? EXPORT_NOMEM : 0;
+}
+
+static void par_free(par_export *p)
+{
+    for (size_t i = 0; p->slots && i < p->nslots; i++) {
+        if (!p->slots[i])
+            continue;
+        ob_release(&p->slots[i]->o);
+        free(p->slots[i]->recs);
+        free(p->slots[i]);
+    }
+    for (unsigned i = 0; p->enc && i < p->jobs; i++) {
+        free(p->enc[i].x.pk.p);
+    }
+    free(p->slots);
+    free(p->enc);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p);
+}
+
+/* Starts the encoders for x (Perfetto). @return 0, or -1 (nothing started:
+ * the export goes on in this thread). */
+static int par_start(exporter *x, unsigned jobs)
+{
+    par_export *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    p->jobs = jobs;
+    p->nslots = 2 * (size_t)jobs + 2;
+    p->f = x->out->f;
+    p->stats = x->stats;
+    p->slots = calloc(p->nslots, sizeof *p->slots);
+    p->enc = calloc(jobs, sizeof *p->enc);
+    int ok = p->slots && p->enc;
+    for (size_t i = 0; ok && i < p->nslots; i++) {
+        par_chunk *c = p->slots[i] = calloc(1, sizeof *c);
+        ok = c && (c->recs = malloc(PAR_RECORDS * sizeof *c->recs)) != NULL;
+        if (c)
+            ob_init_mem(&c->o);
+    }
+    for (unsigned i = 0; ok && i < jobs; i++) {
+        p->enc[i].p = p;
+        p->enc[i].x.format = ATF_EXPORT_PERFETTO;
+    }
+    p->started = 1;
+    while (ok && p->started < jobs &&
+           pthread_create(&p->enc[p->started].tid, NULL, par_encoder_main, &p->enc[p->started]) == 0)
+        p->started++;
+    if (!ok || p->started == 1) {
+        p->started = 1;
+        par_free(p);
+        return -1;
+    }
+    x->par = p;
+    return 0;
+}
+
+/* Writes out what is left (unless @abandon), stops the encoders, frees.
+ * @return 0, or EXPORT_IO / EXPORT_NOMEM. */
+static int par_finish(exporter *x, int abandon)
+{
+    par_export *p = x->par;
+    if (!p)
+        return 0;
+    par_submit(p);
+    pthread_mutex_lock(&p->mu);
+    while (!abandon && !p->write_failed && p->written < p->filled)
+        par_progress(p, p->filled - 1);
+    p->done = 1;
+    pthread_cond_broadcast(&p->cv);
+    int failed = p->write_failed;
+    pthread_mutex_unlock(&p->mu);
+    for (unsigned i = 1; i < p->started; i++)
+        pthread_join(p->enc[i].tid, NULL);
+    par_free(p);
+    x->par = NULL;
+    return failed < 0 ? EXPORT_NOMEM : failed ? EXPORT_IO : 0;
+}
+
 static int on_slice(void *user, const atf_slice *s)
 {
     exporter *x = user;
     if (x->format == ATF_EXPORT_WTF)
         return wtf_export_slice(x, s);
+    if (x->par)
+        return par_slice(x, s);
     if (x->out->failed)
         return EXPORT_IO;
     return x->format == ATF_EXPORT_PERFETTO ? perfetto_slice(x, s) : chrome_slice(x, s);
@@ -610,6 +966,16 @@ static int put_anchors(exporter *x, const atf_tool_options *o)
     return 0;
 }
 
+unsigned tool_jobs(const atf_tool_options *o, uint64_t events)
+{
+    unsigned jobs = o ? o->jobs : 0;
+    if (jobs == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = n < 2 || events < TOOL_PARALLEL_MIN ? 1 : n > TOOL_JOBS_MAX ? TOOL_JOBS_MAX : (unsigned)n;
+    }
+    return jobs > TOOL_JOBS_MAX ? TOOL_JOBS_MAX : jobs;
+}
+
 int tool_thread_wanted(const atf_tool_options *o, uint64_t id)
 {
     if (!o || !o->threads)
@@ -711,7 +1077,18 @@ static atf_status export_threads(exporter *x, tool_source *src, const atf_tool_o
             x->stats->recovered_files += di->recovered != 0;
             x->stats->trailing_bytes += di->trailing_bytes;
         }
-        int r = thread_begin(x, t);
+        int r;
+        if (x->par) {
+            /* A chunk of this thread's own, its track descriptor first. */
+            if ((r = par_next_chunk(x)) != 0)
+                return callback_failed(x, r, err);
+            obuf *out = x->out;
+            x->out = &x->par->cur->o;
+            r = thread_begin(x, t);
+            x->out = out;
+        } else {
+            r = thread_begin(x, t);
+        }
         if (r != 0)
             return callback_failed(x, r, err);
         atf_slice_builder_reset(sb);
@@ -803,7 +1180,22 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         goto done;
     }
+    if (format == ATF_EXPORT_PERFETTO) {
+        uint64_t events = 0;
+        for (size_t i = 0; i < src.thread_count; i++)
+            if (src.threads[i].index && tool_thread_wanted(&o, src.threads[i].id))
+                events += atf_index_reader_count(src.threads[i].index);
+        unsigned jobs = tool_jobs(&o, events);
+        /* What is buffered goes first: the encoders' chunks are written past it. */
+        if (jobs > 1 && ob_flush(ob) == 0)
+            par_start(x, jobs);
+    }
     st = export_threads(x, &src, &o, sb, err);
+    if (x->par) {
+        int r = par_finish(x, st != ATF_OK);
+        if (r != 0 && !st)
+            st = callback_failed(x, r, err);
+    }
     if (format == ATF_EXPORT_WTF) {
         int r = st ? 0 : wtf_export_anchors(x, &o);
         if (r != 0)
@@ -818,7 +1210,7 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
             if (!st)
                 st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write output: %s", strerror(errno));
         }
-        stats->bytes = ob->total;
+        stats->bytes += ob->total;   /* besides what the encoders' chunks held */
     }
     if (!st && worst) {
         st = atf_fail(err, worst, ATF_NO_OFFSET, NULL,
@@ -829,6 +1221,8 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
 done:
     if (x && x->wtf)
         wtf_export_close(x, 1, NULL);   /* after a failure: only frees */
+    if (x && x->par)
+        par_finish(x, 1);
     if (sb)
         stats->slices = *atf_slice_builder_counts(sb);
     atf_slice_builder_destroy(sb);

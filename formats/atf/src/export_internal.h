@@ -55,6 +55,7 @@ typedef struct exporter {
     atf_export_stats *stats;
     atf_status failed;        /* a backend's error (in fail_err), reported as it is */
     atf_error fail_err;
+    struct par_export *par;   /* Perfetto on several threads (export.c); NULL: in this thread */
 } exporter;
 
 /* Callback results of the backends besides 0: out of memory, the output

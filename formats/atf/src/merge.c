@@ -34,9 +34,20 @@ struct atf_merge {
     size_t *tree;   /* tree[0]: the winner; tree[1..k-1]: the loser kept at each inner node */
 };
 
+/* (ats, arank) < (bts, brank), without branches. */
+static inline int key_less(uint64_t ats, uint64_t arank, uint64_t bts, uint64_t brank)
+{
+#if defined(__SIZEOF_INT128__)
+    /* One double-word compare (cmp + sbb on x86-64). */
+    return ((unsigned __int128)ats << 64 | arank) < ((unsigned __int128)bts << 64 | brank);
+#else
+    return (ats < bts) | ((ats == bts) & (arank < brank));
+#endif
+}
+
 static inline int before(const key *a, const key *b)
 {
-    return (a->ts < b->ts) | ((a->ts == b->ts) & (a->rank < b->rank));
+    return key_less(a->ts, a->rank, b->ts, b->rank);
 }
 
 atf_status atf_merge_create(atf_merge **out, const atf_session *s)
@@ -126,15 +137,21 @@ int atf_merge_next(atf_merge *m, atf_merged_event *out)
         m->keys[w].ts = UINT64_MAX;
         m->keys[w].rank |= 1ull << 32;
     }
-    /* Replay the winner's path: at each node the better of the two goes up. */
+    /* Replay the winner's path: at each node the better of the two goes up.
+     * The path is fixed by the leaf, so the losers' loads do not wait on
+     * the comparisons; the winner's key travels in registers. */
     const key *keys = m->keys;
     size_t *tree = m->tree;
+    uint64_t wts = keys[w].ts, wrank = keys[w].rank;
     for (size_t n = (w + m->k) / 2; n >= 1; n /= 2) {
         size_t other = tree[n];
-        size_t b = (size_t)before(&keys[other], &keys[w]);
+        uint64_t ots = keys[other].ts, orank = keys[other].rank;
+        size_t b = (size_t)key_less(ots, orank, wts, wrank);
         size_t mask = (size_t)0 - b;   /* all ones when other goes up */
         tree[n] = (w & mask) | (other & ~mask);
         w = (other & mask) | (w & ~mask);
+        wts = (ots & mask) | (wts & ~mask);
+        wrank = (orank & mask) | (wrank & ~mask);
     }
     m->tree[0] = w;
     return 1;

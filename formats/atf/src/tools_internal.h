@@ -35,6 +35,12 @@ void tool_source_close(tool_source *src);
  * truncated, damaged) or not read at all; @return the worst: ATF_E_IO (a
  * file could not be read), ATF_E_DAMAGED, or ATF_OK (crash-truncated at most). */
 atf_status tool_source_report(const tool_source *src, FILE *diag);
+/* Threads that format the output of dump and of the Perfetto export
+ * (atf_tool_options.jobs; 0: one per CPU, at most TOOL_JOBS_MAX, from
+ * TOOL_PARALLEL_MIN events of output); 1: the calling thread alone. */
+#define TOOL_JOBS_MAX 4
+#define TOOL_PARALLEL_MIN (1u << 16)
+unsigned tool_jobs(const atf_tool_options *opts, uint64_t events);
 /* 1 if opts selects thread id (no --thread filter selects every thread). */
 int tool_thread_wanted(const atf_tool_options *opts, uint64_t id);
 /* ATF_E_ARG (naming it) when opts asks for a thread src does not hold:

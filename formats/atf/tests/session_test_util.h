@@ -143,6 +143,33 @@ static inline void tu_fix_detail_crc(const char *path)
     free(b);
 }
 
+/* A demo session (atf_tool_demo) in dir, new or empty. */
+static inline void tu_demo(const char *dir, atf_layout layout, unsigned threads, uint64_t events,
+                           unsigned detail_every)
+{
+    atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
+    d.layout = layout;
+    d.threads = threads;
+    d.events = events;
+    d.detail_every = detail_every;
+    atf_error err;
+    assert_int_equal(atf_tool_demo(dir, &d, &err), ATF_OK);
+}
+
+/* Cuts the index file at path as a crash would: @events whole events and
+ * @extra bytes of the next. @return its events_offset. */
+static inline uint64_t tu_cut_index(const char *path, uint64_t events, size_t extra)
+{
+    size_t size;
+    uint8_t *b = tu_read_file(path, &size);
+    atf_index_header h;
+    assert_int_equal(atf_index_header_decode(&h, b, size, NULL), ATF_OK);
+    assert_true(h.events_offset + events * 32 + extra <= size);
+    cf_write_file(path, b, (size_t)(h.events_offset + events * 32 + extra));
+    free(b);
+    return h.events_offset;
+}
+
 /* ---- Output capture ---------------------------------------------------- */
 
 typedef struct tu_capture {

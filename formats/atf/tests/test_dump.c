@@ -807,6 +807,131 @@ static void test_path_detect(void **state)
     cf_rm_rf(dir);
 }
 
+/* ---- The dump on several cores ------------------------------------------- */
+
+/* The dump of path with opts and `jobs` formatting threads: its text and status. */
+static char *dump_jobs(const char *path, const atf_tool_options *base, unsigned jobs, atf_status *st)
+{
+    tu_capture c;
+    atf_tool_options o = *base;
+    o.jobs = jobs;
+    atf_error err;
+    *st = atf_tool_dump(tu_capture_begin(&c), path, &o, &err);
+    tu_capture_end(&c);
+    return c.buf;
+}
+
+static size_t count_lines(const char *text)
+{
+    size_t n = 0;
+    for (; *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
+/* Every number of jobs gives the text (and the status) of the dump in one
+ * thread, which has @lines lines. */
+static void assert_jobs_same(const char *path, const atf_tool_options *o, size_t lines)
+{
+    atf_status want_st, st;
+    char *want = dump_jobs(path, o, 1, &want_st);
+    size_t n = count_lines(want);
+    if (n != lines)
+        fail_msg("%s: %zu lines in one thread, want %zu", path, n, lines);
+    for (unsigned jobs = 0; jobs <= 5; jobs++) {
+        char *got = dump_jobs(path, o, jobs, &st);
+        assert_int_equal(st, want_st);
+        if (strcmp(got, want) != 0)
+            fail_msg("%s: the dump with %u jobs differs from the dump in one thread", path, jobs);
+        free(got);
+    }
+    free(want);
+}
+
+/* Sessions of more events than a chunk of the parallel dump (512), in both
+ * layouts, JSON and text, whole and filtered (window, threads), with a
+ * thread cut by a crash, a thread holding only its detail lane, and a
+ * thread whose timestamps go backwards (a window filtered event by event):
+ * the same bytes for any number of jobs. */
+static void test_dump_jobs_same_text(void **state)
+{
+    (void)state;
+    for (int layout = ATF_LAYOUT_1; layout <= ATF_LAYOUT_2; layout++) {
+        char dir[64], p[160];
+        cf_mkdtemp(dir, sizeof dir, "dump");
+        tu_demo(dir, (atf_layout)layout, 4, 3000, 3);
+        atf_error err;
+        atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
+        for (o.json = 0; o.json <= 1; o.json++)
+            assert_jobs_same(dir, &o, 4 * 3000);
+        o.json = 1;
+        o.window = 1;
+        o.from_ns = 1000000000ull + 20000;
+        o.to_ns = 1000000000ull + 90000;
+        uint64_t ids[2] = { 1, 3 };
+        o.threads = ids;
+        o.thread_count = 2;
+        size_t in_window = 0;
+        for (int t = 1; t <= 3; t += 2) {
+            atf_index_reader *r;
+            atf_read_options ro = ATF_READ_OPTIONS_INIT;
+            assert_int_equal(atf_index_reader_open(&r, tu_path(p, sizeof p, "%s/thread_%d/index.atf", dir, t), &ro,
+                                                   &err), ATF_OK);
+            for (uint64_t i = 0; i < atf_index_reader_count(r); i++) {
+                atf_index_event e;
+                assert_int_equal(atf_index_reader_get(r, i, &e), ATF_OK);
+                in_window += e.timestamp_ns >= o.from_ns && e.timestamp_ns <= o.to_ns;
+            }
+            atf_index_reader_close(r);
+        }
+        assert_true(in_window > 512 && in_window < 2 * 3000);
+        assert_jobs_same(dir, &o, in_window);
+
+        /* thread_0 cut by a crash in its 2001st event, thread_1 without its
+         * index (its 1000 detail events alone), thread_2 with event 700's
+         * timestamp before event 699's. */
+        uint64_t events_offset = tu_cut_index(tu_path(p, sizeof p, "%s/thread_0/index.atf", dir), 2000, 17);
+        assert_int_equal(remove(tu_path(p, sizeof p, "%s/thread_1/index.atf", dir)), 0);
+        tu_patch_le64(tu_path(p, sizeof p, "%s/thread_2/index.atf", dir), events_offset + 700 * 32, 1000000000ull);
+        tu_fix_index_crc(p);
+        atf_tool_options all = ATF_TOOL_OPTIONS_INIT;
+        all.json = 1;
+        assert_jobs_same(dir, &all, 2000 + 1000 + 3000 + 3000);
+        all.window = 1;
+        all.from_ns = o.from_ns;
+        all.to_ns = o.to_ns;
+        atf_status st;
+        char *one = dump_jobs(dir, &all, 1, &st);
+        size_t lines = count_lines(one);
+        free(one);
+        assert_true(lines > 1000);
+        assert_jobs_same(dir, &all, lines);
+        cf_rm_rf(dir);
+    }
+}
+
+/* A write that fails stops the parallel dump with ATF_E_IO, as in one thread. */
+static void test_dump_jobs_write_error(void **state)
+{
+    (void)state;
+    char dir[64], p[160];
+    cf_mkdtemp(dir, sizeof dir, "dump");
+    tu_demo(dir, ATF_LAYOUT_2, 2, 5000, 4);
+    atf_error err;
+    tu_write_text(tu_path(p, sizeof p, "%s/out.txt", dir), "");
+    for (unsigned jobs = 1; jobs <= 3; jobs++) {
+        FILE *ro = fopen(p, "r");   /* every write fails */
+        assert_non_null(ro);
+        atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
+        o.json = 1;
+        o.jobs = jobs;
+        assert_int_equal(atf_tool_dump(ro, dir, &o, &err), ATF_E_IO);
+        assert_non_null(strstr(err.message, "cannot write output"));
+        fclose(ro);
+    }
+    cf_rm_rf(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -823,6 +948,8 @@ int main(void)
         cmocka_unit_test(test_tool_errors),
         cmocka_unit_test(test_path_detect),
         cmocka_unit_test(test_output_root),
+        cmocka_unit_test(test_dump_jobs_same_text),
+        cmocka_unit_test(test_dump_jobs_write_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

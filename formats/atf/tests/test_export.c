@@ -14,6 +14,7 @@
 #include <atf/export.h>
 
 #include "export_test_util.h"
+#include "session_test_util.h"   /* tu_demo, tu_patch_le64 */
 
 typedef export_fixture fixture;
 
@@ -143,6 +144,68 @@ static void test_progress_reaches_the_total(void **state)
     assert_int_equal(last[1], 1000);
 }
 
+/* Perfetto encoded on several threads: the bytes and the counts of the
+ * export in one thread, for any number of jobs. */
+static void assert_perfetto_jobs_same(const char *path, const atf_tool_options *base)
+{
+    atf_tool_options o = *base;
+    o.jobs = 1;
+    atf_export_stats want_s, s;
+    atf_status want_st, st;
+    size_t want_size, size;
+    char *want = export_mem(path, ATF_EXPORT_PERFETTO, &o, &want_s, &want_st, &want_size);
+    assert_true(want_s.events > 2 * 1024);   /* more slices than one chunk of records */
+    assert_int_equal(want_s.bytes, want_size);
+    for (unsigned jobs = 0; jobs <= 5; jobs++) {
+        o.jobs = jobs;
+        char *got = export_mem(path, ATF_EXPORT_PERFETTO, &o, &s, &st, &size);
+        assert_int_equal(st, want_st);
+        if (size != want_size || memcmp(got, want, size) != 0)
+            fail_msg("%s: the export with %u jobs differs from the export in one thread", path, jobs);
+        assert_memory_equal(&s, &want_s, sizeof s);
+        free(got);
+    }
+    free(want);
+}
+
+/* Both layouts, whole and filtered, a thread cut by a crash, a thread without
+ * its index file; and a failing write is ATF_E_IO with any number of jobs. */
+static void test_perfetto_jobs(void **state)
+{
+    (void)state;
+    for (int layout = ATF_LAYOUT_1; layout <= ATF_LAYOUT_2; layout++) {
+        char dir[64], p[160];
+        cf_mkdtemp(dir, sizeof dir, "export");
+        tu_demo(dir, (atf_layout)layout, 4, 3000, 3);
+        atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
+        assert_perfetto_jobs_same(dir, &o);
+        uint64_t ids[3] = { 0, 2, 3 };
+        o.threads = ids;
+        o.thread_count = 3;
+        o.window = 1;
+        o.from_ns = 1000000000ull + 20000;
+        o.to_ns = 1000000000ull + 150000;
+        assert_perfetto_jobs_same(dir, &o);
+
+        tu_cut_index(tu_path(p, sizeof p, "%s/thread_0/index.atf", dir), 2500, 9);
+        assert_int_equal(remove(tu_path(p, sizeof p, "%s/thread_1/index.atf", dir)), 0);
+        atf_tool_options all = ATF_TOOL_OPTIONS_INIT;
+        assert_perfetto_jobs_same(dir, &all);
+
+        tu_write_text(tu_path(p, sizeof p, "%s/out.pb", dir), "");
+        for (unsigned jobs = 1; jobs <= 3; jobs++) {
+            FILE *ro = fopen(p, "r");   /* every write fails */
+            assert_non_null(ro);
+            all.jobs = jobs;
+            atf_error err;
+            assert_int_equal(atf_export(ro, ATF_EXPORT_PERFETTO, dir, &all, NULL, &err), ATF_E_IO);
+            assert_non_null(strstr(err.message, "cannot write output"));
+            fclose(ro);
+        }
+        cf_rm_rf(dir);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_progress_reaches_the_total),
+        cmocka_unit_test(test_perfetto_jobs),
     };
     return cmocka_run_group_tests(tests, export_setup, export_teardown);
 }

@@ -48,17 +48,6 @@ static void assert_same_session(const char *a, const char *b, unsigned threads)
     free(db);
 }
 
-static void make_demo(const char *dir, atf_layout layout, unsigned threads, uint64_t events, unsigned detail_every)
-{
-    atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
-    d.layout = layout;
-    d.threads = threads;
-    d.events = events;
-    d.detail_every = detail_every;
-    atf_error err;
-    assert_int_equal(atf_tool_demo(dir, &d, &err), ATF_OK);
-}
-
 static void roundtrip(const char *src, const char *tmp, unsigned threads, uint64_t unit, const char *tag)
 {
     char rtc[512], out[512];
@@ -91,13 +80,13 @@ static void test_roundtrip_layouts(void **state)
     cf_mkdtemp(tmp, sizeof tmp, "pack");
     for (int layout = 1; layout <= 2; layout++) {
         tu_path(s, sizeof s, "%s/l%d", tmp, layout);
-        make_demo(s, (atf_layout)layout, 3, 3000, 3);
+        tu_demo(s, (atf_layout)layout, 3, 3000, 3);
         roundtrip(s, tmp, 3, 0, layout == 1 ? "l1" : "l2");
         roundtrip(s, tmp, 3, 8192, layout == 1 ? "l1s" : "l2s");
     }
     /* no detail lanes, one thread */
     tu_path(s, sizeof s, "%s/nodetail", tmp);
-    make_demo(s, ATF_LAYOUT_2, 1, 500, 0);
+    tu_demo(s, ATF_LAYOUT_2, 1, 500, 0);
     roundtrip(s, tmp, 1, 4096, "nodetail");
     cf_rm_rf(tmp);
 }
@@ -109,7 +98,7 @@ static void test_roundtrip_crash_truncated(void **state)
     char tmp[256], s[512], p[512];
     cf_mkdtemp(tmp, sizeof tmp, "pack");
     tu_path(s, sizeof s, "%s/crashed", tmp);
-    make_demo(s, ATF_LAYOUT_2, 3, 2000, 2);
+    tu_demo(s, ATF_LAYOUT_2, 3, 2000, 2);
     for (int t = 0; t < 3; t++) {
         tu_path(p, sizeof p, "%s/thread_%d/index.atf", s, t);
         size_t n;
@@ -141,7 +130,7 @@ static void test_cut_file(void **state)
     char tmp[256], s[512], rtc[512], cut[512], out[512];
     cf_mkdtemp(tmp, sizeof tmp, "pack");
     tu_path(s, sizeof s, "%s/s", tmp);
-    make_demo(s, ATF_LAYOUT_1, 2, 2000, 4);
+    tu_demo(s, ATF_LAYOUT_1, 2, 2000, 4);
     tu_path(rtc, sizeof rtc, "%s/s.rtc", tmp);
     atf_pack_options po = ATF_PACK_OPTIONS_INIT;
     po.unit_size = 8192;
@@ -213,7 +202,7 @@ static void test_errors(void **state)
     assert_int_equal(atf_pack("/nonexistent/dir", rtc, NULL, NULL, NULL, &err), ATF_E_IO);
     /* bad sizes */
     tu_path(s, sizeof s, "%s/s", tmp);
-    make_demo(s, ATF_LAYOUT_2, 2, 100, 2);
+    tu_demo(s, ATF_LAYOUT_2, 2, 100, 2);
     atf_pack_options po = ATF_PACK_OPTIONS_INIT;
     po.unit_size = 3000;
     assert_int_equal(atf_pack(s, rtc, &po, NULL, NULL, &err), ATF_E_ARG);

@@ -22,11 +22,59 @@ void ob_init(obuf *b, FILE *f)
     b->n = 0;
     b->total = 0;
     b->failed = 0;
+    b->in_memory = 0;
+    b->spill = NULL;
+    b->spill_n = b->spill_cap = 0;
+}
+
+void ob_init_mem(obuf *b)
+{
+    ob_init(b, NULL);
+    b->in_memory = 1;
+}
+
+void ob_reset(obuf *b)
+{
+    b->n = b->spill_n = 0;
+    b->total = 0;
+    b->failed = 0;
+}
+
+void ob_release(obuf *b)
+{
+    free(b->spill);
+    b->spill = NULL;
+    b->spill_n = b->spill_cap = 0;
+}
+
+int ob_write_mem(const obuf *b, FILE *f)
+{
+    if (b->spill_n && fwrite(b->spill, 1, b->spill_n, f) != b->spill_n)
+        return -1;
+    return b->n && fwrite(b->buf, 1, b->n, f) != b->n ? -1 : 0;
+}
+
+/* In memory: buf appended to spill, which grows by doubling. */
+static int spill(obuf *b)
+{
+    if (b->spill_cap - b->spill_n < b->n) {
+        size_t cap = b->spill_cap ? b->spill_cap : OBUF_SIZE;
+        while (cap - b->spill_n < b->n)
+            cap *= 2;
+        unsigned char *p = realloc(b->spill, cap);
+        if (!p)
+            return -1;
+        b->spill = p;
+        b->spill_cap = cap;
+    }
+    memcpy(b->spill + b->spill_n, b->buf, b->n);
+    b->spill_n += b->n;
+    return 0;
 }
 
 int ob_flush(obuf *b)
 {
-    if (b->n && !b->failed && fwrite(b->buf, 1, b->n, b->f) != b->n)
+    if (b->n && !b->failed && (b->in_memory ? spill(b) != 0 : fwrite(b->buf, 1, b->n, b->f) != b->n))
         b->failed = 1;
     b->total += b->n;
     b->n = 0;

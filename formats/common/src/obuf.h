@@ -16,11 +16,23 @@ typedef struct obuf {
     FILE *f;
     size_t n;             /* bytes in buf */
     uint64_t total;       /* bytes handed to f */
-    int failed;           /* a write to f failed */
+    int failed;           /* a write to f failed (in memory: no memory) */
+    int in_memory;        /* ob_init_mem(): flushed bytes go to spill, not to f */
+    unsigned char *spill; /* in memory: what was flushed, in order (malloc'ed) */
+    size_t spill_n, spill_cap;
     unsigned char buf[OBUF_SIZE];
 } obuf;
 
 void ob_init(obuf *b, FILE *f);
+/* A buffer whose text stays in memory: what does not fit in buf goes to
+ * b->spill, and the whole text is spill[0..spill_n) then buf[0..n).
+ * ob_reset() empties it for reuse, ob_release() frees the spill. */
+void ob_init_mem(obuf *b);
+void ob_reset(obuf *b);
+void ob_release(obuf *b);
+/* Writes the text of in-memory @b (spill, then buf) to f. @return 0, or -1
+ * when a write failed. */
+int ob_write_mem(const obuf *b, FILE *f);
 /* Writes out what is buffered. @return 0, or -1 once a write failed. */
 int ob_flush(obuf *b);
 void ob_put(obuf *b, const void *p, size_t n);

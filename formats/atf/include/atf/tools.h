@@ -66,9 +66,12 @@ typedef struct atf_tool_options {
     void *progress_user;
     FILE *diag;          /**< where a line goes for every file not read whole (crash-truncated, damaged,
                               unreadable: conformance/SPEC.md 6); NULL: nowhere. The `atf` command passes stderr. */
-    unsigned reserved[4];
+    unsigned jobs;       /**< dump, export (Perfetto): threads that format the output (the bytes are the same
+                              for any number): 0 one per CPU (at most 4) from 64 Ki events, 1 only the
+                              calling thread; more than 4 is 4 */
+    unsigned reserved[3];
 } atf_tool_options;
-#define ATF_TOOL_OPTIONS_INIT { 0u, 0u, 0u, 0u, UINT64_MAX, NULL, 0u, NULL, NULL, NULL, { 0u, 0u, 0u, 0u } }
+#define ATF_TOOL_OPTIONS_INIT { 0u, 0u, 0u, 0u, UINT64_MAX, NULL, 0u, NULL, NULL, NULL, 0u, { 0u, 0u, 0u } }
 
 /*
  * info, dump, merge and export read every readable thread of a session: a
