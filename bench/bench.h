@@ -39,6 +39,12 @@ int bench_rm_rf(const char *path);
 
 /* CPU seconds (user + system) of this process so far. */
 double bench_cpu_seconds(void);
+/* Seconds that `cat path > /dev/null` takes, done in this process: read()
+ * of the file in 128 KiB blocks, the bytes dropped (no fork, and no
+ * dependence on /dev/null being the null device: in some containers it is
+ * a regular file, and cat then copies the whole file into memory); the
+ * bytes read in *bytes. -1 on an error. */
+double bench_cat_equivalent(const char *path, uint64_t *bytes);
 
 /* atf-bench recorder ...: argv holds the arguments after "recorder". */
 int bench_recorder(int argc, char **argv);

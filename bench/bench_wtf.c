@@ -150,26 +150,6 @@ static int reusable(const char *path, uint64_t size)
     return ok;
 }
 
-/* Seconds to read the file as cat does (128 KiB read()s, the bytes dropped). */
-static double time_cat_equivalent(const char *path, uint64_t *bytes)
-{
-    enum { BLOCK = 128 * 1024 };
-    static unsigned char buf[BLOCK];
-    double t0 = bench_now();
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    uint64_t total = 0;
-    ssize_t k;
-    while ((k = read(fd, buf, BLOCK)) > 0 || (k < 0 && errno == EINTR))
-        total += k > 0 ? (uint64_t)k : 0;
-    close(fd);
-    if (k < 0)
-        return -1;
-    *bytes = total;
-    return bench_now() - t0;
-}
-
 /* Seconds to read every event and decode every argument. */
 static double time_read(const char *path, uint64_t *events, uint64_t *sum)
 {
@@ -330,7 +310,7 @@ int bench_wtf(int argc, char **argv)
     }
     /* Into the page cache, so that every pass reads from memory. */
     uint64_t cat_bytes = 0;
-    if (time_cat_equivalent(o.file, &cat_bytes) < 0) {
+    if (bench_cat_equivalent(o.file, &cat_bytes) < 0) {
         fprintf(stderr, "atf-bench: cannot read %s: %s\n", o.file, strerror(errno));
         return 2;
     }
@@ -342,7 +322,7 @@ int bench_wtf(int argc, char **argv)
     double cat_t[100], read_t[100], val_t[100], read_cpu[100], val_cpu[100], walk_t[100];
     uint64_t events = 0, sum = 0, walked = 0, wsum = 0;
     for (int i = 0; i < o.repeat; i++) {
-        cat_t[i] = time_cat_equivalent(o.file, &cat_bytes);
+        cat_t[i] = bench_cat_equivalent(o.file, &cat_bytes);
         double c0 = bench_cpu_seconds();
         read_t[i] = time_read(o.file, &events, &sum);
         double c1 = bench_cpu_seconds();
