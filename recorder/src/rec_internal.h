@@ -447,6 +447,7 @@ struct atf_recorder {
 
     rec_writer *writers;
     unsigned nwriters;
+    unsigned ncpu;                          /* online CPUs at start */
 
     /* Detail windows (win_mu). */
     pthread_mutex_t win_mu;

@@ -211,7 +211,12 @@ static int wait_space(rec_thread *t, int detail, uint64_t need)
         /* The budget may have room for a bigger ring by now. */
         if (!detail && grow_ring(t))
             break;
-        if (!detail && want_tail == 0) {
+        /* With more busy threads (rings that grew) than CPUs, sleep until
+         * half the ring is free; with fewer, wake at any space: the producer
+         * and the writer then run side by side, and a half-ring sleep would
+         * leave one of them idle (one producer: 48-50 M events/s against
+         * 62-83 waking at any space, measured alternately on 2 cores). */
+        if (!detail && want_tail == 0 && atomic_load_explicit(&t->budget->grown, RLX) > t->r->ncpu) {
             uint64_t half = (t->mask + 1) / 2;
             want_tail = need > half ? need - half : 0;
         }

@@ -428,6 +428,8 @@ atf_status atf_recorder_start(atf_recorder **out, const atf_recorder_options *op
         r->ring_min = r->ring_events;
     r->memory_bound = o.memory_budget_bytes;
     r->nwriters = o.writer_threads;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    r->ncpu = cpus < 1 ? 1u : (unsigned)cpus;
     /* Each writer keeps one spare window out of the budget (rec_writer.c). */
     r->budget.limit = o.memory_budget_bytes - (uint64_t)r->nwriters * REC_SINK_MIN;
     /* Files keep their descriptors while they fit in half the process's
