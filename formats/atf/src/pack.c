@@ -266,12 +266,18 @@ typedef struct packer {
     atf_status status;
 } packer;
 
-static int put(packer *pk, uint64_t sid, const void *p, size_t n)
+/* One record of stream sid: head, then body (no copy joins them). */
+static int put2(packer *pk, uint64_t sid, const void *head, size_t hn, const void *body, size_t bn)
 {
     if (pk->status)
         return -1;
-    pk->status = atf_rtc_writer_write(pk->w, sid, p, n, pk->err);
+    pk->status = atf_rtc_writer_write2(pk->w, sid, head, hn, body, bn, pk->err);
     return pk->status ? -1 : 0;
+}
+
+static int put(packer *pk, uint64_t sid, const void *p, size_t n)
+{
+    return put2(pk, sid, p, n, NULL, 0);
 }
 
 /* One chunk record: [off, off + n) of the lane; first_at as in the header comment. */
@@ -281,10 +287,7 @@ static int put_chunk(packer *pk, lane *l, uint64_t off, size_t n, uint64_t first
     size_t h = atf_rtc_uleb_encode(head, off);
     h += atf_rtc_uleb_encode(head + h, first_seq);
     h += atf_rtc_uleb_encode(head + h, first_at);
-    if (pk->status)
-        return -1;
-    pk->status = atf_rtc_writer_write2(pk->w, l->sid, head, h, l->blob.data + off, n, pk->err);
-    return pk->status ? -1 : 0;
+    return put2(pk, l->sid, head, h, l->blob.data + off, n);
 }
 
 /* Bytes [from, to) that hold no event start (header, tail), in chunks. */

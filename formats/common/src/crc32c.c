@@ -137,6 +137,12 @@ static uint32_t crc32c_portable_state(uint32_t state, const uint8_t *p, size_t n
     return atf_crc_slice8(state, p, n, (const uint32_t (*)[256])g_tab_c);
 }
 
+/* CRC-32/IEEE by the tables (built: atf_crc32_ieee checks tables_ready). */
+static uint32_t ieee_portable_state(uint32_t state, const uint8_t *p, size_t n)
+{
+    return atf_crc_slice8(state, p, n, (const uint32_t (*)[256])g_tab_ieee);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Shared pieces of the hardware paths                                       */
 /* ------------------------------------------------------------------------ */
@@ -274,7 +280,7 @@ ATF_TARGET_CLMUL
 static uint32_t ieee_clmul_state(uint32_t state, const uint8_t *p, size_t n)
 {
     if (n < 64)
-        return atf_crc_slice8(state, p, n, (const uint32_t (*)[256])g_tab_ieee);
+        return ieee_portable_state(state, p, n);
     const __m128i k4 = _mm_set_epi64x((long long)IEEE_K_511, (long long)IEEE_K_575);
     const __m128i k1 = _mm_set_epi64x((long long)IEEE_K_127, (long long)IEEE_K_191);
     /* The register enters as the first 4 bytes' XOR (a CRC's init). */
@@ -295,8 +301,7 @@ static uint32_t ieee_clmul_state(uint32_t state, const uint8_t *p, size_t n)
         x = ieee_fold(x, k1, _mm_loadu_si128((const __m128i *)p));
     uint8_t folded[16];
     _mm_storeu_si128((__m128i *)folded, x);
-    state = atf_crc_slice8(0, folded, 16, (const uint32_t (*)[256])g_tab_ieee);
-    return atf_crc_slice8(state, p, n, (const uint32_t (*)[256])g_tab_ieee);
+    return ieee_portable_state(ieee_portable_state(0, folded, 16), p, n);
 }
 
 static int ieee_hw_available(void)
@@ -450,10 +455,6 @@ static crc_state_fn crc32c_resolve(void)
 
 /* CRC-32/IEEE: resolved the same way, on its first call (the tables are
  * ready by then: the portable code and the folding's end use them). */
-static uint32_t ieee_portable_state(uint32_t state, const uint8_t *p, size_t n)
-{
-    return atf_crc_slice8(state, p, n, (const uint32_t (*)[256])g_tab_ieee);
-}
 
 static _Atomic(crc_state_fn) g_ieee_fn;
 static _Atomic(const char *) g_ieee_name;

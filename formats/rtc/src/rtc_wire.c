@@ -152,7 +152,7 @@ size_t atf_rtc_find_marker(const uint8_t *d, size_t n, size_t from)
     const size_t M = ATF_RTC_MARKER_SIZE - 1;   /* 1024 */
     if (from >= n)
         return n;
-    size_t k = (from + 1 + M - 1) / M * M;      /* runs start at from + 1 or later */
+    size_t k = (from + M) / M * M;              /* the first multiple of M past from: runs start there or later */
     while (k < n) {
         if (d[k] != ATF_RTC_MARKER_BYTE) {
             k += M;
