@@ -104,13 +104,18 @@ static void test_impl_name(void **state)
     (void)state;
     const char *name = atf_crc32c_impl();
     assert_non_null(name);
-    assert_true(strcmp(name, "sse4.2") == 0 || strcmp(name, "armv8-crc") == 0 ||
-                strcmp(name, "portable") == 0);
+    assert_true(strcmp(name, "avx512-vpclmul") == 0 || strcmp(name, "sse4.2") == 0 ||
+                strcmp(name, "armv8-crc") == 0 || strcmp(name, "portable") == 0);
     const char *env = getenv("ATF_CRC32C_IMPL");
     if (env != NULL && strcmp(env, "portable") == 0)
         assert_string_equal(name, "portable");
 #if defined(__x86_64__) && defined(__GNUC__)
+    int wide = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq") &&
+               __builtin_cpu_supports("pclmul");
     if (env == NULL && __builtin_cpu_supports("sse4.2"))
+        assert_string_equal(name, wide ? "avx512-vpclmul" : "sse4.2");
+    /* test_crc32c_sse42 (ctest) runs this binary again with the wide code off. */
+    if (env != NULL && strcmp(env, "sse4.2") == 0 && __builtin_cpu_supports("sse4.2"))
         assert_string_equal(name, "sse4.2");
 #endif
     /* ci/arm64 sets this so that the emulated run proves the ARMv8 path is used. */
@@ -202,6 +207,73 @@ static void test_dispatch_matches_portable_large(void **state)
     free(buf);
 }
 
+/* Every length from the AVX-512 folding's start (1024 bytes) through a few
+ * of its 256-, 64- and 16-byte steps, at every alignment, against the
+ * portable code and (sparsely) the bitwise reference. */
+static void test_dispatch_matches_portable_wide(void **state)
+{
+    (void)state;
+    enum { FROM = 1000, TO = 1800, MAXALIGN = 64 };
+    uint8_t *buf = malloc(TO + MAXALIGN);
+    assert_non_null(buf);
+    rng_seed(0x0123456789ABCDEFull);
+    rng_fill(buf, TO + MAXALIGN);
+    for (size_t align = 0; align < MAXALIGN; align += (align < 16 ? 1 : 7)) {
+        for (size_t len = FROM; len <= TO; len++) {
+            uint32_t seed = (uint32_t)rng_next();
+            uint32_t hw = atf_crc32c(seed, buf + align, len), sw = atf_crc32c_portable(seed, buf + align, len);
+            if (hw != sw)
+                fail_msg("%s, align %zu len %zu: dispatched %08x portable %08x", atf_crc32c_impl(), align, len,
+                         (unsigned)hw, (unsigned)sw);
+            if (len % 97 == 0)
+                assert_int_equal(sw, ref_crc(0x82F63B78u, seed, buf + align, len));
+        }
+    }
+    free(buf);
+}
+
+/* atf_crc32c_combine against the CRC of the whole, at splits of every kind. */
+static void test_combine(void **state)
+{
+    (void)state;
+    size_t n = 300000;
+    uint8_t *buf = malloc(n);
+    assert_non_null(buf);
+    rng_seed(0xC0FFEE1234ull);
+    rng_fill(buf, n);
+    uint32_t whole = atf_crc32c(0, buf, n);
+    static const size_t fixed[] = {0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 255, 256, 1023, 1024, 4096, 65536};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0] + 200; i++) {
+        size_t cut = i < sizeof fixed / sizeof fixed[0] ? fixed[i] : (size_t)(rng_next() % (n + 1));
+        uint32_t a = atf_crc32c(0, buf, cut), b = atf_crc32c(0, buf + cut, n - cut);
+        if (atf_crc32c_combine(a, b, n - cut) != whole)
+            fail_msg("cut %zu: combined %08x, whole %08x", cut, (unsigned)atf_crc32c_combine(a, b, n - cut),
+                     (unsigned)whole);
+        /* From the other end too: the last `cut` bytes as b. */
+        size_t m = cut < n ? n - cut : 0;
+        assert_int_equal(atf_crc32c_combine(atf_crc32c(0, buf, m), atf_crc32c(0, buf + m, n - m), n - m), whole);
+    }
+    /* Three pieces, joined left to right. */
+    uint32_t c = atf_crc32c_combine(atf_crc32c_combine(atf_crc32c(0, buf, 1000), atf_crc32c(0, buf + 1000, 50000),
+                                                       50000),
+                                    atf_crc32c(0, buf + 51000, n - 51000), n - 51000);
+    assert_int_equal(c, whole);
+    /* The check value; an empty b; and lengths past any buffer (the power is
+     * built by squaring), where with crc_b = 0 combine is the shift by
+     * len_b zero bytes, so two shifts must make the shift by their sum. */
+    assert_int_equal(atf_crc32c_combine(atf_crc32c(0, "1234", 4), atf_crc32c(0, "56789", 5), 5), 0xE3069283u);
+    assert_int_equal(atf_crc32c_combine(0xE3069283u, 0, 0), 0xE3069283u);
+    static const uint64_t big[][2] = {{1, 1}, {(uint64_t)1 << 40, 12345}, {(uint64_t)3 << 50, (uint64_t)1 << 62}};
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
+        assert_int_equal(atf_crc32c_combine(atf_crc32c_combine(0xE3069283u, 0, big[i][0]), 0, big[i][1]),
+                         atf_crc32c_combine(0xE3069283u, 0, big[i][0] + big[i][1]));
+    /* 1024 bytes of zeros as b: the shift agrees with the CRC itself. */
+    uint8_t zeros[1024] = {0};
+    assert_int_equal(atf_crc32c_combine(0xE3069283u, 0, sizeof zeros) ^ atf_crc32c(0, zeros, sizeof zeros),
+                     atf_crc32c(0xE3069283u, zeros, sizeof zeros));
+    free(buf);
+}
+
 /* Many zero bytes, where a wrong shift constant tends to stay hidden least. */
 static void test_long_constant_runs(void **state)
 {
@@ -267,6 +339,8 @@ int main(void)
         cmocka_unit_test(test_impl_name),
         cmocka_unit_test(test_dispatch_matches_portable_small),
         cmocka_unit_test(test_dispatch_matches_portable_large),
+        cmocka_unit_test(test_dispatch_matches_portable_wide),
+        cmocka_unit_test(test_combine),
         cmocka_unit_test(test_long_constant_runs),
         cmocka_unit_test(test_incremental),
     };

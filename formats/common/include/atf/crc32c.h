@@ -7,8 +7,9 @@
  * 0xFFFFFFFF. The incremental form takes the previous *finished* CRC, so
  *   atf_crc32c(atf_crc32c(0, a, n), b, m) == atf_crc32c(0, a||b, n + m).
  *
- * The CRC32-C implementation is chosen once at run time: SSE4.2 on x86_64,
- * the CRC extension on arm64, else a portable table-driven fallback.
+ * The CRC32-C implementation is chosen once at run time: on x86_64 AVX-512
+ * carry-less folding where the CPU has VPCLMULQDQ, else SSE4.2; the CRC
+ * extension on arm64; else a portable table-driven fallback.
  * All functions are thread-safe.
  */
 #ifndef ATF_CRC32C_H
@@ -37,8 +38,15 @@ ATF_API uint32_t atf_crc32_ieee(uint32_t crc, const void *src, size_t size);
 /** Name of the CRC32/IEEE code in use: "pclmul", "armv8-crc" or "portable". */
 ATF_API const char *atf_crc32_ieee_impl(void);
 
-/** Name of the CRC32-C code in use: "sse4.2", "armv8-crc" or "portable". */
+/** Name of the CRC32-C code in use: "avx512-vpclmul", "sse4.2", "armv8-crc"
+ *  or "portable". ATF_CRC32C_IMPL=sse4.2 in the environment keeps x86_64 on
+ *  the SSE4.2 code (read once, like ATF_CRC32C_IMPL=portable). */
 ATF_API const char *atf_crc32c_impl(void);
+
+/** CRC32-C of a||b from @p crc_a = atf_crc32c(0, a, ...) and @p crc_b =
+ *  atf_crc32c(0, b, len_b): pieces checksummed apart (on several threads)
+ *  joined in O(log len_b) without their bytes. */
+ATF_API uint32_t atf_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
 
 #ifdef __cplusplus
 }
