@@ -643,7 +643,7 @@ static void test_scan(void **state)
 {
     (void)state;
     cf_rng rng = cf_rng_seed(8);
-    static const size_t sizes[] = { 0, 1, 2, 100, 2047, 2048, 2049, 5000 };
+    static const size_t sizes[] = { 0, 1, 2, 100, 2047, 2048, 8191, 8192, 8193, 20000 };
     for (int li = 0; li < 2; li++) {
         atf_layout l = k_layouts[li];
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
@@ -660,8 +660,8 @@ static void test_scan(void **state)
                 }
                 /* variant 0: clean, no links; 1: clean with links; 2: anomalies at chunk
                  * edges; 3: anomalies at random places */
-                size_t marks[6] = { 0, 2047, 2048, n ? n - 1 : 0, 0, 0 };
-                int nmarks = variant == 2 ? 4 : variant == 3 ? 6 : 0;
+                size_t marks[6] = { 0, 8191, 8192, n ? n - 1 : 0, n / 2, n / 3 };
+                int nmarks = variant == 2 ? 6 : variant == 3 ? 6 : 0;
                 if (variant == 3) {
                     for (int k = 0; k < 6; k++)
                         marks[k] = n ? (size_t)cf_below(&rng, n) : 0;
@@ -678,7 +678,8 @@ static void test_scan(void **state)
                 }
                 if (n && variant >= 2)
                     ev[n - 1].timestamp_ns = 0; /* backwards at the very end */
-                cf_index_spec s = spec(l, 1, 1, CF_SUM_NONE);
+                /* The reserved bytes are set before the checksum is taken. */
+                cf_index_spec s = spec(l, 1, 1, l == ATF_LAYOUT_2 && variant >= 2 ? CF_SUM_NONE : CF_SUM_CRC32C);
                 size_t size;
                 uint8_t *b = image(&s, ev, n, &size);
                 if (l == ATF_LAYOUT_2 && variant >= 2) {
@@ -690,11 +691,23 @@ static void test_scan(void **state)
                 expected_scan(b + 64, n, l, &want);
                 if (variant >= 2 && n > 2)
                     assert_true(want.backwards_count > 0);
-                atf_index_reader *r = open_ok(b, size, NULL);
-                const atf_index_info *info = atf_index_reader_info(r);
-                assert_int_equal(info->scanned, 1);
-                assert_scan(&info->scan, &want);
-                atf_index_reader_close(r);
+                /* The same scan and checksum state whatever the number of
+                 * threads (explicit counts split even small files; 0 is the
+                 * default, one thread below 16 MiB of events), the parts'
+                 * seams falling on the marks above for 2 and 3 threads. */
+                static const unsigned thread_counts[] = { 0, 1, 2, 3, 4, 7, 8, 9 };
+                for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
+                    atf_read_options o = ATF_READ_OPTIONS_INIT;
+                    o.threads = thread_counts[t];
+                    atf_index_reader *r = open_ok(b, size, &o);
+                    const atf_index_info *info = atf_index_reader_info(r);
+                    assert_int_equal(info->scanned, 1);
+                    assert_scan(&info->scan, &want);
+                    /* (no events: the CRC of nothing is 0, "unchecked") */
+                    assert_int_equal(info->checksum, s.checksum == CF_SUM_CRC32C && n ? ATF_CHECKSUM_CRC32C
+                                                                                      : ATF_CHECKSUM_ZERO);
+                    atf_index_reader_close(r);
+                }
                 free(b);
                 free(ev);
             }

@@ -54,9 +54,13 @@ extern "C" {
 typedef struct atf_read_options {
     unsigned verify;        /**< 1: verify the checksum and scan every event at open (default) */
     unsigned no_mmap;       /**< 1: read the file into memory instead of mapping it */
-    unsigned reserved[6];   /**< must be zero */
+    unsigned threads;       /**< verification of an index file at open, in parts side by side: 0 (default)
+                                 one thread per CPU, at most 8, with 16 MiB of events or more each;
+                                 1 the calling thread only; N: N parts (at most 8 and one per event),
+                                 the first on the calling thread. The result is the same for any N. */
+    unsigned reserved[5];   /**< must be zero */
 } atf_read_options;
-#define ATF_READ_OPTIONS_INIT { 1u, 0u, { 0u, 0u, 0u, 0u, 0u, 0u } }
+#define ATF_READ_OPTIONS_INIT { 1u, 0u, 0u, { 0u, 0u, 0u, 0u, 0u } }
 
 /** What happened to the footer checksum at open. */
 typedef enum atf_checksum_state {
@@ -118,6 +122,7 @@ typedef struct atf_index_info {
     atf_checksum_state checksum;
     int scanned;               /**< scan below is filled */
     atf_index_scan scan;
+    unsigned verify_threads;   /**< threads that verified the events at open (atf_read_options.threads) */
 } atf_index_info;
 
 typedef struct atf_index_reader atf_index_reader;
