@@ -184,13 +184,21 @@ typedef struct rec_io {
     pthread_cond_t cv_req, cv_done;
     rec_ioreq q[REC_IOQ];
     unsigned head, count;
+    unsigned running;            /* requests being performed */
     int quit;
     unsigned started;            /* I/O threads running */
     pthread_t th[REC_IO_THREADS];
+    _Atomic uint64_t completed;  /* requests done, of every file (written under mu) */
 } rec_io;
 
 int rec_io_start(rec_io *io);
 void rec_io_stop(rec_io *io);
+/* Requests done so far, of every file of this writer. */
+uint64_t rec_io_completed(rec_io *io);
+/* Sleeps until more than @seen requests are done (any file), or none is
+ * queued or running: the writer's wait when every file it could fill is
+ * waiting for the disk. */
+void rec_io_wait_completion(rec_io *io, uint64_t seen);
 /* Takes out of the queue the first request whose file has none running (a
  * file's requests run one at a time, in order); caller holds io->mu.
  * @return 0, or -1 if none may run now (exposed for tests). */

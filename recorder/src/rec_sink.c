@@ -30,46 +30,11 @@
 
 /* ---- CRC32-C arithmetic for patches --------------------------------------- */
 
-#define CRC32C_POLY 0x82F63B78u   /* reflected Castagnoli polynomial */
-
-/* a * b modulo the polynomial, in the reflected representation (x^0 = bit 31). */
-static uint32_t multmodp(uint32_t a, uint32_t b)
-{
-    uint32_t m = 1u << 31, p = 0;
-    if (a == 0)
-        return 0;
-    for (;;) {
-        if (a & m) {
-            p ^= b;
-            if ((a & (m - 1)) == 0)
-                break;
-        }
-        m >>= 1;
-        b = (b & 1) ? (b >> 1) ^ CRC32C_POLY : b >> 1;
-    }
-    return p;
-}
-
-/* x^(8 n) modulo the polynomial. */
-static uint32_t x8nmodp(uint64_t n)
-{
-    uint32_t x2k = 1u << 30;   /* x^1 */
-    uint32_t p = 1u << 31;     /* x^0 */
-    /* x2k runs through x^(2^k); start at x^8 = x^(2^3). */
-    for (int i = 0; i < 3; i++)
-        x2k = multmodp(x2k, x2k);
-    while (n) {
-        if (n & 1)
-            p = multmodp(x2k, p);
-        x2k = multmodp(x2k, x2k);
-        n >>= 1;
-    }
-    return p;
-}
-
+/* raw * x^(8 zero_bytes) mod P: the CRC register moved over zero bytes,
+ * which is atf_crc32c_combine with an empty second part's CRC of 0. */
 uint32_t rec_crc32c_shift(uint32_t raw, uint64_t zero_bytes)
 {
-    return multmodp(x8nmodp(zero_bytes), raw);
+    return atf_crc32c_combine(raw, 0, zero_bytes);
 }
 
 /* The CRC of a message of crc_len bytes whose bytes [pos, pos + n) change
@@ -207,12 +172,15 @@ static void *io_main(void *arg)
             pthread_cond_wait(&io->cv_req, &io->mu);
         }
         rq.s->io_busy = 1;
+        io->running++;
         pthread_cond_broadcast(&io->cv_done);
         pthread_mutex_unlock(&io->mu);
         perform(&rq);
         pthread_mutex_lock(&io->mu);
         rq.s->io_busy = 0;
+        io->running--;
         atomic_fetch_sub_explicit(&rq.s->inflight, 1, REL);
+        atomic_fetch_add_explicit(&io->completed, 1, REL);
         pthread_cond_broadcast(&io->cv_done);
         /* The file's next request may have waited for this one; at quit,
          * the others may now see the queue empty. */
@@ -257,6 +225,19 @@ void rec_io_stop(rec_io *io)
     pthread_cond_destroy(&io->cv_req);
     pthread_cond_destroy(&io->cv_done);
     pthread_mutex_destroy(&io->mu);
+}
+
+uint64_t rec_io_completed(rec_io *io)
+{
+    return atomic_load_explicit(&io->completed, ACQ);
+}
+
+void rec_io_wait_completion(rec_io *io, uint64_t seen)
+{
+    pthread_mutex_lock(&io->mu);
+    while (atomic_load_explicit(&io->completed, RLX) == seen && (io->count || io->running) && !io->quit)
+        pthread_cond_wait(&io->cv_done, &io->mu);
+    pthread_mutex_unlock(&io->mu);
 }
 
 /* ---- Writer side -------------------------------------------------------------- */
@@ -320,20 +301,30 @@ static void move_window(rec_sink *s, uint8_t *nbuf, uint64_t size)
     s->chunk = chunk_for(s, size);
 }
 
-/* The writer would wait for the disk: a window twice as big, if the budget
- * has growth room. @return 1 if grown. */
+/* The writer would wait for the disk: a bigger window, if the budget has
+ * growth room: at once the largest (power of two) the file's share allows,
+ * rather than one doubling per wait (from the 8 KiB floor that was seven
+ * waits for the disk, each after the writes in flight, with small writes
+ * meanwhile). @return 1 if grown. */
 static int grow_window(rec_sink *s)
 {
-    if (s->borrowed || s->size >= s->max_size || (s->budget && s->size * 2 > rec_budget_share(s->budget, 0)) ||
-        !take(s, s->size * 2, REC_TAKE_GROW))
+    uint64_t cap = s->max_size;
+    if (s->budget) {
+        uint64_t share = rec_budget_share(s->budget, 0);
+        cap = share < cap ? share : cap;
+    }
+    uint64_t size = s->size * 2;
+    while (size * 2 <= cap)
+        size *= 2;
+    if (s->borrowed || size > cap || !take(s, size, REC_TAKE_GROW))
         return 0;
-    uint8_t *nbuf = map_window(s->size * 2);
+    uint8_t *nbuf = map_window(size);
     if (!nbuf) {
-        give(s, s->size * 2);
+        give(s, size);
         return 0;
     }
     rec_sink_wait_idle(s);
-    move_window(s, nbuf, s->size * 2);
+    move_window(s, nbuf, size);
     return 1;
 }
 

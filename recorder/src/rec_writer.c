@@ -1099,7 +1099,7 @@ void *rec_writer_main(void *arg)
         snapshot_windows(w, &now);   /* also keeps the capturing flag current */
         rec_clock_tick(&w->clock, now);
         adopt_incoming(w);
-        uint64_t moved = 0;
+        uint64_t moved = 0, io_seen = rec_io_completed(&w->io);
         w->io_wait = NULL;
         /* Summaries every 10 ms, less often with many threads. */
         uint64_t sync_every = 10000000u + (uint64_t)w->n * 10000u;
@@ -1163,8 +1163,12 @@ void *rec_writer_main(void *arg)
         if (stopping)
             break;
         if (moved == 0 && w->io_wait) {
-            /* Every file with events to write waits for the disk. */
-            rec_sink_reserve(&w->io_wait->index, w->io_wait->index.chunk);
+            /* Every file with events to write waits for the disk: a bigger
+             * window for one of them, or the next write done, whichever
+             * file's it is (waiting for one file's own writes left the
+             * others' windows, freed meanwhile, unfilled). */
+            if (!rec_sink_try_reserve(&w->io_wait->index, w->io_wait->index.chunk, 1))
+                rec_io_wait_completion(&w->io, io_seen);
         } else if (moved == 0) {
             uint32_t seq = atomic_load_explicit(&w->wake_seq, ACQ);
             atomic_store_explicit(&w->sleeping, 1, SEQ);
