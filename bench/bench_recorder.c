@@ -16,7 +16,8 @@
  *       recorded and on disk per second), the ratio, peak RSS and the
  *       per-thread figures. The idle threads are started first and the busy
  *       ones only once the idle ones' files exist and were seen idle.
- *       --rounds R alternates the two phases R times: the median ratio.
+ *       --rounds R alternates the two phases R times, in both orders: the
+ *       median ratio.
  *   atf-bench recorder --churn T [--churn-parallel P] --events-per-thread M
  *       Thread churn: T short-lived threads (P at a time) each record M
  *       events and exit; threads/s created and finalized, peak RSS, memory
@@ -687,8 +688,8 @@ static void print_phase(const char *name, const phase *ph, int json)
 }
 
 /* B busy threads alone, then N busy threads next to I idle ones, `rounds`
- * times in turn (the machine's load changes between phases: the median of
- * the rounds' ratios is the figure). --check MIN: exit 1 unless the median
+ * times in turn, in alternating order (the machine's load and its disk
+ * change between phases: the median of the rounds' ratios is the figure). --check MIN: exit 1 unless the median
  * ratio reaches MIN, nothing was lost and every session is conformant. */
 static int bench_scaling(const atf_recorder_options *o, const char *out, unsigned busy, unsigned idle,
                          unsigned baseline, uint64_t per_thread, unsigned rounds, int json, int validate,
@@ -704,48 +705,76 @@ static int bench_scaling(const atf_recorder_options *o, const char *out, unsigne
     double ratios[64], ratios_prod[64];
     int clean = 1, valid = 1, all_valid = 1;
     uint64_t peak_main = 0;
-    if (json)
-        printf("{\"benchmark\":\"recorder-scaling\",\"rounds\":[");
+    /* phases[2k]: round k's baseline, phases[2k + 1]: its main phase. */
+    phase *phases = calloc(2 * (size_t)rounds, sizeof *phases);
+    if (!phases) {
+        fprintf(stderr, "atf-bench: out of memory\n");
+        return 2;
+    }
     for (unsigned k = 0; k < rounds; k++) {
-        phase base = { baseline, 0, base_per_thread, 0, 0, 0, 0, 0, 0, 0, { 0 }, 0, { 0, 0, "" }, "" };
-        phase main = { busy, idle, per_thread, 0, 0, 0, 0, 0, 0, 0, { 0 }, 0, { 0, 0, "" }, "" };
-        int rc = run_phase(o, &base, validate);
+        phase *base = &phases[2 * k], *main = &phases[2 * k + 1];
+        *base = (phase){ baseline, 0, base_per_thread, 0, 0, 0, 0, 0, 0, 0, { 0 }, 0, { 0, 0, "" }, "" };
+        *main = (phase){ busy, idle, per_thread, 0, 0, 0, 0, 0, 0, 0, { 0 }, 0, { 0, 0, "" }, "" };
+        /* Rounds take the two phases in turn in both orders (baseline first
+         * in even rounds, main first in odd ones): a disk or a load that
+         * drifts during the run (this VM's disk wrote 1.6 to 2.6 GB/s within
+         * minutes) then favours neither side of the ratio. The sessions are
+         * validated once every phase is timed: reading one 2 GiB session
+         * back from the disk slowed the phase right after it (64 threads
+         * 41-49 M events/s after a validation, 49-62 without). */
+        phase *first = k % 2 ? main : base, *second = k % 2 ? base : main;
+        int rc = run_phase(o, first, 0);
         if (!rc)
-            rc = run_phase(o, &main, validate);
-        if (rc)
+            rc = run_phase(o, second, 0);
+        if (rc) {
+            free(phases);
             return rc;
-        ratios[k] = base.eps > 0 ? main.eps / base.eps : 0;
-        ratios_prod[k] = base.eps_prod > 0 ? main.eps_prod / base.eps_prod : 0;
-        if (main.rss_peak > peak_main)
-            peak_main = main.rss_peak;
-        clean = clean && phase_clean(&base) && phase_clean(&main);
-        valid = valid && base.valid != 0 && main.valid != 0;
-        all_valid = all_valid && base.valid == 1 && main.valid == 1;
-        if (json) {
-            printf("%s{", k ? "," : "");
-            print_phase("baseline", &base, 1);
-            printf(",");
-            print_phase("main", &main, 1);
-            printf(",\"ratio\":%.3f,\"ratio_producing\":%.3f,\"load_average\":%.2f}", ratios[k], ratios_prod[k],
-                   bench_load_average());
-        } else {
+        }
+        ratios[k] = base->eps > 0 ? main->eps / base->eps : 0;
+        ratios_prod[k] = base->eps_prod > 0 ? main->eps_prod / base->eps_prod : 0;
+        if (main->rss_peak > peak_main)
+            peak_main = main->rss_peak;
+        clean = clean && phase_clean(base) && phase_clean(main);
+        if (!json) {
             if (rounds > 1)
-                printf("round %u of %u\n", k + 1, rounds);
-            print_phase("baseline:", &base, 0);
-            print_phase("main:", &main, 0);
+                printf("round %u of %u (%s first)\n", k + 1, rounds, k % 2 ? "main" : "baseline");
+            print_phase(k % 2 ? "main:" : "baseline:", first, 0);
+            print_phase(k % 2 ? "baseline:" : "main:", second, 0);
             printf("ratio:              %.2f busy events/s main/baseline (%.2f while producing); load average %.2f on "
                    "%ld CPUs\n",
                    ratios[k], ratios_prod[k], bench_load_average(), sysconf(_SC_NPROCESSORS_ONLN));
             if (idle && busy == baseline) {
                 /* What the idle threads add: the two phases differ by them only. */
-                double rss = ((double)main.rss_peak - (double)base.rss_peak) / idle;
-                double rec = ((double)main.st.memory_peak - (double)base.st.memory_peak) / idle;
+                double rss = ((double)main->rss_peak - (double)base->rss_peak) / idle;
+                double rec = ((double)main->st.memory_peak - (double)base->st.memory_peak) / idle;
                 printf("per idle thread:    %.1f KiB of peak RSS (its stack and the recorder), %.1f KiB of recorder "
                        "memory\n",
                        rss / 1024.0, rec / 1024.0);
             }
+            fflush(stdout);
         }
     }
+    for (unsigned i = 0; i < 2 * rounds; i++) {
+        phase *ph = &phases[i];
+        ph->valid = validate ? validate_session(ph->session, &ph->f) : -1;
+        valid = valid && ph->valid != 0;
+        all_valid = all_valid && ph->valid == 1;
+        if (!json && ph->valid >= 0)
+            printf("atf validate:       round %u %-9s %s (%" PRIu64 " error(s), %" PRIu64 " warning(s))%s%s; %s\n",
+                   i / 2 + 1, i % 2 ? "main" : "baseline", ph->valid ? "conformant" : "NOT VALID", ph->f.errors,
+                   ph->f.warnings, ph->f.errors ? ": " : "", ph->f.errors ? ph->f.first : "", ph->session);
+    }
+    if (json) {
+        printf("{\"benchmark\":\"recorder-scaling\",\"rounds\":[");
+        for (unsigned k = 0; k < rounds; k++) {
+            printf("%s{\"first\":\"%s\",", k ? "," : "", k % 2 ? "main" : "baseline");
+            print_phase("baseline", &phases[2 * k], 1);
+            printf(",");
+            print_phase("main", &phases[2 * k + 1], 1);
+            printf(",\"ratio\":%.3f,\"ratio_producing\":%.3f}", ratios[k], ratios_prod[k]);
+        }
+    }
+    free(phases);
     qsort(ratios, rounds, sizeof *ratios, bench_cmp_double);
     qsort(ratios_prod, rounds, sizeof *ratios_prod, bench_cmp_double);
     double ratio = rounds % 2 ? ratios[rounds / 2] : (ratios[rounds / 2 - 1] + ratios[rounds / 2]) / 2;
