@@ -11,7 +11,9 @@
  *  - every event decodes and encodes back to its bytes; the open-time scan
  *    (kinds, reserved bytes, backwards timestamps, links, time bounds) equals
  *    a recount; time_range() is exact on sorted files; checksum states are
- *    right (the CRC is recomputed with the portable code). */
+ *    right (the CRC is recomputed with the portable code), also when the
+ *    reader verifies the events in parts on several threads (one input in
+ *    four). */
 #include "fuzz_atf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
