@@ -278,7 +278,11 @@ static inline __m512i wide_fold(__m512i x, __m512i k, __m512i next)
                                      next, 0x96);
 }
 
-ATF_TARGET_WIDE
+#define ATF_TARGET_CLMUL __attribute__((target("pclmul,sse2")))
+
+/* One 128-bit fold: x's halves multiplied by k's halves, onto next (both
+ * polynomials' folding, see CRC-32/IEEE's comment below). */
+ATF_TARGET_CLMUL
 static inline __m128i lane_fold(__m128i x, __m128i k, __m128i next)
 {
     return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), next);
@@ -342,13 +346,6 @@ static int wide_available(void)
 #define IEEE_K_191 0x65673B4600000000ull /* x^191: low half, 128 bits */
 #define IEEE_K_127 0x9BA54C6F00000000ull /* x^127: high half, 128 bits */
 
-#define ATF_TARGET_CLMUL __attribute__((target("pclmul,sse2")))
-
-ATF_TARGET_CLMUL
-static inline __m128i ieee_fold(__m128i x, __m128i k, __m128i next)
-{
-    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), next);
-}
 
 ATF_TARGET_CLMUL
 static uint32_t ieee_clmul_state(uint32_t state, const uint8_t *p, size_t n)
@@ -365,14 +362,14 @@ static uint32_t ieee_clmul_state(uint32_t state, const uint8_t *p, size_t n)
     p += 64;
     n -= 64;
     for (; n >= 64; p += 64, n -= 64) {
-        a0 = ieee_fold(a0, k4, _mm_loadu_si128((const __m128i *)p));
-        a1 = ieee_fold(a1, k4, _mm_loadu_si128((const __m128i *)(p + 16)));
-        a2 = ieee_fold(a2, k4, _mm_loadu_si128((const __m128i *)(p + 32)));
-        a3 = ieee_fold(a3, k4, _mm_loadu_si128((const __m128i *)(p + 48)));
+        a0 = lane_fold(a0, k4, _mm_loadu_si128((const __m128i *)p));
+        a1 = lane_fold(a1, k4, _mm_loadu_si128((const __m128i *)(p + 16)));
+        a2 = lane_fold(a2, k4, _mm_loadu_si128((const __m128i *)(p + 32)));
+        a3 = lane_fold(a3, k4, _mm_loadu_si128((const __m128i *)(p + 48)));
     }
-    __m128i x = ieee_fold(ieee_fold(ieee_fold(a0, k1, a1), k1, a2), k1, a3);
+    __m128i x = lane_fold(lane_fold(lane_fold(a0, k1, a1), k1, a2), k1, a3);
     for (; n >= 16; p += 16, n -= 16)
-        x = ieee_fold(x, k1, _mm_loadu_si128((const __m128i *)p));
+        x = lane_fold(x, k1, _mm_loadu_si128((const __m128i *)p));
     uint8_t folded[16];
     _mm_storeu_si128((__m128i *)folded, x);
     return ieee_portable_state(ieee_portable_state(0, folded, 16), p, n);
