@@ -702,7 +702,7 @@ static int bench_scaling(const atf_recorder_options *o, const char *out, unsigne
     uint64_t base_per_thread = (uint64_t)busy * per_thread / baseline;
     if (base_per_thread > (1ull << 32))
         base_per_thread = 1ull << 32;
-    double ratios[64], ratios_prod[64];
+    double ratios[64], ratios_prod[64], loads[64];
     int clean = 1, valid = 1, all_valid = 1;
     uint64_t peak_main = 0;
     /* phases[2k]: round k's baseline, phases[2k + 1]: its main phase. */
@@ -732,6 +732,7 @@ static int bench_scaling(const atf_recorder_options *o, const char *out, unsigne
         }
         ratios[k] = base->eps > 0 ? main->eps / base->eps : 0;
         ratios_prod[k] = base->eps_prod > 0 ? main->eps_prod / base->eps_prod : 0;
+        loads[k] = bench_load_average();
         if (main->rss_peak > peak_main)
             peak_main = main->rss_peak;
         clean = clean && phase_clean(base) && phase_clean(main);
@@ -742,7 +743,7 @@ static int bench_scaling(const atf_recorder_options *o, const char *out, unsigne
             print_phase(k % 2 ? "baseline:" : "main:", second, 0);
             printf("ratio:              %.2f busy events/s main/baseline (%.2f while producing); load average %.2f on "
                    "%ld CPUs\n",
-                   ratios[k], ratios_prod[k], bench_load_average(), sysconf(_SC_NPROCESSORS_ONLN));
+                   ratios[k], ratios_prod[k], loads[k], sysconf(_SC_NPROCESSORS_ONLN));
             if (idle && busy == baseline) {
                 /* What the idle threads add: the two phases differ by them only. */
                 double rss = ((double)main->rss_peak - (double)base->rss_peak) / idle;
@@ -771,7 +772,8 @@ static int bench_scaling(const atf_recorder_options *o, const char *out, unsigne
             print_phase("baseline", &phases[2 * k], 1);
             printf(",");
             print_phase("main", &phases[2 * k + 1], 1);
-            printf(",\"ratio\":%.3f,\"ratio_producing\":%.3f}", ratios[k], ratios_prod[k]);
+            printf(",\"ratio\":%.3f,\"ratio_producing\":%.3f,\"load_average\":%.2f}", ratios[k], ratios_prod[k],
+                   loads[k]);
         }
     }
     free(phases);

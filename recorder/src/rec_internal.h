@@ -206,8 +206,9 @@ int rec_io_take(rec_io *io, rec_ioreq *out);
 
 /* Creates path (atomically: a temp name renamed into place) holding the
  * 64-byte header, and its staging window: REC_SINK_MIN bytes at first,
- * doubled (budget permitting) whenever the writer would otherwise wait for
- * the disk, up to chunk x chunks. direct: try O_DIRECT. budget: NULL or
+ * grown two or four times (budget permitting, within the file's share of
+ * it) whenever the writer would otherwise wait for the disk, up to chunk x
+ * chunks. direct: try O_DIRECT. budget: NULL or
  * where the window's bytes are taken from. */
 #define REC_SINK_MIN (2u * REC_BLOCK)
 #define REC_SINK_EFFICIENT (2u << 20)   /* see rec_sink_try_reserve */

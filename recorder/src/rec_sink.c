@@ -302,19 +302,20 @@ static void move_window(rec_sink *s, uint8_t *nbuf, uint64_t size)
 }
 
 /* The writer would wait for the disk: a bigger window, if the budget has
- * growth room: at once the largest (power of two) the file's share allows,
- * rather than one doubling per wait (from the 8 KiB floor that was seven
- * waits for the disk, each after the writes in flight, with small writes
- * meanwhile). @return 1 if grown. */
-static int grow_window(rec_sink *s)
+ * growth room and within the file's share of it, never past @limit: up to
+ * four times the size at once (seven doublings from the 8 KiB floor to
+ * 1 MiB were seven waits for the disk, each after the writes in flight,
+ * with small writes meanwhile; four times undoes one rec_sink_shrink).
+ * @return 1 if grown. */
+static int grow_window(rec_sink *s, uint64_t limit)
 {
-    uint64_t cap = s->max_size;
+    uint64_t cap = s->max_size < limit ? s->max_size : limit;
     if (s->budget) {
         uint64_t share = rec_budget_share(s->budget, 0);
         cap = share < cap ? share : cap;
     }
     uint64_t size = s->size * 2;
-    while (size * 2 <= cap)
+    if (size * 2 <= cap)
         size *= 2;
     if (s->borrowed || size > cap || !take(s, size, REC_TAKE_GROW))
         return 0;
@@ -402,7 +403,7 @@ int rec_sink_try_reserve(rec_sink *s, uint64_t want, int grow)
         return 1;
     /* Windows up to 2 MiB (1 MiB writes, near the disk's best) grow
      * whenever the disk holds them up; bigger ones only if grow. */
-    return (grow || s->size < REC_SINK_EFFICIENT) && grow_window(s);
+    return grow_window(s, grow ? UINT64_MAX : REC_SINK_EFFICIENT);
 }
 
 void rec_sink_reserve(rec_sink *s, uint64_t want)

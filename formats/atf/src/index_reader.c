@@ -198,8 +198,10 @@ static unsigned scan_threads(unsigned wanted, uint64_t count)
 {
     uint64_t n = wanted;
     if (n == 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         n = count / SCAN_PART_MIN_EVENTS;
+        if (n < 2)
+            return 1; /* (no sysconf, which reads /sys, for the many small files of a session) */
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         n = cpus < 1 ? 1 : (uint64_t)cpus < n ? (uint64_t)cpus : n;
     }
     n = n > SCAN_THREADS_MAX ? SCAN_THREADS_MAX : n;
@@ -217,16 +219,19 @@ static uint32_t scan_events(const uint8_t *ev, uint64_t count, atf_layout layout
     unsigned np = scan_threads(*threads, count), ran = 1;
     for (unsigned i = 0; i < np; i++) {
         uint64_t a = count * i / np, b = count * (i + 1) / np;
-        parts[i] = (scan_part){ev, a, b - a, layout, want_crc, want_scan, 0, {0}, 0, 0, 0};
+        parts[i] = (scan_part){.ev = ev, .first = a, .count = b - a, .layout = layout, .want_crc = want_crc,
+                               .want_scan = want_scan};
         if (i > 0)
             parts[i].started = pthread_create(&parts[i].tid, NULL, scan_part_main, &parts[i]) == 0;
     }
     scan_part_run(&parts[0]);
     for (unsigned i = 1; i < np; i++) {
-        if (parts[i].started && pthread_join(parts[i].tid, NULL) == 0)
+        if (parts[i].started) {
+            pthread_join(parts[i].tid, NULL);
             ran++;
-        else
+        } else {
             scan_part_run(&parts[i]);
+        }
         scan_part_join(&parts[0], &parts[i]);
     }
     *s = parts[0].s;

@@ -703,6 +703,11 @@ static void test_scan(void **state)
                     const atf_index_info *info = atf_index_reader_info(r);
                     assert_int_equal(info->scanned, 1);
                     assert_scan(&info->scan, &want);
+                    /* The parts asked for ran (at most 8, one per event;
+                     * the default keeps files this small on one thread). */
+                    unsigned parts = thread_counts[t] == 0 ? 1 : thread_counts[t] > 8 ? 8 : thread_counts[t];
+                    parts = n == 0 ? 1 : parts > n ? (unsigned)n : parts;
+                    assert_int_equal(info->verify_threads, parts);
                     /* (no events: the CRC of nothing is 0, "unchecked") */
                     assert_int_equal(info->checksum, s.checksum == CF_SUM_CRC32C && n ? ATF_CHECKSUM_CRC32C
                                                                                       : ATF_CHECKSUM_ZERO);

@@ -504,13 +504,13 @@ static _Atomic(const char *) g_impl_name;
 
 /* ATF_CRC32C_IMPL=portable: the tables for both checksums;
  * ATF_CRC32C_IMPL=sse4.2: CRC32-C without the AVX-512 folding (for tests). */
-static int forced_impl(const char *name)
+static inline int forced_impl(const char *name)
 {
     const char *env = getenv("ATF_CRC32C_IMPL");
     return env != NULL && strcmp(env, name) == 0;
 }
 
-static int force_portable(void) { return forced_impl("portable"); }
+static inline int force_portable(void) { return forced_impl("portable"); }
 
 static crc_state_fn crc32c_resolve(void)
 {

@@ -263,7 +263,11 @@ static void test_combine(void **state)
      * len_b zero bytes, so two shifts must make the shift by their sum. */
     assert_int_equal(atf_crc32c_combine(atf_crc32c(0, "1234", 4), atf_crc32c(0, "56789", 5), 5), 0xE3069283u);
     assert_int_equal(atf_crc32c_combine(0xE3069283u, 0, 0), 0xE3069283u);
-    static const uint64_t big[][2] = {{1, 1}, {(uint64_t)1 << 40, 12345}, {(uint64_t)3 << 50, (uint64_t)1 << 62}};
+    static const uint64_t big[][2] = {{1, 1},
+                                      {(uint64_t)1 << 31, (uint64_t)1 << 31}, /* a sum past 32 bits */
+                                      {(uint64_t)0xFFFFFFFFu, 7},
+                                      {(uint64_t)1 << 40, 12345},
+                                      {(uint64_t)3 << 50, (uint64_t)1 << 62}};
     for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
         assert_int_equal(atf_crc32c_combine(atf_crc32c_combine(0xE3069283u, 0, big[i][0]), 0, big[i][1]),
                          atf_crc32c_combine(0xE3069283u, 0, big[i][0] + big[i][1]));
