@@ -184,7 +184,6 @@ static void scan_part_join(scan_part *acc, const scan_part *q)
     s->min_ts = t->min_ts < s->min_ts ? t->min_ts : s->min_ts;
     s->max_ts = t->max_ts > s->max_ts ? t->max_ts : s->max_ts;
     acc->max_link1 = q->max_link1 > acc->max_link1 ? q->max_link1 : acc->max_link1;
-    acc->count += q->count;
 }
 
 /* Events per thread below which the default stays on one thread (16 MiB):

@@ -346,7 +346,6 @@ static int wide_available(void)
 #define IEEE_K_191 0x65673B4600000000ull /* x^191: low half, 128 bits */
 #define IEEE_K_127 0x9BA54C6F00000000ull /* x^127: high half, 128 bits */
 
-
 ATF_TARGET_CLMUL
 static uint32_t ieee_clmul_state(uint32_t state, const uint8_t *p, size_t n)
 {

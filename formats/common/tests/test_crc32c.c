@@ -38,6 +38,16 @@ static void rng_fill(uint8_t *p, size_t n)
         p[i] = (uint8_t)(rng_next() >> 56);
 }
 
+/* A new buffer of n bytes from the generator seeded with seed (free it). */
+static uint8_t *random_buf(size_t n, uint64_t seed)
+{
+    uint8_t *buf = malloc(n);
+    assert_non_null(buf);
+    rng_seed(seed);
+    rng_fill(buf, n);
+    return buf;
+}
+
 /* Bit-at-a-time reference, independent of the library's tables. */
 static uint32_t ref_crc(uint32_t poly, uint32_t crc, const uint8_t *p, size_t n)
 {
@@ -179,10 +189,7 @@ static void test_dispatch_matches_portable_large(void **state)
         (1u << 20) + 13, (1u << 20) + 777, 3u << 20,
     };
     size_t maxsize = 3u << 20;
-    uint8_t *buf = malloc(maxsize + 16);
-    assert_non_null(buf);
-    rng_seed(42);
-    rng_fill(buf, maxsize + 16);
+    uint8_t *buf = random_buf(maxsize + 16, 42);
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         for (size_t align = 0; align < 16; align += 5) {
             uint32_t seed = (uint32_t)rng_next();
@@ -214,10 +221,7 @@ static void test_dispatch_matches_portable_wide(void **state)
 {
     (void)state;
     enum { FROM = 1000, TO = 1800, MAXALIGN = 64 };
-    uint8_t *buf = malloc(TO + MAXALIGN);
-    assert_non_null(buf);
-    rng_seed(0x0123456789ABCDEFull);
-    rng_fill(buf, TO + MAXALIGN);
+    uint8_t *buf = random_buf(TO + MAXALIGN, 0x0123456789ABCDEFull);
     for (size_t align = 0; align < MAXALIGN; align += (align < 16 ? 1 : 7)) {
         for (size_t len = FROM; len <= TO; len++) {
             uint32_t seed = (uint32_t)rng_next();
@@ -237,10 +241,7 @@ static void test_combine(void **state)
 {
     (void)state;
     size_t n = 300000;
-    uint8_t *buf = malloc(n);
-    assert_non_null(buf);
-    rng_seed(0xC0FFEE1234ull);
-    rng_fill(buf, n);
+    uint8_t *buf = random_buf(n, 0xC0FFEE1234ull);
     uint32_t whole = atf_crc32c(0, buf, n);
     static const size_t fixed[] = {0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 255, 256, 1023, 1024, 4096, 65536};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0] + 200; i++) {
@@ -295,10 +296,7 @@ static void test_incremental(void **state)
 {
     (void)state;
     size_t n = 100000;
-    uint8_t *buf = malloc(n);
-    assert_non_null(buf);
-    rng_seed(0xDEADBEEFCAFEF00Dull);
-    rng_fill(buf, n);
+    uint8_t *buf = random_buf(n, 0xDEADBEEFCAFEF00Dull);
     uint32_t whole_c = atf_crc32c(0, buf, n);
     uint32_t whole_p = atf_crc32c_portable(0, buf, n);
     uint32_t whole_i = atf_crc32_ieee(0, buf, n);
