@@ -109,6 +109,14 @@ static void put_escaped(FILE *f, const char *s)
     }
 }
 
+/* One message on stderr: "atf: " head, the argument escaped, tail. */
+static void say(const char *head, const char *arg, const char *tail)
+{
+    fprintf(stderr, "atf: %s", head);
+    put_escaped(stderr, arg);
+    fputs(tail, stderr);
+}
+
 /* `atf CMD --help`: CMD's entries of the usage text (an entry starts with
  * two spaces and the command's name, its continuation lines with more),
  * then the notes on filters and exit codes. A command added to usage_text
@@ -296,7 +304,9 @@ static int common_option(common_args *c, int argc, char **argv, int *i)
             c->threads[c->o.thread_count++] = strtoull(p, &end, 10);
             p = *end == ',' ? end + 1 : end;
             if (*end && *end != ',') {
-                fprintf(stderr, "atf: %s: --thread: bad id list '%s'\n", c->name, v);
+                fprintf(stderr, "atf: %s: --thread: bad id list '", c->name);
+                put_escaped(stderr, v);
+                fputs("'\n", stderr);
                 return -1;
             }
         } while (*p);
@@ -452,7 +462,9 @@ static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, ch
         else if (!strcmp(argv[i], "--no-verify"))
             c.o.no_verify = 1;
         else if (argv[i][0] == '-') {
-            fprintf(stderr, "atf: %s: unknown option %s\n", name, argv[i]);
+            fprintf(stderr, "atf: %s: unknown option ", name);
+            put_escaped(stderr, argv[i]);
+            fputs("\n", stderr);
             return usage(NULL);
         } else if (path)
             return usage("one PATH only");
@@ -506,7 +518,7 @@ static int cmd_export(int argc, char **argv)
         else if (!strcmp(a, "--no-verify"))
             c.o.no_verify = 1;
         else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "atf: export: unknown option or missing value: %s\n", a);
+            say("export: unknown option or missing value: ", a, "\n");
             return usage(NULL);
         } else if (path)
             return usage("export: one PATH only");
@@ -630,7 +642,9 @@ static int cmd_pack(int unpack, int argc, char **argv)
         else if (unpack && !strcmp(a, "--force"))
             uo.force = 1;
         else {
-            fprintf(stderr, "atf: %s: unknown option or bad value: %s\n", cmd, a);
+            fprintf(stderr, "atf: %s: unknown option or bad value: ", cmd);
+            put_escaped(stderr, a);
+            fputs("\n", stderr);
             return usage(NULL);
         }
     }
@@ -744,14 +758,20 @@ static int cmd_conform(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end = NULL;
-        if (!strcmp(a, "--list"))
+        if (!strcmp(a, "--")) {   /* ends the options; conform takes no PATH */
+            if (i + 1 < argc) {
+                fprintf(stderr, "atf: conform: takes no PATH (the corpus is --corpus DIR)\n");
+                goto out;
+            }
+            break;
+        } else if (!strcmp(a, "--list"))
             list = 1;
         else if (!strcmp(a, "--strict"))
             strict = 1;
         else if (!strcmp(a, "--no-slow"))
             no_slow = 1;
         else if (!v && a[0] == '-' && a[1] == '-') {
-            fprintf(stderr, "atf: conform: %s needs a value or is unknown\n", a);
+            say("conform: ", a, " needs a value or is unknown\n");
             goto out;
         } else if (!strcmp(a, "--writer"))
             writer = argv[++i];
@@ -786,7 +806,7 @@ static int cmd_conform(int argc, char **argv)
                 goto out;
             }
         } else {
-            fprintf(stderr, "atf: conform: unknown argument %s\n", a);
+            say("conform: unknown argument ", a, "\n");
             goto out;
         }
     }
@@ -890,6 +910,6 @@ int main(int argc, char **argv)
         fputs(usage_text, stdout);
         return EXIT_OK;
     }
-    fprintf(stderr, "atf: unknown command '%s'\n", cmd);
+    say("unknown command '", cmd, "'\n");
     return usage(NULL);
 }
