@@ -195,6 +195,23 @@ def check_lone(atf, workdir, fails):
             f.write(data)
         check_target(atf, "session with thread_1/index.atf = " + fname, s, s, fails)
         n += 1
+    # A thread directory that holds no file yet (SPEC 7a.12), alone and in its session.
+    s = os.path.join(base, "session_empty_thread")
+    shutil.copytree(demo, s)
+    t = os.path.join(s, "thread_7")
+    os.makedirs(t)
+    for target, lone in ((t, True), (s, False)):
+        vrc, vout, _ = run([atf, "validate", target])
+        if vrc != 0 or "REC-001" not in vout or "holds no file yet" not in vout:
+            fails.append("empty thread_7/ (%s): atf validate exit %s: %s" % ("alone" if lone else "in its session",
+                                                                           vrc, vout[-300:]))
+        tools = ["info", "dump"] + (["merge"] if not lone else [])
+        for tool in tools:
+            rc, out, err = run([atf, tool, target])
+            if rc != 0 or "thread_7: crash-truncated (the thread directory holds no file yet)" not in err:
+                fails.append("empty thread_7/ (%s): atf %s exit %s, stderr %s"
+                             % ("alone" if lone else "in its session", tool, rc, err.strip()[:300]))
+        n += 1
     return n
 
 
