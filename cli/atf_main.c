@@ -86,6 +86,7 @@ static const char usage_text[] =
     "         stderr when it is a terminal: --progress forces it, --quiet silences it.\n"
     "\n"
     "Options come before `--`; what follows it is PATH even if it starts with '-'.\n"
+    "atf COMMAND --help (or -h): that command's usage, on stdout.\n"
     "exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error, or PATH is\n"
     "no ATF input (an empty directory, a directory without index.atf,\n"
     "manifest.json, thread_* or pid_* entries)\n";

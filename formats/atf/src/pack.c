@@ -1441,12 +1441,12 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
         l->c[l->nc++] = c;
     }
     if (!s && nl == 0) {
-        if (sum.skipped_bytes > 0 && sum.unit_size > 0)
+        if (sum.units == 0 && sum.skipped_bytes > 0 && sum.unit_size > 0)   /* Markers, but no Unit intact */
             s = report_all_damaged(rep, rtc_path, &sum, err);
         else
             s = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
                          "an RTC file whose intact Units describe no packed ATF session (no atf-pack stream in any "
-                         "Meta): not made by `atf pack`");
+                         "Meta): not made by `atf pack`, or what is left of it holds no Meta");
         atf_error_set_file(err, rtc_path);
     }
     if (!s && atf_make_dirs(dir) != 0) {
