@@ -23,7 +23,12 @@
  * (atf_rtc_find_marker) and the time to read the RTC from there to the end
  * of the first whole Unit after it (atf_rtc_reader_open_memory on that
  * window: Marker scan, Crc check, Index, Meta, records), which is what a
- * reader handed a file cut at that offset spends before its first record. */
+ * reader handed a file cut at that offset spends before its first record.
+ * Unit size: small demo sessions (2 threads, 0.77, 1.9 and 16 MB) packed
+ * with Units of 16 KiB to 1 MiB and with the default (atf_pack_default_unit);
+ * for each, the packed file's overhead over the session and the share of
+ * index events unpack gives back after 100 bytes are zeroed in the middle
+ * of the packed file: the trade-off of docs/pack.md "Unit size". */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -115,6 +120,76 @@ static double time_cat_copy(char (*paths)[4400], size_t n, const char *out)
     if (close(fo) != 0)
         ok = 0;
     return ok ? bench_now() - t0 : -1;
+}
+
+/* One row of the Unit-size table. */
+typedef struct unit_row {
+    uint64_t session_bytes, events, unit, packed;
+    int is_default;
+    double back;   /* share of index events back after the damage, 0..1 */
+} unit_row;
+
+#define UNIT_ROWS 18
+
+/* Packs, damages (100 zeroed bytes in the middle) and unpacks small demo
+ * sessions under base: @return rows filled, or -1. */
+static int unit_table(const char *base, unit_row *rows)
+{
+    static const uint64_t events[] = { 4800, 12000, 100000 };
+    static const uint64_t units[] = { 16384, 65536, 131072, 1048576, 0 };
+    char sess[4400], rtc[4420], out[4420];
+    int n = 0;
+    for (size_t e = 0; e < sizeof events / sizeof events[0]; e++) {
+        snprintf(sess, sizeof sess, "%s.units-%" PRIu64, base, events[e]);
+        snprintf(rtc, sizeof rtc, "%s.rtc", sess);
+        snprintf(out, sizeof out, "%s.out", sess);
+        bench_rm_rf(sess);
+        atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
+        d.threads = 2;
+        d.events = events[e];
+        atf_error err;
+        if (atf_tool_demo(sess, &d, &err) != ATF_OK)
+            return -1;
+        for (size_t u = 0; u < sizeof units / sizeof units[0] && n < UNIT_ROWS; u++) {
+            atf_pack_options po = ATF_PACK_OPTIONS_INIT;
+            po.unit_size = units[u];
+            atf_pack_stats ps;
+            if (atf_pack(sess, rtc, &po, &ps, NULL, &err) != ATF_OK)
+                return -1;
+            if (units[u] == 0) {   /* the default: show it only where it differs from the rows above */
+                int seen = 0;
+                for (int k = n - (int)u; k < n; k++)
+                    if (rows[k].unit == ps.unit_size)
+                        rows[k].is_default = seen = 1;
+                if (seen)
+                    continue;
+            }
+            int fd = open(rtc, O_RDWR | O_CLOEXEC);
+            struct stat sb;
+            if (fd < 0 || fstat(fd, &sb) != 0)
+                return -1;
+            static const uint8_t zero[100];
+            off_t mid = sb.st_size / 2 - 50;
+            ssize_t w = pwrite(fd, zero, sizeof zero, mid);
+            close(fd);
+            if (w != (ssize_t)sizeof zero)
+                return -1;
+            atf_unpack_stats us;
+            bench_rm_rf(out);
+            atf_status st = atf_unpack(rtc, out, NULL, &us, NULL, &err);
+            unit_row *r = &rows[n++];
+            r->session_bytes = ps.bytes_in;
+            r->events = ps.index_events;
+            r->unit = ps.unit_size;
+            r->packed = ps.bytes_out;
+            r->is_default = units[u] == 0;
+            r->back = st == ATF_OK && ps.index_events ? (double)us.index_events / (double)ps.index_events : 0.0;
+            bench_rm_rf(out);
+        }
+        unlink(rtc);
+        bench_rm_rf(sess);
+    }
+    return n;
 }
 
 static double pct(double *v, size_t n, double p)
@@ -287,6 +362,13 @@ int bench_rtc(int argc, char **argv)
     double bytes = (double)fl->bytes, packed = (double)n;
     double pr = cp / pk, ur = cu / up;
     int met = pr >= RTC_TARGET && ur >= RTC_TARGET;
+    unit_row rows[UNIT_ROWS];
+    int nrows = unit_table(file, rows);
+    if (nrows < 0) {
+        fprintf(stderr, "atf-bench: the Unit-size table failed\n");
+        free(fl);
+        return 2;
+    }
     double load = bench_load_average();
     if (o.json) {
         printf("{\"benchmark\":\"rtc\",\"session_bytes\":%.0f,\"packed_bytes\":%.0f,\"index_events\":%" PRIu64
@@ -296,12 +378,20 @@ int bench_rtc(int argc, char **argv)
                "\"unpack_mb_per_s\":%.1f,\"unpack_ratio\":%.3f,\"resync_offsets\":%d,"
                "\"resync_find_us_median\":%.1f,\"resync_find_us_p99\":%.1f,\"resync_find_us_max\":%.1f,"
                "\"resync_read_us_median\":%.1f,\"resync_read_us_p99\":%.1f,\"resync_read_us_max\":%.1f,"
-               "\"target\":%.2f,\"met\":%s,\"load_average\":%.2f,\"repeat\":%d,\"checksum\":%" PRIu64 "}\n",
+               "\"target\":%.2f,\"met\":%s,\"load_average\":%.2f,\"repeat\":%d,\"checksum\":%" PRIu64 ",",
                bytes, packed, ps.index_events, ps.detail_events, U, cp, pk, pkc, bytes / pk / 1e6,
                pr, cpc, cuc, cu, up, upc, bytes / up / 1e6, ur, RESYNC_OFFSETS, pct(find_us, RESYNC_OFFSETS, 0.5),
                pct(find_us, RESYNC_OFFSETS, 0.99), find_us[RESYNC_OFFSETS - 1], pct(read_us, RESYNC_OFFSETS, 0.5),
                pct(read_us, RESYNC_OFFSETS, 0.99), read_us[RESYNC_OFFSETS - 1], RTC_TARGET, met ? "true" : "false",
                load, o.repeat, sink + records);
+        printf("\"unit_sizes\":[");
+        for (int i = 0; i < nrows; i++)
+            printf("%s{\"session_bytes\":%" PRIu64 ",\"index_events\":%" PRIu64 ",\"unit_size\":%" PRIu64
+                   ",\"default\":%s,\"packed_bytes\":%" PRIu64 ",\"overhead\":%.4f,\"back_after_100_zeroed\":%.4f}",
+                   i ? "," : "", rows[i].session_bytes, rows[i].events, rows[i].unit,
+                   rows[i].is_default ? "true" : "false", rows[i].packed,
+                   (double)rows[i].packed / (double)rows[i].session_bytes - 1.0, rows[i].back);
+        printf("]}\n");
     } else {
         printf("session:         %s (%.1f MiB, %u threads, %" PRIu64 " index + %" PRIu64 " detail events)\n", session,
                bytes / 1048576.0, THREADS, ps.index_events, ps.detail_events);
@@ -324,6 +414,11 @@ int bench_rtc(int argc, char **argv)
                find_us[RESYNC_OFFSETS - 1], pct(read_us, RESYNC_OFFSETS, 0.5), pct(read_us, RESYNC_OFFSETS, 0.99),
                read_us[RESYNC_OFFSETS - 1]);
         printf("target: pack and unpack >= %.2fx cat: %s\n", RTC_TARGET, met ? "met" : "NOT met");
+        printf("Unit size (2-thread demo sessions; 100 bytes zeroed in the middle of the packed file):\n");
+        for (int i = 0; i < nrows; i++)
+            printf("  session %6.2f MB  Unit %5" PRIu64 " KiB%s  overhead %+6.1f %%  index events back %5.1f %%\n",
+                   (double)rows[i].session_bytes / 1e6, rows[i].unit >> 10, rows[i].is_default ? " (default)" : "          ",
+                   100.0 * ((double)rows[i].packed / (double)rows[i].session_bytes - 1.0), 100.0 * rows[i].back);
         printf("load average:    %.2f on %ld CPUs\n", load, sysconf(_SC_NPROCESSORS_ONLN));
     }
     unlink(catout);

@@ -86,9 +86,77 @@ static const char usage_text[] =
     "         stderr when it is a terminal: --progress forces it, --quiet silences it.\n"
     "\n"
     "Options come before `--`; what follows it is PATH even if it starts with '-'.\n"
+    "atf COMMAND --help (or -h): that command's usage, on stdout.\n"
     "exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error, or PATH is\n"
     "no ATF input (an empty directory, a directory without index.atf,\n"
     "manifest.json, thread_* or pid_* entries)\n";
+
+/* Writes s with control characters escaped (\n, \r, \t, \xHH), as
+ * atf_error_format() does: a path holding a newline or a terminal escape
+ * never breaks a message into lines. */
+static void put_escaped(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\r')
+            fputs("\\r", f);
+        else if (*p == '\t')
+            fputs("\\t", f);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
+/* One message on stderr: "atf: " head, the argument escaped, tail. */
+static void say(const char *head, const char *arg, const char *tail)
+{
+    fprintf(stderr, "atf: %s", head);
+    put_escaped(stderr, arg);
+    fputs(tail, stderr);
+}
+
+/* `atf CMD --help`: CMD's entries of the usage text (an entry starts with
+ * two spaces and the command's name, its continuation lines with more),
+ * then the notes on filters and exit codes. A command added to usage_text
+ * gets its --help with no more code.
+ * @return 1 printed, 0 CMD has no entry. */
+static int command_help(FILE *f, const char *cmd)
+{
+    const char *cmds = strstr(usage_text, "\ncommands:\n"), *notes = strstr(usage_text, "\nFILTERS:");
+    size_t n = strlen(cmd);
+    int found = 0, in = 0;
+    if (!cmds || !notes)
+        return 0;
+    for (const char *l = cmds + 11; l < notes;) {
+        const char *e = strchr(l, '\n');
+        if (!e)
+            break;
+        if (l[0] == ' ' && l[1] == ' ' && l[2] != ' ')
+            in = !strncmp(l + 2, cmd, n) && (l[2 + n] == ' ' || l[2 + n] == '\n');
+        if (in) {
+            if (!found)
+                fprintf(f, "usage of atf %s:\n\n", cmd);
+            found = 1;
+            fwrite(l, 1, (size_t)(e - l) + 1, f);
+        }
+        l = e + 1;
+    }
+    if (found)
+        fputs(notes, f);
+    return found;
+}
+
+/* --help or -h among the options (before `--`). */
+static int wants_help(int argc, char **argv)
+{
+    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return 1;
+    return 0;
+}
 
 static int usage(const char *msg)
 {
@@ -115,6 +183,19 @@ static int fail(atf_status st, const atf_error *err)
     atf_error_format(line, sizeof line, err);
     fprintf(stderr, "atf: error: %s\n", line[0] ? line : atf_strerror(st));
     return exit_for(st);
+}
+
+/* fail(), and exit 2 when there is no ATF input at PATH at all (an empty
+ * directory, a directory of other files), as `atf validate`. */
+static int fail_path(atf_status st, const atf_error *err, const char *path)
+{
+    int rc = fail(st, err);
+    char resolved[4096];
+    atf_error de;
+    return rc == EXIT_INVALID && atf_path_detect(path, resolved, sizeof resolved, &de) == ATF_PATH_UNKNOWN &&
+                   de.code == ATF_E_NOT_FOUND
+               ? EXIT_USAGE
+               : rc;
 }
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -224,7 +305,9 @@ static int common_option(common_args *c, int argc, char **argv, int *i)
             c->threads[c->o.thread_count++] = strtoull(p, &end, 10);
             p = *end == ',' ? end + 1 : end;
             if (*end && *end != ',') {
-                fprintf(stderr, "atf: %s: --thread: bad id list '%s'\n", c->name, v);
+                fprintf(stderr, "atf: %s: --thread: bad id list '", c->name);
+                put_escaped(stderr, v);
+                fputs("'\n", stderr);
                 return -1;
             }
         } while (*p);
@@ -380,7 +463,9 @@ static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, ch
         else if (!strcmp(argv[i], "--no-verify"))
             c.o.no_verify = 1;
         else if (argv[i][0] == '-') {
-            fprintf(stderr, "atf: %s: unknown option %s\n", name, argv[i]);
+            fprintf(stderr, "atf: %s: unknown option ", name);
+            put_escaped(stderr, argv[i]);
+            fputs("\n", stderr);
             return usage(NULL);
         } else if (path)
             return usage("one PATH only");
@@ -397,14 +482,7 @@ static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, ch
     common_finish(&pl);
     if (st == ATF_OK)
         return EXIT_OK;
-    int rc = fail(st, &err);
-    /* No ATF input at PATH (an empty directory): exit 2, as `atf validate`. */
-    char resolved[4096];
-    atf_error de;
-    return rc == EXIT_INVALID && atf_path_detect(path, resolved, sizeof resolved, &de) == ATF_PATH_UNKNOWN &&
-                   de.code == ATF_E_NOT_FOUND
-               ? EXIT_USAGE
-               : rc;
+    return fail_path(st, &err, path);
 }
 
 /* `atf export`: the work is atf_export() (atf/export.h). */
@@ -414,8 +492,19 @@ static int cmd_export(int argc, char **argv)
     progress_line pl;
     common_init(&c, "export", &pl);
     const char *path = NULL, *outp = NULL, *format = NULL;
+    int opts_done = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!opts_done && !strcmp(a, "--")) {
+            opts_done = 1;
+            continue;
+        }
+        if (opts_done) {
+            if (path)
+                return usage("export: one PATH only");
+            path = a;
+            continue;
+        }
         int k = common_option(&c, argc, argv, &i);
         if (k < 0)
             return usage(NULL);
@@ -430,7 +519,7 @@ static int cmd_export(int argc, char **argv)
         else if (!strcmp(a, "--no-verify"))
             c.o.no_verify = 1;
         else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "atf: export: unknown option or missing value: %s\n", a);
+            say("export: unknown option or missing value: ", a, "\n");
             return usage(NULL);
         } else if (path)
             return usage("export: one PATH only");
@@ -453,26 +542,33 @@ static int cmd_export(int argc, char **argv)
     atf_status st;
     if (f == ATF_EXPORT_WTF) {
         size_t n = strlen(outp);
-        if (n < 10 || strcmp(outp + n - 10, ".wtf-trace") != 0)
-            fprintf(stderr, "atf: export: note: %s does not end in .wtf-trace, the name the WTF tools look for "
-                            "(the reference library reads other names as JSON)\n", outp);
+        if (n < 10 || strcmp(outp + n - 10, ".wtf-trace") != 0) {
+            fputs("atf: export: note: ", stderr);
+            put_escaped(stderr, outp);
+            fputs(" does not end in .wtf-trace, the name the WTF tools look for (the reference library reads other "
+                  "names as JSON)\n", stderr);
+        }
         st = atf_export_file(outp, f, path, &c.o, &s, &err);
         common_finish(&pl);
     } else {
         FILE *out = !strcmp(outp, "-") ? stdout : fopen(outp, "wb");
         if (!out) {
-            fprintf(stderr, "atf: error: %s: cannot create: %s\n", outp, strerror(errno));
+            fputs("atf: error: ", stderr);
+            put_escaped(stderr, outp);
+            fprintf(stderr, ": cannot create: %s\n", strerror(errno));
             return EXIT_USAGE;
         }
         st = atf_export(out, f, path, &c.o, &s, &err);
         common_finish(&pl);
         if (out != stdout && fclose(out) != 0 && !st) {
-            fprintf(stderr, "atf: error: %s: cannot write: %s\n", outp, strerror(errno));
+            fputs("atf: error: ", stderr);
+            put_escaped(stderr, outp);
+            fprintf(stderr, ": cannot write: %s\n", strerror(errno));
             return EXIT_USAGE;
         }
     }
     if (st)
-        return fail(st, &err);
+        return fail_path(st, &err, path);
     const atf_slice_counts *k = &s.slices;
     if (s.recovered_files || s.trailing_bytes)
         fprintf(stderr, "atf: export: %" PRIu64 " file(s) without a footer (crash-truncated): their complete events "
@@ -481,9 +577,15 @@ static int cmd_export(int argc, char **argv)
     fprintf(stderr,
             "atf: export: %" PRIu64 " thread(s), %" PRIu64 " events read, %" PRIu64 " slices, %" PRIu64
             " exception instants, %" PRIu64 " detail events as arguments, %" PRIu64 " anchors; %" PRIu64
-            " bytes to %s\n",
-            s.threads, s.events, k->begins, k->instants, s.details, s.anchors, s.bytes, outp);
-    fprintf(stderr,
+            " bytes to ",
+            s.threads, s.events, k->begins, k->instants, s.details, s.anchors, s.bytes);
+    put_escaped(stderr, outp);
+    fputc('\n', stderr);
+    /* The unclean-input line only when something was unclean (a clean
+     * session's export says nothing of it). */
+    if (k->unclosed || k->unmatched_returns || k->unwound || k->depth_skips || k->backwards || k->unknown_kinds ||
+        k->too_deep || k->clipped)
+        fprintf(stderr,
             "atf: export: unclean input: %" PRIu64 " calls never returned (closed at their thread's last "
             "timestamp, marked \"unclosed\"), %" PRIu64 " returns without a call (dropped), %" PRIu64
             " frames closed by an outer return (marked \"unwound\"), %" PRIu64 " depth skips, %" PRIu64
@@ -499,7 +601,8 @@ static int cmd_export(int argc, char **argv)
         for (unsigned i = 0; i < ATF_EXPORT_WTF_MAX_FILES; i++) {
             char part[4200];
             if ((s.wtf_parts >> i & 1) && atf_export_wtf_part_path(part, sizeof part, outp, i) == 0) {
-                fprintf(stderr, "%s %s", sep, part);
+                fprintf(stderr, "%s ", sep);
+                put_escaped(stderr, part);
                 sep = ",";
             }
         }
@@ -540,7 +643,9 @@ static int cmd_pack(int unpack, int argc, char **argv)
         else if (unpack && !strcmp(a, "--force"))
             uo.force = 1;
         else {
-            fprintf(stderr, "atf: %s: unknown option or bad value: %s\n", cmd, a);
+            fprintf(stderr, "atf: %s: unknown option or bad value: ", cmd);
+            put_escaped(stderr, a);
+            fputs("\n", stderr);
             return usage(NULL);
         }
     }
@@ -552,20 +657,31 @@ static int cmd_pack(int unpack, int argc, char **argv)
     if (unpack) {
         atf_unpack_stats s;
         atf_status st = atf_unpack(path[0], path[1], &uo, &s, stderr, &err);
+        if (st && s.not_rtc) {   /* no RTC input at all: exit 2, as every command for no ATF input */
+            fail(st, &err);
+            return EXIT_USAGE;
+        }
         if (st)
             return fail(st, &err);
         return s.lost ? EXIT_INVALID : EXIT_OK;
     }
     atf_pack_stats s;
     atf_status st = atf_pack(path[0], path[1], &po, &s, stderr, &err);
+    if (st == ATF_E_NOT_FOUND) {   /* no ATF session at SESSION: exit 2, as every command */
+        fail(st, &err);
+        return EXIT_USAGE;
+    }
     if (st)
         return fail(st, &err);
+    fputs("atf: pack: ", stderr);
+    put_escaped(stderr, path[0]);
     fprintf(stderr,
-            "atf: pack: %s: %" PRIu64 " thread(s), %" PRIu64 " file(s), %" PRIu64 " index and %" PRIu64
-            " detail events, %" PRIu64 " bytes -> %s: %" PRIu64 " bytes (Unit %" PRIu64 ", unit %" PRIu64
-            ", %" PRIu64 " manifest copies)\n",
-            path[0], s.threads, s.files, s.index_events, s.detail_events, s.bytes_in, path[1], s.bytes_out,
-            s.unit_size, s.subunit_size, s.manifest_copies);
+            ": %" PRIu64 " thread(s), %" PRIu64 " file(s), %" PRIu64 " index and %" PRIu64 " detail events, %" PRIu64
+            " bytes -> ",
+            s.threads, s.files, s.index_events, s.detail_events, s.bytes_in);
+    put_escaped(stderr, path[1]);
+    fprintf(stderr, ": %" PRIu64 " bytes (Unit %" PRIu64 ", unit %" PRIu64 ", %" PRIu64 " manifest copies)\n",
+            s.bytes_out, s.unit_size, s.subunit_size, s.manifest_copies);
     return EXIT_OK;
 }
 
@@ -643,14 +759,20 @@ static int cmd_conform(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end = NULL;
-        if (!strcmp(a, "--list"))
+        if (!strcmp(a, "--")) {   /* ends the options; conform takes no PATH */
+            if (i + 1 < argc) {
+                fprintf(stderr, "atf: conform: takes no PATH (the corpus is --corpus DIR)\n");
+                goto out;
+            }
+            break;
+        } else if (!strcmp(a, "--list"))
             list = 1;
         else if (!strcmp(a, "--strict"))
             strict = 1;
         else if (!strcmp(a, "--no-slow"))
             no_slow = 1;
         else if (!v && a[0] == '-' && a[1] == '-') {
-            fprintf(stderr, "atf: conform: %s needs a value or is unknown\n", a);
+            say("conform: ", a, " needs a value or is unknown\n");
             goto out;
         } else if (!strcmp(a, "--writer"))
             writer = argv[++i];
@@ -685,7 +807,7 @@ static int cmd_conform(int argc, char **argv)
                 goto out;
             }
         } else {
-            fprintf(stderr, "atf: conform: unknown argument %s\n", a);
+            say("conform: unknown argument ", a, "\n");
             goto out;
         }
     }
@@ -763,6 +885,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     int n = argc - 2;
     char **rest = argv + 2;
+    if (wants_help(n, rest) && command_help(stdout, cmd))
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
     if (!strcmp(cmd, "info"))
         return cmd_simple("info", atf_tool_info, 0, n, rest);
     if (!strcmp(cmd, "dump"))
@@ -787,6 +911,6 @@ int main(int argc, char **argv)
         fputs(usage_text, stdout);
         return EXIT_OK;
     }
-    fprintf(stderr, "atf: unknown command '%s'\n", cmd);
+    say("unknown command '", cmd, "'\n");
     return usage(NULL);
 }

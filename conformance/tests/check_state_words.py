@@ -16,7 +16,10 @@ For every corpus case (its target path, as in NAME.expect.json):
     exits 1 exactly when a file is damaged or unreadable (validate's errors
     REC-004, or an open error named on stderr), 0 when files are only
     crash-truncated.
-Then a directory of sessions (session_A/pid_1/, session_B/pid_2/, written by
+Then lone files empty or cut inside their header, and other short files,
+alone and as a thread's index.atf inside a session: `atf info` agrees with
+`atf validate` on each (state word and, alone, exit status), and dump and
+export (merge for the session) name the state. Then a directory of sessions (session_A/pid_1/, session_B/pid_2/, written by
 `atf demo`, one thread of the second cut short): `atf validate`, `info`,
 `dump` and `merge` on the root read both sessions and name each.
 
@@ -90,13 +93,21 @@ def check_case(atf, corpus, name, fails):
     exp = json.load(open(os.path.join(corpus, name + ".expect.json")))
     target = os.path.normpath(os.path.join(corpus, name, exp.get("target", ".")))
     root = os.path.join(corpus, name)
+    check_target(atf, name, target, root, fails)
+
+
+def check_target(atf, name, target, root, fails, lone=False):
     vrc, vstates, verrors = validate_states(atf, target, root)
     if vstates is None:
         return  # not validated as JSON (a usage-level case): covered elsewhere
-    _, istates = info_states(atf, target, root)
+    irc, istates = info_states(atf, target, root)
     if istates != vstates:
         fails.append("%s: atf info says %s, atf validate %s" % (name, istates, vstates))
+    if lone and irc != vrc:
+        fails.append("%s: atf info exits %s, atf validate %s: two verdicts for one file" % (name, irc, vrc))
     tools = [("dump", [atf, "dump", target])]
+    if lone:
+        tools.append(("export", [atf, "export", "--format", "chrome-json", "-o", os.devnull, target]))
     if os.path.isdir(target) and not os.path.exists(os.path.join(target, "index.atf")):
         tools.append(("merge", [atf, "merge", target]))
     for tool, cmd in tools:
@@ -148,6 +159,62 @@ def check_root(atf, workdir, fails):
                      % (len(lines), sum(1 for l in lines if l.startswith('{"session":'))))
 
 
+def check_lone(atf, workdir, fails):
+    """Files empty or cut inside their header (SPEC 7a.12), a file of other
+    bytes, and a lone empty thread directory: alone, and as the files of a
+    thread of a session. Every command gives each the state `atf validate`
+    gives it (the same word, and for a lone file the same exit status)."""
+    base = os.path.join(workdir, "lone")
+    shutil.rmtree(base, ignore_errors=True)
+    demo = os.path.join(base, "demo")
+    rc, _, err = run([atf, "demo", "--threads", "1", "--events", "50", demo])
+    if rc:
+        fails.append("atf demo %s: %s" % (demo, err))
+        return 0
+    ix = open(os.path.join(demo, "thread_0", "index.atf"), "rb").read()
+    dt = open(os.path.join(demo, "thread_0", "detail.atf"), "rb").read()
+    files = [("empty.atf", b""), ("magic2.atf", ix[:2]), ("magic3.atf", ix[:3]), ("cut40.atf", ix[:40]),
+             ("cut63.atf", ix[:63]), ("junk.atf", b"XYZW" + bytes(60)), ("short_junk.atf", b"Q"),
+             ("index.atf", b""), ("detail.atf", dt[:30])]
+    n = 0
+    for fname, data in files:
+        d = os.path.join(base, "file_" + fname.replace(".", "_"))
+        os.makedirs(d)
+        p = os.path.join(d, fname)
+        with open(p, "wb") as f:
+            f.write(data)
+        check_target(atf, "lone " + fname, p, d, fails, lone=True)
+        n += 1
+        if fname == "detail.atf":
+            continue
+        # The same bytes as the index lane of a session's second thread.
+        s = os.path.join(base, "session_" + fname.replace(".", "_"))
+        shutil.copytree(demo, s)
+        os.makedirs(os.path.join(s, "thread_1"))
+        with open(os.path.join(s, "thread_1", "index.atf"), "wb") as f:
+            f.write(data)
+        check_target(atf, "session with thread_1/index.atf = " + fname, s, s, fails)
+        n += 1
+    # A thread directory that holds no file yet (SPEC 7a.12), alone and in its session.
+    s = os.path.join(base, "session_empty_thread")
+    shutil.copytree(demo, s)
+    t = os.path.join(s, "thread_7")
+    os.makedirs(t)
+    for target, lone in ((t, True), (s, False)):
+        vrc, vout, _ = run([atf, "validate", target])
+        if vrc != 0 or "REC-001" not in vout or "holds no file yet" not in vout:
+            fails.append("empty thread_7/ (%s): atf validate exit %s: %s" % ("alone" if lone else "in its session",
+                                                                           vrc, vout[-300:]))
+        tools = ["info", "dump"] + (["merge"] if not lone else [])
+        for tool in tools:
+            rc, out, err = run([atf, tool, target])
+            if rc != 0 or "thread_7: crash-truncated (the thread directory holds no file yet)" not in err:
+                fails.append("empty thread_7/ (%s): atf %s exit %s, stderr %s"
+                             % ("alone" if lone else "in its session", tool, rc, err.strip()[:300]))
+        n += 1
+    return n
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--atf", required=True)
@@ -163,9 +230,10 @@ def main():
     for n in names:
         check_case(a.atf, a.corpus, n, fails)
     check_root(a.atf, a.workdir, fails)
+    lone = check_lone(a.atf, a.workdir, fails)
     for f in fails[:40]:
         print("FAIL " + f)
-    print("%d passed, %d failed" % (len(names) + 1 - len({f.split(":")[0] for f in fails}), len(fails)))
+    print("%d passed, %d failed" % (len(names) + 1 + lone - len({f.split(":")[0] for f in fails}), len(fails)))
     return 1 if fails else 0
 
 

@@ -114,8 +114,11 @@ atf_status atf_validation_write_text(FILE *out, const atf_validation *v)
             fprintf(out, "session %.*s\n", (int)(strlen(v->files[i].label) - strlen("/manifest.json")),
                     v->files[i].label);
     text_str(out, v->path);
-    fprintf(out, ": %s (%" PRIu64 " error(s), %" PRIu64 " warning(s))\n",
+    fprintf(out, ": %s (%" PRIu64 " error(s), %" PRIu64 " warning(s)",
             atf_validation_conformant(v) ? "conformant" : "NONCONFORMANT", v->errors, v->warnings);
+    if (v->listed < v->errors + v->warnings)   /* some only counted, past the listing limits */
+        fprintf(out, "; %" PRIu64 " listed, %" PRIu64 " more counted", v->listed, v->errors + v->warnings - v->listed);
+    fputs(")\n", out);
     return ferror(out) ? ATF_E_IO : ATF_OK;
 }
 
@@ -159,9 +162,10 @@ atf_status atf_validation_write_json(FILE *out, const atf_validation *v)
         return ATF_E_ARG;
     fputs("{\"schema\":\"atf-validate/1\",\"path\":", out);
     json_str(out, v->path);
-    fprintf(out, ",\"strict\":%s,\"verdict\":\"%s\",\"counts\":{\"error\":%" PRIu64 ",\"warning\":%" PRIu64 "}",
+    fprintf(out, ",\"strict\":%s,\"verdict\":\"%s\",\"counts\":{\"error\":%" PRIu64 ",\"warning\":%" PRIu64
+                 ",\"listed\":%" PRIu64 "}",
             v->opts.strict ? "true" : "false", atf_validation_conformant(v) ? "conformant" : "nonconformant",
-            v->errors, v->warnings);
+            v->errors, v->warnings, v->listed);
     fputs(",\"recovered\":[", out);
     for (size_t i = 0; i < v->recovered_count; i++) {
         fputs(i ? ",{\"file\":" : "{\"file\":", out);

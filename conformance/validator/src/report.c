@@ -146,6 +146,12 @@ void v_reportv(atf_validation *v, size_t file, vclause c, atf_severity sev, uint
         }
     }
     vcount *k = &vf->counts[c];
+    if (k->listed >= v->opts.max_per_clause || v->finding_count + 1 >= v->opts.max_findings) {
+        if (sev == ATF_SEV_ERROR)
+            v->unlisted_errors++;
+        else
+            v->unlisted_warnings++;
+    }
     if (k->listed >= v->opts.max_per_clause) {
         if (k->more++ == 0)
             k->more_offset = offset;
@@ -263,11 +269,16 @@ atf_status v_finish(atf_validation *v)
     for (size_t i = 0; i < v->finding_count; i++) {
         vfinding *f = &v->findings[i];
         f->pub.file = v->files[f->file].label;
+        if (f->summary)   /* "N more finding(s) ... not listed": counted below, each of them */
+            continue;
+        v->listed++;
         if (f->pub.severity == ATF_SEV_ERROR)
             v->errors++;
         else
             v->warnings++;
     }
+    v->errors += v->unlisted_errors;
+    v->warnings += v->unlisted_warnings;
     v->recovered_pub = calloc(v->recovered_count ? v->recovered_count : 1, sizeof *v->recovered_pub);
     if (!v->recovered_pub) {
         v->oom = 1;
@@ -317,6 +328,8 @@ void atf_validation_counts(const atf_validation *v, uint64_t *errors, uint64_t *
     if (warnings)
         *warnings = v ? v->warnings : 0;
 }
+
+uint64_t atf_validation_listed(const atf_validation *v) { return v ? v->listed : 0; }
 
 size_t atf_validation_finding_count(const atf_validation *v) { return v ? v->finding_count : 0; }
 

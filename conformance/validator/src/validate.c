@@ -640,7 +640,23 @@ atf_status atf_validate_path(atf_validation **out, const char *path, const atf_v
         char resolved[4096];
         atf_error e;
         atf_path_kind kind = atf_path_detect(path, resolved, sizeof resolved, &e);
-        if (kind == ATF_PATH_THREAD) {
+        char *lone_ip = kind == ATF_PATH_THREAD ? join(path, "index.atf") : NULL;
+        char *lone_dp = kind == ATF_PATH_THREAD ? join(path, "detail.atf") : NULL;
+        struct stat lsb;
+        int no_files = lone_ip && lone_dp && lstat(lone_ip, &lsb) != 0 && errno == ENOENT &&
+                       lstat(lone_dp, &lsb) != 0 && errno == ENOENT;
+        free(lone_ip);
+        free(lone_dp);
+        if (kind == ATF_PATH_THREAD && no_files) {
+            /* SPEC 7a.12: a thread_K/ directory that holds no file yet, alone
+             * as inside its session: crash-truncated, 0 events. */
+            size_t fi = v_file(v, "index.atf");
+            v_check(v, C_REC_001);
+            v_report(v, fi, C_REC_001, 0, V_NO_OFFSET, NULL,
+                     "crash-truncated (the thread directory holds no file yet): 0 events recovered");
+            v_recovered(v, fi, 0);
+            st = ATF_OK;
+        } else if (kind == ATF_PATH_THREAD) {
             vthread_summary sum;
             int hi, hd;
             st = thread_dir(v, path, "", &sum, &hi, &hd, err);

@@ -96,7 +96,9 @@ struct atf_validation {
     size_t dropped_file;
     uint16_t dropped_clause;
     uint64_t dropped_offset;
-    uint64_t errors, warnings;
+    uint64_t errors, warnings;       /* every violation found, listed or not */
+    uint64_t listed;                 /* of those, listed one by one (findings other than "N more ...") */
+    uint64_t unlisted_errors, unlisted_warnings;   /* past max_per_clause or max_findings */
     int oom;                 /* an allocation failed: the run returns ATF_E_NOMEM */
     int finished;
 };

@@ -10,6 +10,7 @@ Standard library only.
 
 import argparse
 import json
+import re
 import os
 import shutil
 import struct
@@ -53,9 +54,17 @@ def validate_all_formats(ck, atf, path, want_rc, name, strict=False):
                         "clauses_checked"], "%s: json key order" % name, str(list(rep)))
     verdict = "conformant" if want_rc == 0 else "nonconformant"
     ck.ok(rep["verdict"] == verdict, "%s: json verdict %s" % (name, verdict), rep["verdict"])
-    n_err = sum(f["severity"] == "error" for f in rep["findings"])
-    n_warn = sum(f["severity"] == "warning" for f in rep["findings"])
-    ck.ok(rep["counts"] == {"error": n_err, "warning": n_warn}, "%s: json counts" % name, str(rep["counts"]))
+    # counts: every violation, listed or only counted in a "N more finding(s)
+    # ... not listed" summary; "listed": the findings listed one by one.
+    more = [f for f in rep["findings"] if re.match(r"\d+ more finding\(s\)", f["message"])]
+    listed = [f for f in rep["findings"] if f not in more]
+    n_more = sum(int(f["message"].split()[0]) for f in more)
+    n_err = sum(f["severity"] == "error" for f in listed)
+    n_warn = sum(f["severity"] == "warning" for f in listed)
+    c = rep["counts"]
+    ck.ok(set(c) == {"error", "warning", "listed"} and c["listed"] == len(listed) and
+          c["error"] >= n_err and c["warning"] >= n_warn and c["error"] + c["warning"] == len(listed) + n_more,
+          "%s: json counts (listed %d, %d more)" % (name, len(listed), n_more), str(c))
     ck.ok(rep["clauses_checked"] == sorted(set(rep["clauses_checked"])), "%s: clauses_checked sorted" % name)
     ck.ok(all(f["clause"] in rep["clauses_checked"] for f in rep["findings"]),
           "%s: every finding's clause is checked" % name)
@@ -88,8 +97,10 @@ def validate_all_formats(ck, atf, path, want_rc, name, strict=False):
     rc, out, err = run(atf, "validate", *extra, path)
     ck.ok(rc == want_rc, "%s: text exit %s" % (name, want_rc), "got %s" % rc)
     lines = out.splitlines()
-    last = "%s: %s (%d error(s), %d warning(s))" % (path, "conformant" if want_rc == 0 else "NONCONFORMANT",
-                                                    n_err, n_warn)
+    last = "%s: %s (%d error(s), %d warning(s)%s)" % (path, "conformant" if want_rc == 0 else "NONCONFORMANT",
+                                                      c["error"], c["warning"],
+                                                      "; %d listed, %d more counted" % (len(listed), n_more)
+                                                      if n_more else "")
     clauses = list(dict.fromkeys(f["clause"] for f in rep["findings"]))   # in order of first appearance
     hint_lines = [ln for ln in lines if ln.startswith("hint ")]
     ck.ok(lines and lines[-1] == last and len(lines) == len(rep["findings"]) + len(clauses) + 1 and

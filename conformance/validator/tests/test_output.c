@@ -91,9 +91,10 @@ static void check_json(const atf_validation *v)
     uint64_t e, w;
     atf_validation_counts(v, &e, &w);
     json_t *counts = json_object_get(root, "counts");
-    assert_int_equal(json_object_size(counts), 2);
+    assert_int_equal(json_object_size(counts), 3);
     assert_int_equal(json_integer_value(json_object_get(counts, "error")), (json_int_t)e);
     assert_int_equal(json_integer_value(json_object_get(counts, "warning")), (json_int_t)w);
+    assert_int_equal(json_integer_value(json_object_get(counts, "listed")), (json_int_t)atf_validation_listed(v));
 
     json_t *rec = json_object_get(root, "recovered");
     assert_true(json_is_array(rec));
@@ -169,7 +170,7 @@ static void test_json(void **state)
     assert_int_equal(atf_validate_thread_memory(&v, f.idx.p, f.idx.n, f.det.p, f.det.n, NULL, NULL), ATF_OK);
     check_json(v);
     char *s = render(atf_validation_write_json, v, NULL);
-    assert_non_null(strstr(s, "\"verdict\":\"conformant\",\"counts\":{\"error\":0,\"warning\":0},\"recovered\":[],"
+    assert_non_null(strstr(s, "\"verdict\":\"conformant\",\"counts\":{\"error\":0,\"warning\":0,\"listed\":0},\"recovered\":[],"
                               "\"files\":[\"index.atf\",\"detail.atf\"],\"findings\":[],"));
     free(s);
     atf_validation_free(v);

@@ -43,6 +43,7 @@
 #include <atf/format.h>
 #include <atf/pack.h>
 #include <atf/reader.h>
+#include <atf/session.h>
 #include <atf/rtc.h>
 
 #include "bytes.h"
@@ -51,8 +52,49 @@
 #define CHUNK 1000u                 /* file bytes in a chunk record: header + chunk fit one 1024-byte frame */
 #define INDEX_PER_STEP (CHUNK / ATF_INDEX_EVENT_SIZE)
 #define OUTBUF (128u << 10)          /* cat's block size: the buffer stays in the CPU cache between memcpy and write */
-#define DEFAULT_UNIT ((uint64_t)1 << 20)
+#define MIN_DEFAULT_UNIT ((uint64_t)16 << 10)
+#define MAX_DEFAULT_UNIT ((uint64_t)1 << 20)
 #define DEFAULT_SUBUNIT ((uint64_t)1 << 17)
+
+/* Writes s with control characters escaped (\n, \r, \t, \xHH), as
+ * atf_error_format() does: a name holding a newline never splits a line. */
+static void put_escaped(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\r')
+            fputs("\\r", f);
+        else if (*p == '\t')
+            fputs("\\t", f);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
+/* The default Unit for a session of `bytes` whose Meta takes `meta` bytes
+ * and whose manifest.json `manifest` (docs/pack.md, "Unit size"). One
+ * damaged Unit costs a share U/bytes of the session; every Unit costs
+ * c = Meta + Marker, Index, Crc and padding (about 1 KiB) + the manifest
+ * copy when it is repeated every Unit, a share c/U of the file. U is the
+ * power of 2 nearest (on a log scale) to bytes/32, so one damaged Unit
+ * costs about 3 % of any session, but at least 8c (the repeated parts at
+ * most 1/8 of the file), at least 16 KiB and at most 1 MiB (a session of
+ * 32 MiB or more: under 3 % a Unit); then raised until the Meta is at most
+ * U/8 (many threads). */
+uint64_t atf_pack_default_unit(uint64_t bytes, uint64_t meta, uint64_t manifest)
+{
+    uint64_t c = meta + 1024 + (manifest <= 8192 ? manifest : 0), U = MIN_DEFAULT_UNIT;
+    /* (2U)^2 <= 2 (bytes/32)^2: 2U is no further from bytes/32 than U on a log scale */
+    double t = (double)bytes / 32.0;
+    while (U < MAX_DEFAULT_UNIT && (double)(2 * U) * (double)(2 * U) <= 2.0 * t * t)
+        U <<= 1;
+    while ((U < 8 * c && U < MAX_DEFAULT_UNIT) || (U < 8 * meta && U < ((uint64_t)1 << 40)))
+        U <<= 1;
+    return U;
+}
 
 /* ---- Output: a buffered file ---------------------------------------------------- */
 
@@ -567,15 +609,20 @@ static atf_status session_load(session_files *sf, const char *dir, atf_pack_stat
             ids[nids++] = id;
         } else {
             st->not_packed++;
-            if (notes)
-                fprintf(notes, "atf: pack: not packed (not part of an ATF session): %s\n", p ? p : e->d_name);
+            if (notes) {
+                fputs("atf: pack: not packed (not part of an ATF session): ", notes);
+                put_escaped(notes, p ? p : e->d_name);
+                fputc('\n', notes);
+            }
         }
         free(p);
     }
     closedir(d);
-    if (!status && !have_manifest && nids == 0)
+    if (!status && !have_manifest && nids == 0) {
         status = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
                           "no manifest.json and no thread_K/ directory: not an ATF session directory");
+        atf_error_set_file(err, dir);
+    }
     cap = 1 + 2 * nids;
     if (!status) {
         sf->lanes = calloc(cap, sizeof *sf->lanes);
@@ -669,9 +716,13 @@ atf_status atf_pack(const char *session, const char *rtc_path, const atf_pack_op
         status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
     uint64_t U = o.unit_size, u = o.subunit_size;
     if (!status && !U) {
-        U = DEFAULT_UNIT;
-        while (U < 8 * meta && U < ((uint64_t)1 << 40))
-            U <<= 1;
+        uint64_t bytes = 0, manifest = 0;
+        for (size_t i = 0; i < sf.nlanes; i++) {
+            bytes += sf.lanes[i].size;
+            if (sf.lanes[i].role == ROLE_MANIFEST)
+                manifest = sf.lanes[i].size;
+        }
+        U = atf_pack_default_unit(bytes, meta, manifest);
         if (u > U)
             U = u;
     } else if (!status && 2 * meta > U) {
@@ -715,6 +766,23 @@ atf_status atf_pack(const char *session, const char *rtc_path, const atf_pack_op
             if (l->role == ROLE_MANIFEST) {
                 pk.manifest = l;
                 pk.manifest_period = l->size <= U / 16 ? 1 : (16 * l->size + U - 1) / U;
+                atf_manifest *m = NULL;
+                atf_error me;
+                if (atf_manifest_parse(&m, (const char *)l->blob.data, l->blob.size, "manifest.json", &me) != ATF_OK) {
+                    /* No ATF reader takes it: carried as bytes, once (a copy per period would only repeat them). */
+                    st->manifest_invalid = 1;
+                    pk.manifest_period = UINT64_MAX / 2;
+                    if (notes) {
+                        char line[1024];
+                        atf_error_format(line, sizeof line, &me);
+                        fputs("atf: pack: warning: ", notes);
+                        put_escaped(notes, session);
+                        fprintf(notes, "/manifest.json (%" PRIu64 " bytes) is no valid manifest, so `atf validate` "
+                                       "rejects the session (SES-MAN-002): %s; it is packed as bytes, once\n",
+                                l->size, line);
+                    }
+                }
+                atf_manifest_free(m);
             }
         }
         st->threads = sf.nthreads;
@@ -744,7 +812,7 @@ atf_status atf_pack(const char *session, const char *rtc_path, const atf_pack_op
             heap_down(heap, nh, sf.threads, 0);
         }
         free(heap);
-        if (!bad && pk.manifest && st->manifest_copies > 0 && pk.out.total > U)
+        if (!bad && pk.manifest && !st->manifest_invalid && st->manifest_copies > 0 && pk.out.total > U)
             bad = put_manifest(&pk);
         status = pk.status;
     }
@@ -1241,8 +1309,10 @@ static void report_rtc(FILE *rep, const char *path, const atf_rtc_reader *r, con
     if (!rep)
         return;
     static const char *const state[] = { "complete", "crash-truncated", "damaged" };
-    fprintf(rep, "atf: unpack: %s: %s RTC file, %" PRIu64 " bytes, %" PRIu64 " Unit(s) read", path,
-            state[s->state <= 2 ? s->state : 2], s->file_size, s->units);
+    fputs("atf: unpack: ", rep);
+    put_escaped(rep, path);
+    fprintf(rep, ": %s RTC file, %" PRIu64 " bytes, %" PRIu64 " Unit(s) read", state[s->state <= 2 ? s->state : 2],
+            s->file_size, s->units);
     if (s->skipped_ranges)
         fprintf(rep, "; %" PRIu64 " range(s) skipped, %" PRIu64 " bytes:", s->skipped_ranges, s->skipped_bytes);
     for (uint64_t i = 0; i < s->skipped_ranges && i < 32; i++) {
@@ -1256,11 +1326,46 @@ static void report_rtc(FILE *rep, const char *path, const atf_rtc_reader *r, con
     if (s->units) {
         atf_rtc_unit_info u;
         atf_rtc_reader_unit(r, 0, &u);
-        if (u.number > 0)
-            fprintf(rep, "atf: unpack: %s: cut at the start: the first Unit in the file is Unit %" PRIu64
-                         ": Units 0 to %" PRIu64 " (%" PRIu64 " bytes) are missing\n",
-                    path, u.number, u.number - 1, u.number * s->unit_size);
+        if (u.number > 0) {
+            fputs("atf: unpack: ", rep);
+            put_escaped(rep, path);
+            fprintf(rep, ": cut at the start: the first Unit in the file is Unit %" PRIu64 ": Units 0 to %" PRIu64
+                         " (%" PRIu64 " bytes) are missing\n",
+                    u.number, u.number - 1, u.number * s->unit_size);
+        }
     }
+}
+
+/* Every Unit that describes the session (its Meta) is damaged or missing:
+ * say so, how much was damaged, and what a smaller Unit would have kept. */
+static atf_status report_all_damaged(FILE *rep, const char *path, const atf_rtc_summary *sum, atf_error *err)
+{
+    uint64_t U = sum->unit_size, units = (sum->file_size + U - 1) / U;
+    /* About the default Unit for a file of this size (its Meta and manifest
+     * unknown: those of a small two-thread session). */
+    uint64_t better = atf_pack_default_unit(sum->file_size, 2560, 1800);
+    if (rep) {
+        fputs("atf: unpack: ", rep);
+        put_escaped(rep, path);
+        fprintf(rep, ": the RTC file's %" PRIu64 " Unit(s) of %" PRIu64 " bytes are all damaged or missing (%" PRIu64
+                     " of its %" PRIu64 " bytes skipped, first: %s): no intact Unit is left to describe the session, "
+                     "so nothing of it can be recovered\n",
+                units, U, sum->skipped_bytes, sum->file_size,
+                sum->first_damage.message[0] ? sum->first_damage.message : "see above");
+        if (better < U) {
+            uint64_t n2 = (sum->file_size + better - 1) / better, hit = 2 * sum->skipped_ranges;
+            if (hit > n2)
+                hit = n2;
+            fprintf(rep, "atf: unpack: packed with --unit-size %" PRIu64 " (about what `atf pack` picks by default for "
+                         "a session of this size) "
+                         "the file would hold %" PRIu64 " Units, and each of the %" PRIu64 " damaged stretch(es), if "
+                         "shorter than %" PRIu64 " bytes, would have cost at most two of them: at most %.1f %% of the "
+                         "session instead of all of it\n",
+                    better, n2, sum->skipped_ranges, better, 100.0 * (double)hit / (double)n2);
+        }
+    }
+    return atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
+                    "every Unit that describes the packed session is damaged: nothing recovered (the reasons above)");
 }
 
 atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_options *opts, atf_unpack_stats *stats,
@@ -1285,6 +1390,15 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
     st->skipped_ranges = sum.skipped_ranges;
     st->skipped_bytes = sum.skipped_bytes;
     st->rtc_state = (int)sum.state;
+    if (!sum.has_geometry) {   /* not one Marker: no RTC file (empty, a WTF or ATF file, anything else) */
+        st->not_rtc = 1;
+        atf_rtc_reader_close(r);
+        s = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
+                     "not an RTC file: no Marker anywhere in its %" PRIu64 " bytes (`atf unpack` reads what "
+                     "`atf pack` wrote)", sum.file_size);
+        atf_error_set_file(err, rtc_path);
+        return s;
+    }
     report_rtc(rep, rtc_path, r, &sum);
     ulane *ls = calloc(sum.streams ? sum.streams : 1, sizeof *ls);
     size_t nl = 0;
@@ -1327,9 +1441,12 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
         l->c[l->nc++] = c;
     }
     if (!s && nl == 0) {
-        s = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
-                     "no intact Unit describes a packed ATF session (no atf-pack stream in any Meta): not made by "
-                     "`atf pack`, or nothing of it is left");
+        if (sum.units == 0 && sum.skipped_bytes > 0 && sum.unit_size > 0)   /* Markers, but no Unit intact */
+            s = report_all_damaged(rep, rtc_path, &sum, err);
+        else
+            s = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
+                         "an RTC file whose intact Units describe no packed ATF session (no atf-pack stream in any "
+                         "Meta): not made by `atf pack`, or what is left of it holds no Meta");
         atf_error_set_file(err, rtc_path);
     }
     if (!s && atf_make_dirs(dir) != 0) {
@@ -1426,13 +1543,16 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
     }
     st->lost = sum.state != ATF_RTC_COMPLETE || st->manifest < 0 || st->threads_whole < st->threads ||
                st->files_lost > 0 || bad_chunks > 0;
-    if (!s && rep)
+    if (!s && rep) {
+        fputs("atf: unpack: ", rep);
+        put_escaped(rep, dir);
         fprintf(rep,
-                "atf: unpack: %s: %" PRIu64 " thread(s) (%" PRIu64 " byte for byte), %" PRIu64 " of %" PRIu64
+                ": %" PRIu64 " thread(s) (%" PRIu64 " byte for byte), %" PRIu64 " of %" PRIu64
                 " index events, %" PRIu64 " of %" PRIu64 " detail events, manifest %s%s\n",
-                dir, st->threads, st->threads_whole, st->index_events, st->index_events_total, st->detail_events,
+                st->threads, st->threads_whole, st->index_events, st->index_events_total, st->detail_events,
                 st->detail_events_total, st->manifest > 0 ? "written" : st->manifest < 0 ? "lost" : "none packed",
                 st->lost ? "; data was lost or the file is cut or damaged" : "");
+    }
     for (size_t i = 0; i < nl; i++)
         ulane_free(&ls[i]);
     free(ls);

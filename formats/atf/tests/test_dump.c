@@ -794,9 +794,23 @@ static void test_path_detect(void **state)
     assert_int_equal(atf_path_detect(p, r, sizeof r, &err), ATF_PATH_UNKNOWN);
     assert_int_equal(err.code, ATF_E_MAGIC);
     assert_string_equal(err.file, p);
+    /* Too short for the magic but the start of an index file's, whatever its
+     * name: an index file crash-truncated inside its header, as atf validate
+     * reads it (SPEC 7a.12); other short bytes are no ATF file. */
     tu_write_text(tu_path(p, sizeof p, "%s/short", dir), "AT");
+    assert_int_equal(atf_path_detect(p, r, sizeof r, &err), ATF_PATH_INDEX);
+    tu_write_text(tu_path(p, sizeof p, "%s/empty.atf", dir), "");
+    assert_int_equal(atf_path_detect(p, r, sizeof r, &err), ATF_PATH_INDEX);
+    tu_write_text(tu_path(p, sizeof p, "%s/short2", dir), "AX");
     assert_int_equal(atf_path_detect(p, r, sizeof r, &err), ATF_PATH_UNKNOWN);
     assert_int_equal(err.code, ATF_E_MAGIC);
+    /* A thread_K/ directory holding no file yet is a thread (0 events); any
+     * other empty directory is no ATF input. */
+    tu_mkdir(tu_path(p, sizeof p, "%s/thread_3", dir));
+    assert_int_equal(atf_path_detect(p, r, sizeof r, &err), ATF_PATH_THREAD);
+    tu_mkdir(tu_path(p, sizeof p, "%s/thread_x", dir));
+    assert_int_equal(atf_path_detect(p, r, sizeof r, &err), ATF_PATH_UNKNOWN);
+    assert_int_equal(err.code, ATF_E_NOT_FOUND);
     tu_write_text(tu_path(p, sizeof p, "%s/index.atf", dir), "ATI2"); /* magic only: still an index file */
     assert_int_equal(atf_path_detect(p, r, sizeof r, &err), ATF_PATH_INDEX);
     assert_int_equal(atf_path_detect(tu_path(p, sizeof p, "%s/nope", dir), r, sizeof r, &err), ATF_PATH_UNKNOWN);

@@ -227,13 +227,78 @@ static void test_errors(void **state)
     assert_int_equal(fwrite(m.p, 1, m.n, f), m.n);
     fclose(f);
     free(m.p);
-    assert_int_equal(atf_unpack(p, out, NULL, NULL, NULL, &err), ATF_E_NOT_FOUND);
+    atf_unpack_stats us;
+    assert_int_equal(atf_unpack(p, out, NULL, &us, NULL, &err), ATF_E_NOT_FOUND);
+    assert_int_equal(us.not_rtc, 0);   /* an RTC file, of something else */
+    assert_non_null(strstr(err.message, "not made by `atf pack`"));
     tu_path(p, sizeof p, "%s/text.rtc", tmp);
     f = fopen(p, "wb");
     assert_non_null(f);
     fputs("not an rtc file", f);
     fclose(f);
-    assert_int_equal(atf_unpack(p, out, NULL, NULL, NULL, &err), ATF_E_NOT_FOUND);
+    assert_int_equal(atf_unpack(p, out, NULL, &us, NULL, &err), ATF_E_NOT_FOUND);
+    assert_int_equal(us.not_rtc, 1);
+    assert_non_null(strstr(err.message, "not an RTC file"));
+    tu_path(p, sizeof p, "%s/empty.rtc", tmp);
+    f = fopen(p, "wb");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(atf_unpack(p, out, NULL, &us, NULL, &err), ATF_E_NOT_FOUND);
+    assert_int_equal(us.not_rtc, 1);
+    assert_false(tu_exists(out));
+    cf_rm_rf(tmp);
+}
+
+/* The default Unit: about 1/32 of the session, at least 8x what each Unit
+ * repeats, 16 KiB to 1 MiB, raised for a large Meta (docs/pack.md). */
+static void test_default_unit(void **state)
+{
+    (void)state;
+    assert_int_equal(atf_pack_default_unit(0, 0, 0), 16384);
+    assert_int_equal(atf_pack_default_unit(100000, 500, 0), 16384);      /* 8 x 1.5 KiB fits 16 KiB */
+    assert_int_equal(atf_pack_default_unit(1901936, 2600, 1712), 65536); /* a 2 MB two-thread demo session */
+    assert_int_equal(atf_pack_default_unit(762926, 2600, 1712), 65536);  /* 770 KB: at least 8c */
+    assert_int_equal(atf_pack_default_unit(16u << 20, 2600, 1712), 524288);
+    assert_int_equal(atf_pack_default_unit(1ull << 30, 2600, 1712), 1048576);
+    assert_int_equal(atf_pack_default_unit(1ull << 30, 1u << 20, 1712), 8u << 20);   /* Meta at most U/8 */
+    /* one Unit is at most ~1/23 (sqrt 2 x 1/32) of a session from 2 MiB to 32 MiB */
+    for (uint64_t size = 2u << 20; size <= (32u << 20); size += size / 3)
+        assert_true(atf_pack_default_unit(size, 2600, 1712) <= size / 22);
+}
+
+/* A manifest no ATF reader takes is reported and packed once; pack of a
+ * large session with it still comes back byte for byte. */
+static void test_invalid_manifest(void **state)
+{
+    (void)state;
+    char tmp[256], s[512], rtc[512], out[512], p[512];
+    cf_mkdtemp(tmp, sizeof tmp, "pack");
+    tu_path(s, sizeof s, "%s/s", tmp);
+    tu_demo(s, ATF_LAYOUT_2, 2, 3000, 2);
+    tu_path(p, sizeof p, "%s/manifest.json", s);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    for (int i = 0; i < 200000; i++)
+        fputc('[', f);
+    fclose(f);
+    tu_path(rtc, sizeof rtc, "%s/s.rtc", tmp);
+    tu_path(out, sizeof out, "%s/out", tmp);
+    atf_pack_stats ps;
+    atf_error err;
+    tu_capture c;
+    assert_int_equal(atf_pack(s, rtc, NULL, &ps, tu_capture_begin(&c), &err), ATF_OK);
+    tu_capture_end(&c);
+    assert_int_equal(ps.manifest_invalid, 1);
+    assert_int_equal(ps.manifest_copies, 1);
+    assert_non_null(strstr(c.buf, "SES-MAN-002"));
+    free(c.buf);
+    assert_true(ps.bytes_out < ps.bytes_in + ps.bytes_in / 4);
+    atf_unpack_stats us;
+    assert_int_equal(atf_unpack(rtc, out, NULL, &us, NULL, &err), ATF_OK);
+    assert_int_equal(us.lost, 0);
+    assert_int_equal(us.manifest, 1);
+    tu_path(s, sizeof s, "%s/out/manifest.json", tmp);
+    cf_assert_same_file(p, s);
     cf_rm_rf(tmp);
 }
 
@@ -369,6 +434,8 @@ int main(void)
         cmocka_unit_test(test_roundtrip_crash_truncated),
         cmocka_unit_test(test_cut_file),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_default_unit),
+        cmocka_unit_test(test_invalid_manifest),
         cmocka_unit_test(test_whole_records),
         cmocka_unit_test(test_crc_slicing),
         cmocka_unit_test(test_long_index_resync),

@@ -177,8 +177,13 @@ ATF_API const char *atf_validation_path(const atf_validation *v);
 ATF_API int atf_validation_strict(const atf_validation *v);
 /** @return 1 if the input conforms: no error finding, and no warning either in strict mode. */
 ATF_API int atf_validation_conformant(const atf_validation *v);
-/** Number of findings of each severity (either pointer may be NULL). */
+/** Number of violations of each severity found, listed one by one or only
+ *  counted in a "N more finding(s) ... not listed" summary past the
+ *  per-clause or global limit (either pointer may be NULL). */
 ATF_API void atf_validation_counts(const atf_validation *v, uint64_t *errors, uint64_t *warnings);
+/** @return how many of those violations are listed one by one (the findings
+ *  other than the "N more ... not listed" summaries). */
+ATF_API uint64_t atf_validation_listed(const atf_validation *v);
 
 /** @return the number of findings listed. */
 ATF_API size_t atf_validation_finding_count(const atf_validation *v);

@@ -32,7 +32,7 @@ extern "C" {
 #define ATF_PACK_VERSION 1u
 
 typedef struct atf_pack_options {
-    uint64_t unit_size;       /**< RTC Unit U (power of 2); 0: 1 MiB, raised so that the Meta is at most U/8 */
+    uint64_t unit_size;       /**< RTC Unit U (power of 2); 0: atf_pack_default_unit() for the session */
     uint64_t subunit_size;    /**< RTC unit u (power of 2, 2048 <= u <= U); 0: min(128 KiB, U) */
     unsigned reserved[4];     /**< must be zero */
 } atf_pack_options;
@@ -47,7 +47,20 @@ typedef struct atf_pack_stats {
     uint64_t manifest_copies; /**< copies of manifest.json written */
     uint64_t unit_size, subunit_size;
     uint64_t not_packed;      /**< entries of the session directory that are not part of a session (named on stderr by the cli) */
+    int manifest_invalid;     /**< 1: manifest.json is no valid manifest (`atf validate`: SES-MAN-002); packed once, as bytes */
 } atf_pack_stats;
+
+/**
+ * The Unit size atf_pack() takes when none is given, for a session of
+ * @p bytes (its files) whose stream definitions (the Meta every Unit
+ * repeats) take @p meta bytes and whose manifest.json @p manifest bytes:
+ * the power of 2 nearest to bytes/32 (one damaged Unit costs about 3 % of
+ * the session), but at least 8 times what every Unit repeats (Meta,
+ * manifest copy, about 1 KiB of Marker, Index, Crc and padding), at least
+ * 16 KiB, at most 1 MiB; then raised until the Meta is at most U/8
+ * (docs/pack.md, "Unit size").
+ */
+ATF_API uint64_t atf_pack_default_unit(uint64_t bytes, uint64_t meta, uint64_t manifest);
 
 /**
  * Packs session directory @p session (manifest.json and thread_K/) into the
@@ -82,6 +95,7 @@ typedef struct atf_unpack_stats {
     uint64_t links_dropped;        /**< index events whose detail event was lost (now "no detail") */
     uint64_t details_unlinked;     /**< detail events left out: their index event was lost */
     int lost;                      /**< 1 when anything of the session was lost or the file is cut or damaged */
+    int not_rtc;                   /**< 1: no RTC Marker anywhere in the file (empty, or another format) */
 } atf_unpack_stats;
 
 /**
@@ -96,7 +110,8 @@ typedef struct atf_unpack_stats {
  *         (cannot read the file or write the directory); ::ATF_E_ARG (@p dir
  *         is not empty, or a NULL path); ::ATF_E_NOT_FOUND when no intact
  *         Unit describes a packed session (not made by atf_pack(), or nothing
- *         of it is left; nothing is written); ::ATF_E_NOMEM.
+ *         of it is left; nothing is written), or when the file is no RTC
+ *         file at all (stats->not_rtc); ::ATF_E_NOMEM.
  */
 ATF_API atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_options *opts,
                               atf_unpack_stats *stats, FILE *report, atf_error *err);

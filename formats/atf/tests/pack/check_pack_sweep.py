@@ -194,8 +194,15 @@ def check_case(cli, rtcpy, orig, work, name, data, whole_file):
     err = p.stderr.decode()
     problems = []
     if not has_pack:
-        if p.returncode != 1 or os.path.exists(dest):
-            problems.append("nothing of the pack is left: expected exit 1 and no directory, got exit %d" % p.returncode)
+        # A piece in which rtcpy finds no Marker is no RTC file as far as
+        # anyone can tell (exit 2, "not an RTC file"); one with Markers but no
+        # intact Unit describing the session is a damaged one (exit 1).
+        # Either way no directory is written.
+        marker = getattr(rtcpy.read_rtc(data), "unit_size", None) is not None
+        want = 1 if marker else 2
+        if p.returncode != want or os.path.exists(dest) or (not marker and "not an RTC file" not in err):
+            problems.append("nothing of the pack is left (a Marker: %s): expected exit %d and no directory, got "
+                            "exit %d: %s" % (marker, want, p.returncode, err[-300:]))
         os.unlink(path)
         return problems, {"nothing left"}
     want_rc = 0 if whole_file else 1
