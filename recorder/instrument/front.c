@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +237,53 @@ uint64_t front_id_slow(uintptr_t addr)
     return t->idbase + (addr - m->lo);
 }
 
+/* ---- Signal handlers nested in the hook --------------------------------------------- */
+
+static uint64_t deferred_lost;   /* atomic: beyond FRONT_PENDING in one hook */
+
+void front_defer(uint32_t kind, uintptr_t fn)
+{
+    front_tls *t = &front_t;
+    /* One atomic increment: a handler nested in this one takes the next slot. */
+    uint32_t n = __atomic_fetch_add(&t->npending, 1, __ATOMIC_RELAXED);
+    if (n < FRONT_PENDING) {
+        t->pending_fn[n] = fn;
+        t->pending_kind[n] = (uint8_t)kind;
+    } else {
+        __atomic_fetch_add(&deferred_lost, 1, __ATOMIC_RELAXED);
+    }
+}
+
+void front_replay(atf_recorder *r)
+{
+    front_tls *t = &front_t;
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t n = __atomic_load_n(&t->npending, __ATOMIC_RELAXED);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        uint32_t m = n < FRONT_PENDING ? n : FRONT_PENDING;
+        for (; i < m; i++) {
+            uintptr_t fn = t->pending_fn[i];
+            uintptr_t off = fn - t->lo;
+            uint64_t id = off < t->span ? t->idbase + off : front_id_slow(fn);
+            atf_recorder_event(r, t->pending_kind[i], id);
+        }
+        /* A handler that ran since the load queued more: go on. */
+        if (__atomic_compare_exchange_n(&t->npending, &n, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return;
+    }
+}
+
+static void report_deferred_lost(void)
+{
+    uint64_t n = __atomic_load_n(&deferred_lost, __ATOMIC_RELAXED);
+    if (n)
+        fprintf(stderr,
+                "atf record: process %d: %llu events of signal handlers not recorded (more than %u "
+                "nested in one hook)\n",
+                (int)getpid(), (unsigned long long)n, FRONT_PENDING);
+}
+
 /* ---- Start, fork, exec -------------------------------------------------------------- */
 
 static uint64_t env_u64(const char *name, uint64_t dflt)
@@ -313,7 +361,15 @@ atf_recorder *front_start(void)
             o.root = NULL;
     }
     atf_error err;
+    /* The recorder's writer and I/O threads inherit this mask: with every
+     * signal blocked there, a process-directed signal (SIGALRM, SIGCHLD...)
+     * is handled by one of the program's own threads, never by a recorder
+     * thread, whose handler would then record into the recorder itself. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     atf_status st = atf_recorder_start(&r, &o, &err);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (st != ATF_OK) {
         char line[512];
         atf_error_format(line, sizeof line, &err);
@@ -336,6 +392,7 @@ atf_recorder *front_start(void)
         atf_recorder_detail_enable(r, NULL);
     if (!atfork_done) {
         pthread_atfork(prepare_fork, parent_after_fork, child_after_fork);
+        atexit(report_deferred_lost);
         atfork_done = 1;
     }
     gen++;
