@@ -6,7 +6,7 @@ allowed only where the program was killed), function names checked in
 `atf dump --json`.
 
 Usage: run_life.py CASE ATF BINDIR WORKDIR
-  CASE: threads fork exec signal longjmp kill exit dlopen cxx static errors
+  CASE: threads fork exec signal longjmp kill exit dlopen cxx static errors readme
 """
 import glob
 import re
@@ -295,6 +295,24 @@ def case_errors(c, root):
     m = c.manifest(c.pids(root)[0])
     check(m["recorder"]["overflow"] == "drop" and m["recorder"]["memory_bound_bytes"] == 8 << 20,
           "errors: --drop and --budget reach the recorder")
+
+
+def case_readme(c, root):
+    """The README's "Trace your program" commands, run as written (with
+    build/ the build tree) from an empty directory."""
+    readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "README.md")
+    text = open(readme).read()
+    sec = text.split("## Trace your program", 1)[1]
+    snippet = sec.split("```sh\n", 1)[1].split("```\n", 1)[0]
+    d = os.path.join(c.work, "readme")
+    os.makedirs(d)
+    os.symlink(os.path.abspath(os.path.join(c.bindir, "..", "..", "..")), os.path.join(d, "build"))
+    r = run(["sh", "-e", "-c", snippet], cwd=d)
+    sys.stdout.write(r.stdout[-2000:] + r.stderr[-2000:])
+    check(r.returncode == 0, "readme: the commands run as written (%d)" % r.returncode)
+    check('"fib"' in r.stdout and "conformant (0 error(s)" in r.stdout, "readme: fib named, session conformant")
+    check(os.path.getsize(os.path.join(d, "fib.perfetto")) > 0 if os.path.exists(os.path.join(d, "fib.perfetto")) else False,
+          "readme: the Perfetto export written")
 
 
 def main():
