@@ -6,7 +6,7 @@ allowed only where the program was killed), function names checked in
 `atf dump --json`.
 
 Usage: run_life.py CASE ATF BINDIR WORKDIR
-  CASE: threads fork exec signal longjmp kill exit dlopen cxx static errors readme
+  CASE: threads fork exec signal longjmp kill exit dlopen cxx static errors readme xray
 """
 import glob
 import re
@@ -295,6 +295,26 @@ def case_errors(c, root):
     m = c.manifest(c.pids(root)[0])
     check(m["recorder"]["overflow"] == "drop" and m["recorder"]["memory_bound_bytes"] == 8 << 20,
           "errors: --drop and --budget reach the recorder")
+
+
+def case_xray(c, root):
+    # Not recording: the sleds stay unpatched, no session is made.
+    env = dict(os.environ)
+    for k in ("ATF_RECORD_SESSION", "ATF_RECORD_ROOT"):
+        env.pop(k, None)
+    r = run([c.exe("life_xray"), "threads", "2"], env=env, cwd=c.work)
+    check(r.returncode == 0 and not os.path.exists(os.path.join(c.work, "ada_traces")),
+          "xray: without atf record the program runs untraced")
+    r = c.record(root, c.exe("life_xray"), "threads", "3")
+    check(r.returncode == 0 and "4 threads in 1 process, 0 lost" in r.stderr, "xray: atf record, 4 threads, 0 lost")
+    p = c.pids(root)
+    if not check(len(p) == 1, "xray: one session"):
+        return
+    c.validate(p[0], "xray")
+    ev = c.dump(p[0])
+    check(count(ev, "life_leaf", 1) == 3000 and count(ev, "life_leaf", 2) == 3000
+          and count(ev, "life_worker", 1) == 3 and count(ev, "main", 1) == 1,
+          "xray: 3000 life_leaf calls and returns, life_worker x3, main, named")
 
 
 def case_readme(c, root):
