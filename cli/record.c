@@ -120,15 +120,16 @@ static int is_static_elf(const char *path)
     if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
         eh.e_ident[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) &&
         eh.e_phentsize == sizeof(ElfW(Phdr)) && eh.e_phnum > 0 && eh.e_phnum < 4096) {
-        int interp = 0, dynamic = 0;
+        int interp = 0;
         for (unsigned i = 0; i < eh.e_phnum; i++) {
             ElfW(Phdr) ph;
             if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph)
                 break;
             interp |= ph.p_type == PT_INTERP;
-            dynamic |= ph.p_type == PT_DYNAMIC;
         }
-        st = eh.e_type == ET_EXEC ? !interp : (!interp && !dynamic);
+        /* No program interpreter: nothing reads LD_PRELOAD (static, and
+         * static-pie, which has a PT_DYNAMIC of its own). */
+        st = (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) && !interp;
     }
     close(fd);
     return st;

@@ -210,7 +210,7 @@ static const front_module *find(uintptr_t addr)
 uint64_t front_id_slow(uintptr_t addr)
 {
     front_module *m = (front_module *)find(addr);
-    if (!m || __atomic_load_n(&m->listed_gen, __ATOMIC_ACQUIRE) != gen) {
+    if (!m || __atomic_load_n(&m->listed_gen, __ATOMIC_ACQUIRE) != __atomic_load_n(&gen, __ATOMIC_ACQUIRE)) {
         pthread_mutex_lock(&front_mu);
         if (!m) {
             scan_objects();   /* an object loaded with dlopen() since */
@@ -307,7 +307,7 @@ static void child_after_fork(void)
      * writes the parent's files (recorder.h); the child gets its own pid_N
      * at its next event. front_mu was taken by prepare in this thread. */
     __atomic_store_n(&front_rec, NULL, __ATOMIC_RELEASE);
-    state = 0;
+    __atomic_store_n(&state, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&front_mu);
 }
 
@@ -334,7 +334,7 @@ atf_recorder *front_start(void)
         return NULL;
     pthread_mutex_lock(&front_mu);
     atf_recorder *r = __atomic_load_n(&front_rec, __ATOMIC_ACQUIRE);
-    if (r || state != 0) {
+    if (r || __atomic_load_n(&state, __ATOMIC_ACQUIRE) != 0) {
         pthread_mutex_unlock(&front_mu);
         return r;
     }
@@ -395,13 +395,13 @@ atf_recorder *front_start(void)
         atexit(report_deferred_lost);
         atfork_done = 1;
     }
-    gen++;
+    __atomic_store_n(&gen, gen + 1, __ATOMIC_RELEASE);
     if (!nmod)
         scan_objects();
     for (unsigned i = 0; i < nmod; i++)
         if (mods[i].used)
             list_module(r, &mods[i]);
-    state = 1;
+    __atomic_store_n(&state, 1, __ATOMIC_RELEASE);
     started_pid = getpid();
     __atomic_store_n(&front_rec, r, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&front_mu);
@@ -420,7 +420,7 @@ void front_stop_for_exec(void)
         /* If exec() fails, the next event starts a new session (pid_N exists
          * now, so it is a new session directory next to this one). The
          * stopped recorder is not freed: other threads may still hold it. */
-        state = 0;
+        __atomic_store_n(&state, 0, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&front_mu);
 }
