@@ -6,7 +6,7 @@ allowed only where the program was killed), function names checked in
 `atf dump --json`.
 
 Usage: run_life.py CASE ATF BINDIR WORKDIR
-  CASE: threads fork exec signal longjmp kill exit dlopen cxx static errors readme xray
+  CASE: threads fork exec signal longjmp kill exit dlopen cxx static errors readme xray lua
 """
 import glob
 import re
@@ -315,6 +315,70 @@ def case_xray(c, root):
     check(count(ev, "life_leaf", 1) == 3000 and count(ev, "life_leaf", 2) == 3000
           and count(ev, "life_worker", 1) == 3 and count(ev, "main", 1) == 1,
           "xray: 3000 life_leaf calls and returns, life_worker x3, main, named")
+
+
+LUA_SCRIPT = """
+local function fib(n) if n < 2 then return n end return fib(n-1) + fib(n-2) end
+print(fib(12))
+local t = {}
+for i = 1, 2000 do t[i] = tostring((i * 7919) % 2003) end
+table.sort(t)
+print(#t, t[1], t[#t])
+"""
+
+
+def lua_source(c):
+    """Lua 5.4's source, a real program no one in this project wrote:
+    $ATF_LUA_SRC, else Debian's source package (apt-get source lua5.4,
+    which needs a deb-src entry), fetched once into the build tree."""
+    src = os.environ.get("ATF_LUA_SRC")
+    if src:
+        return src
+    cache = os.path.join(c.bindir, "lua-source")
+    found = glob.glob(os.path.join(cache, "lua5.4-*", "src", "lua.c"))
+    if not found:
+        shutil.rmtree(cache, ignore_errors=True)
+        os.makedirs(cache)
+        r = run(["apt-get", "source", "lua5.4"], cwd=cache)
+        found = glob.glob(os.path.join(cache, "lua5.4-*", "src", "lua.c"))
+        if not check(bool(found), "lua: apt-get source lua5.4 (needs a deb-src entry): %s" % r.stderr.strip()[-300:]):
+            return None
+    return os.path.dirname(os.path.dirname(found[0]))
+
+
+def case_lua(c, root):
+    src = lua_source(c)
+    if not src:
+        return
+    build = os.path.join(c.work, "lua")
+    os.makedirs(build)
+    srcs = [os.path.join(src, "src", f) for f in sorted(os.listdir(os.path.join(src, "src")))
+            if f.endswith(".c") and f not in ("luac.c", "onelua.c")]
+    # Debian's luaconf.h includes the multiarch header its packaging writes.
+    with open(os.path.join(build, "lua5.4-deb-multiarch.h"), "w") as f:
+        f.write('#define DEB_HOST_MULTIARCH "%s"\n' % "unknown")
+    r = run(["cc", "-O2", "-finstrument-functions", "-DLUA_COMPAT_5_3", "-DLUA_USE_LINUX", "-I" + build]
+            + srcs + ["-o", os.path.join(build, "lua"), "-rdynamic", "-lm", "-ldl"])
+    if not check(r.returncode == 0, "lua: built with -finstrument-functions (%s)" % r.stderr.strip()[-300:]):
+        return
+    script = os.path.join(build, "bench.lua")
+    with open(script, "w") as f:
+        f.write(LUA_SCRIPT)
+    r = c.record(root, os.path.join(build, "lua"), script)
+    check(r.returncode == 0 and r.stdout.startswith("144\n"), "lua: runs under atf record, output unchanged")
+    check(" 0 lost" in r.stderr, "lua: nothing lost")
+    p = c.pids(root)
+    if not check(len(p) == 1, "lua: one session"):
+        return
+    c.validate(p[0], "lua")
+    ev = c.dump(p[0])
+    unnamed = {e["function_id"] for e in ev if e.get("symbol") is None}
+    check(not unnamed, "lua: every function id named (%d unnamed)" % len(unnamed))
+    for name in ("main", "lua_newstate", "luaV_execute", "luaD_precall", "luaH_getshortstr", "sort"):
+        check(count(ev, name, 1) > 0, "lua: %s called and named" % name)
+    calls = sum(1 for e in ev if e["event_kind"] == 1)
+    rets = sum(1 for e in ev if e["event_kind"] == 2)
+    check(calls == rets and calls > 100000, "lua: %d calls, %d returns" % (calls, rets))
 
 
 def case_readme(c, root):
