@@ -1,6 +1,7 @@
-// C++ with exceptions through instrumented frames: GCC and Clang call the
-// exit hook of every frame the unwinder leaves, so calls and returns stay
-// balanced. Names are demangled in the manifest (__cxa_demangle).
+// C++ with exceptions through instrumented frames: GCC calls the exit hook
+// of every frame the unwinder leaves (calls and returns stay balanced),
+// Clang does not (the frames stay open). Names are demangled in the
+// manifest (__cxa_demangle).
 #include <cstdio>
 #include <stdexcept>
 #include <string>
