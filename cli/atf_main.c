@@ -21,6 +21,8 @@
 #endif
 #include <atf/version.h>
 
+#include "record.h"
+
 enum { EXIT_OK = 0, EXIT_INVALID = 1, EXIT_USAGE = 2 };
 
 static const char usage_text[] =
@@ -75,6 +77,9 @@ static const char usage_text[] =
     "                                   one, every complete event of every intact Unit as\n"
     "                                   a crash-truncated session; what was lost on\n"
     "                                   stderr; exit 1 when anything was lost\n"
+    "  record [-o ROOT] [--detail] [--budget BYTES] [--drop|--lossless] [--] PROG [ARGS...]\n"
+    "                                   run PROG (built with -finstrument-functions) and\n"
+    "                                   record its function calls (atf record --help)\n"
     "  demo [--layout 1|2] [--threads N] [--events N] [--detail-every N] [--force] DIR\n"
     "                                   write a synthetic session into DIR (new or\n"
     "                                   empty; --force: write into it anyway);\n"
@@ -901,6 +906,8 @@ int main(int argc, char **argv)
         return cmd_conform(n, rest);
     if (!strcmp(cmd, "demo"))
         return cmd_demo(n, rest);
+    if (!strcmp(cmd, "record"))
+        return atf_cmd_record(n, rest);
     if (!strcmp(cmd, "pack") || !strcmp(cmd, "unpack"))
         return cmd_pack(cmd[0] == 'u', n, rest);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
