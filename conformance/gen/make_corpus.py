@@ -1225,6 +1225,9 @@ def invalid_session_cases():
     def ses002(name, desc, fn, L=LAYOUT_2):
         C("n_ses_man_002_" + name, desc, man(fn, L), errors=["SES-MAN-002"])
 
+    def ses013(name, desc, fn, L=LAYOUT_2):
+        C("n_ses_man_013_" + name, desc, man(fn, L), errors=["SES-MAN-013"])
+
     ses002("not_json", "manifest.json is cut off in the middle (not JSON)",
            lambda m, s, r: raw_manifest(m)[:-25])
     ses002("blank_file", "manifest.json holding only white space", lambda m, s, r: b" \n")
@@ -1242,9 +1245,9 @@ def invalid_session_cases():
            lambda m, s, r: m["threads"].append(7))
     ses002("thread_id_missing", "a threads entry without id",
            lambda m, s, r: m["threads"].append({"has_detail": False}))
-    ses002("thread_id_negative", "a thread id of -1",
+    ses013("thread_id_negative", "a thread id of -1",
            lambda m, s, r: m["threads"].append({"id": -1, "has_detail": False}))
-    ses002("thread_id_float", "a thread id written 2.0 (a JSON number that is not an integer)",
+    ses013("thread_id_float", "a thread id written 2.0 (a JSON number that is not an integer)",
            lambda m, s, r: m["threads"].append({"id": 2.0, "has_detail": False}))
     ses002("thread_id_bool", "a thread id true",
            lambda m, s, r: m["threads"].append({"id": True, "has_detail": False}))
@@ -1259,9 +1262,9 @@ def invalid_session_cases():
     ses002("has_detail_string", "has_detail \"yes\" instead of a boolean",
            lambda m, s, r: m["threads"][0].update(has_detail="yes"))
     ses002("time_string", "time_start_ns \"soon\"", lambda m, s, r: m.update(time_start_ns="soon"))
-    ses002("u64_string_overflow", "time_end_ns \"18446744073709551616\" (2^64, does not fit a u64)",
+    ses013("u64_string_overflow", "time_end_ns \"18446744073709551616\" (2^64, does not fit a u64)",
            lambda m, s, r: m.update(time_end_ns=str(1 << 64)), L=LAYOUT_1)
-    ses002("clock_type_300", "clock_type 300 (a u8)", lambda m, s, r: m.update(clock_type=300))
+    ses013("clock_type_300", "clock_type 300 (a u8)", lambda m, s, r: m.update(clock_type=300))
     ses002("format_version_number", "format_version 2.0 as a number",
            lambda m, s, r: m.update(format_version=2.0))
     ses002("modules_string", "modules is a string", lambda m, s, r: m.update(modules="none"))
@@ -1273,10 +1276,10 @@ def invalid_session_cases():
            lambda m, s, r: m.update(symbols=[{"function_id": 5, "name": 5}]))
     ses002("symbol_function_id_negative_string", "a symbol function_id \"-1\"",
            lambda m, s, r: m.update(symbols=[{"function_id": "-1", "name": "f"}]), L=LAYOUT_1)
-    ses002("anchor_scale_0", "a timing anchor with media_time_scale 0",
+    ses013("anchor_scale_0", "a timing anchor with media_time_scale 0",
            lambda m, s, r: m.update(timing_anchors=[{"host_time_ns": 1, "media_time_value": 0,
                                                      "media_time_scale": 0}]))
-    ses002("events_dropped_negative", "events_dropped -1",
+    ses013("events_dropped_negative", "events_dropped -1",
            lambda m, s, r: m.update(events_dropped=-1))
 
     C("n_ses_man_003_missing_thread_dir_l2", "the manifest lists thread 9, there is no thread_9/",
@@ -1752,11 +1755,6 @@ def impl_cases():
           r, LAYOUT_2, [(0, 6, True), (1, 6, False)], ts0=0),
       why="time_start_ns 0 means 'unset' (SES-MAN-006), but here 0 is the true start. This "
           "validator does not warn when the first (last) event is at 0.")
-    C("i_ses_man_002_int_above_2p63_l2", "manifest time_end_ns written as the JSON integer "
-      "18446744073709551615", man(lambda m, s, r: m.update(time_end_ns=U64_MAX)),
-      errors=["SES-MAN-002"],
-      why="SPEC section 5: a u64 MAY be a JSON integer up to 2^63-1, or a string. Larger "
-          "integers are outside that, and int64 JSON parsers cannot read them: rejected.")
     C("i_ses_man_002_duplicate_key_l2", "manifest.json with the key format_version twice in the "
       "root object", man(lambda m, s, r: raw_manifest(m).replace(
           b'"format_version": "2.0",', b'"format_version": "2.0",\n  "format_version": "2.0",')),
@@ -1788,9 +1786,69 @@ def collect_cases(cases, *builders):
     return cases
 
 
+# ---- u64 manifest integers (SPEC section 5, errata E-27) ------------------------
+
+U64_PLACEHOLDER = "@@u64-value@@"
+
+# Each class of u64 key in the manifest: (name, description, fn(m, value)).
+U64_KEY_CLASSES = (
+    ("time", "time_end_ns", lambda m, v: m.update(time_end_ns=v)),
+    ("counter", "events_dropped", lambda m, v: m.update(events_dropped=v)),
+    ("thread_id", "threads[].id (the thread directory thread_<id>)", None),
+    ("module", "modules[].module_id, base_address and size",
+     lambda m, v: m.update(modules=[{"module_id": v, "path": "/usr/lib/libx.so",
+                                     "base_address": v, "size": v}])),
+    ("symbol", "symbols[].function_id, module_id and symbol_index",
+     lambda m, v: m.update(format_version="2.1", symbols=[
+         {"function_id": v, "module_id": v, "symbol_index": v, "name": "f"}])),
+    ("anchor", "timing_anchors[].host_time_ns",
+     lambda m, v: m.update(timing_anchors=[{"host_time_ns": v, "media_time_value": 0,
+                                            "media_time_scale": 1}])),
+)
+
+
+def u64_session(cls_fn, text):
+    """A builder: the base session with one class of u64 keys written as the JSON
+    number ``text`` exactly as given (raw, so 1e3 stays 1e3)."""
+    def b(r):
+        if cls_fn is None:      # the thread id names a directory: a thread of its own
+            value = int(text) if text.lstrip("-").isdigit() else None
+            if value is not None and 0 <= value < 1 << 64:
+                s = session(r, LAYOUT_2, [(0, 5, False), (value, 6, True)])
+                return s
+            s = base_session(r, LAYOUT_2)
+            s.manifest["threads"].append({"id": U64_PLACEHOLDER, "has_detail": False})
+        else:
+            s = base_session(r, LAYOUT_2)
+            cls_fn(s.manifest, U64_PLACEHOLDER)
+        s.manifest = raw_manifest(s.manifest).replace(
+            ('"%s"' % U64_PLACEHOLDER).encode(), text.encode())
+        return s
+    return b
+
+
+def u64_manifest_cases():
+    valid = (("2p63", str(1 << 63)), ("2p64m1", str((1 << 64) - 1)))
+    invalid = (("2p64", str(1 << 64)), ("minus1", "-1"), ("1e3", "1e3"))
+    for cls, what, fn in U64_KEY_CLASSES:
+        for tag, text in valid:
+            warn = ["SES-MAN-010"] if cls == "counter" else []
+            # events_dropped above 0 is also SES-MAN-010 (lossy): not a y_ case.
+            C("%s_ses_man_u64_%s_%s_l2" % ("i" if warn else "y", cls, tag), "manifest %s written as the JSON integer %s"
+              % (what, text), u64_session(fn, text), warnings=warn,
+              why="SPEC section 5 (errata E-27): a u64 key takes any JSON integer 0..2^64-1; "
+                  "RFC 8259 puts no bound on integers, and the 2^63-1 limit was a JSON library's."
+                  + (" A non-zero events_dropped is also SES-MAN-010." if warn else ""))
+        for tag, text in invalid:
+            C("n_ses_man_013_%s_%s_l2" % (cls, tag), "manifest %s written as the JSON number %s"
+              % (what, text), u64_session(fn, text), errors=["SES-MAN-013"],
+              why="SES-MAN-013: valid JSON, but outside the u64 range 0..2^64-1 or not an "
+                  "integer; reported as such, never as 'not valid JSON'.")
+
+
 def all_cases():
     return collect_cases(CASES, valid_cases, invalid_file_cases, invalid_thread_cases,
-                         invalid_session_cases, recoverable_cases, impl_cases)
+                         invalid_session_cases, recoverable_cases, impl_cases, u64_manifest_cases)
 
 
 # ---- Output ---------------------------------------------------------------------
@@ -2007,11 +2065,11 @@ READINGS = [
     ("Threads the manifest does not list", "They are validated and dumped (with SES-MAN-004); "
      "docs/dump-format.md does not say which threads a session dump holds.",
      "i_ses_man_004_unlisted_thread_l1"),
-    ("Manifest numbers and JSON", "A JSON integer above 2^63-1, duplicate object keys, NaN and "
-     "invalid UTF-8 are SES-MAN-002. A key with the wrong type suspends the checks that use "
+    ("Manifest numbers and JSON", "Duplicate object keys, NaN and "
+     "invalid UTF-8 are SES-MAN-002; JSON integers up to 2^64-1 are u64 values (errata E-27). A key with the wrong type suspends the checks that use "
      "it (SES-MAN-006..010); an unusable threads array suspends SES-MAN-003..005 and the "
      "thread directories are discovered and checked.",
-     "i_ses_man_002_int_above_2p63_l2, n_ses_man_002_threads_missing"),
+     "y_ses_man_u64_time_2p64m1_l2, n_ses_man_002_threads_missing"),
     ("Detail events_offset", "No clause asks for detail events_offset 64 (IDX-HDR-011 has no "
      "detail twin), so 128 passes without a finding.", "i_det_events_offset_128_l1"),
     ("ARM-PAY-005", "Checked for mutually linked pairs only (a broken link is LINK-002/004 "

@@ -222,17 +222,33 @@ _DEC = re.compile(r"[0-9]+")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
 
 
+class U64RangeError(ValueError):
+    """A number outside a u64 key's range, or not an integer (SES-MAN-013)."""
+
+
+class JsonReal(float):
+    """A JSON number with a fraction or an exponent, keeping its text."""
+
+    def __new__(cls, text):
+        r = float.__new__(cls, text)
+        r.text = text
+        return r
+
+
 def parse_u64(v):
-    """A manifest u64 as SPEC.md section 5 allows it: a JSON integer 0..2^63-1,
+    """A manifest u64 as SPEC.md section 5 allows it: a JSON integer 0..2^64-1,
     or a string holding a decimal or "0x"-prefixed hexadecimal number up to
-    2^64-1. Raises ValueError (with the reason) for anything else."""
+    2^64-1. Raises U64RangeError for a number outside that range or not an
+    integer, ValueError (with the reason) for anything else."""
     if isinstance(v, bool):
         raise ValueError("boolean where a u64 is expected")
+    if isinstance(v, JsonReal):
+        raise U64RangeError("%s is not an integer" % v.text)
+    if isinstance(v, float):
+        raise U64RangeError("%r is not an integer" % v)
     if isinstance(v, int):
-        if v < 0:
-            raise ValueError("negative integer %d where a u64 is expected" % v)
-        if v > INT63_MAX:
-            raise ValueError("JSON integer %d above 2^63-1 (write it as a string)" % v)
+        if not 0 <= v < U64_LIMIT:
+            raise U64RangeError("%d is outside the u64 range 0..2^64-1" % v)
         return v
     if isinstance(v, str):
         if _DEC.fullmatch(v):
@@ -242,14 +258,14 @@ def parse_u64(v):
         else:
             raise ValueError("string %r is not a decimal or 0x-hexadecimal number" % (v,))
         if n >= U64_LIMIT:
-            raise ValueError("%r does not fit a u64" % (v,))
+            raise U64RangeError("%r is outside the u64 range 0..2^64-1" % (v,))
         return n
     raise ValueError("%s where a u64 is expected" % type(v).__name__)
 
 
 def load_manifest(path):
     with open(path, "r", encoding="utf-8") as f:
-        return json.load(f)
+        return json.load(f, parse_float=JsonReal)
 
 
 def manifest_symbol_map(manifest):

@@ -51,7 +51,7 @@ from .records import (DETAIL_EVENT_HEADER_SIZE, DETAIL_FOOTER_MAGIC, DETAIL_FOOT
                       DETAIL_HEADER_SIZE, DETAIL_MAGIC, INDEX_EVENT_SIZE, INDEX_FOOTER_MAGIC,
                       INDEX_FOOTER_SIZE, INDEX_HEADER_SIZE, INDEX_MAGIC, LAYOUT_1, LAYOUT_2,
                       NO_DETAIL_L1, NO_DETAIL_L2)
-from .session import parse_u64
+from .session import JsonReal, U64RangeError, parse_u64
 
 SCHEMA = "atf-validate/1"
 
@@ -133,6 +133,7 @@ CLAUSES = (
     ("SES-MAN-010", "warning", "events_dropped is 0"),
     ("SES-MAN-011", "warning", "the session has at least one thread"),
     ("SES-MAN-012", "warning", "each function_id appears at most once in symbols"),
+    ("SES-MAN-013", "error", "a number in a typed key is an integer in the key's range"),
     ("REC-001", "warning", "a file without a footer is crash-truncated: events recovered"),
     ("REC-002", "warning", "a partial trailing record is ignored and reported"),
     ("REC-003", "warning", "a torn footer is not read as an event"),
@@ -925,7 +926,12 @@ def _is_int(v):
 def check_manifest(rep, raw, name):
     """Checks manifest.json (SES-MAN-002 and the key types); returns a _Manifest."""
     rep.check("SES-MAN-002")
+    rep.check("SES-MAN-013")
     m = _Manifest()
+
+    def out_of_range(field, msg):
+        m.invalid.add(field)
+        rep.add("SES-MAN-013", name, None, field, msg)
 
     def bad(field, msg):
         m.invalid.add(field)
@@ -937,7 +943,8 @@ def check_manifest(rep, raw, name):
         bad(None, "not UTF-8: %s" % e)
         return m
     try:
-        root = json.loads(text, object_pairs_hook=_dup_hook, parse_constant=_no_constant)
+        root = json.loads(text, object_pairs_hook=_dup_hook, parse_constant=_no_constant,
+                          parse_float=JsonReal)
     except ValueError as e:
         bad(None, "not valid JSON: %s" % e)
         return m
@@ -953,11 +960,14 @@ def check_manifest(rep, raw, name):
             return None
         try:
             v = parse_u64(obj[key])
+        except U64RangeError as e:
+            out_of_range(field, "%s: %s" % (field, e))
+            return None
         except ValueError as e:
             bad(field, "%s: %s" % (field, e))
             return None
         if maximum is not None and v > maximum:
-            bad(field, "%s is %d, above %d" % (field, v, maximum))
+            out_of_range(field, "%s is %d, above %d" % (field, v, maximum))
             return None
         return v
 
@@ -1055,15 +1065,16 @@ def check_manifest(rep, raw, name):
     for i, o in enumerate(array("timing_anchors") or []):
         f = "timing_anchors[%d]" % i
         u64(o, "host_time_ns", f + ".host_time_ns")
-        if "media_time_value" in o:
-            v = o["media_time_value"]
-            if not _is_int(v) or not -(1 << 63) <= v < (1 << 63):
-                bad(f + ".media_time_value", "%s.media_time_value must be an i64 integer" % f)
-        if "media_time_scale" in o:
-            v = o["media_time_scale"]
-            if not _is_int(v) or not 0 < v < (1 << 31):
-                bad(f + ".media_time_scale",
-                    "%s.media_time_scale must be an i32 integer above 0" % f)
+        for key, lo, hi, what in (("media_time_value", -(1 << 63), (1 << 63) - 1, "an i64 integer"),
+                                  ("media_time_scale", 1, (1 << 31) - 1, "an i32 integer above 0")):
+            if key not in o:
+                continue
+            v = o[key]
+            if isinstance(v, float) or (_is_int(v) and not lo <= v <= hi):
+                out_of_range(f + "." + key, "%s.%s: %s is not %s" % (
+                    f, key, v.text if isinstance(v, JsonReal) else v, what))
+            elif not _is_int(v):
+                bad(f + "." + key, "%s.%s must be %s" % (f, key, what))
     return m
 
 

@@ -159,6 +159,8 @@
       "Write at least one thread: thread_<id>/index.atf and its entry in the manifest.") \
     X(SES_MAN_012, "SES-MAN", "012", W, 0, "Each function_id SHOULD appear at most once in symbols.", \
       "Write one symbols entry per function_id: merge or drop the duplicates (a reader resolves an id to one name).") \
+    X(SES_MAN_013, "SES-MAN", "013", E, 0, "A number in a typed key MUST be an integer in the key's range (u64: 0 to 2^64-1).", \
+      "Write u64 values as integers 0..18446744073709551615 (plain JSON integers of any size, or decimal/0x strings): no sign, fraction or exponent.") \
     X(REC_001, "REC", "001", W, 1, "A file without a footer is crash-truncated: complete events are recovered and their count reported.", \
       "Finish the file at close: write the footer, then rewrite the header (the writer stopped early or crashed).") \
     X(REC_002, "REC", "002", W, 1, "A partial trailing record after the last complete event MUST be ignored and reported.", \

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "manifest_check.h"
+#include "manifest_numbers.h"
 
 typedef struct mctx {
     atf_validation *v;
@@ -25,56 +26,21 @@ static void bad(const mctx *c, const char *field, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A u64 as the spec allows it: a JSON integer >= 0 (jansson holds up to
- * 2^63-1), or a string of decimal digits or "0x" + hex digits. */
-static int parse_u64(json_t *j, uint64_t *out)
+#define U64_WHAT "must be a u64: a non-negative JSON integer, or a string holding a decimal or 0x-hex number"
+
+/* A JSON string of the document (numbers of any size come as marker strings). */
+static int is_text(const json_t *j)
 {
-    if (json_is_integer(j)) {
-        json_int_t i = json_integer_value(j);
-        if (i < 0)
-            return 0;
-        *out = (uint64_t)i;
-        return 1;
-    }
-    if (!json_is_string(j))
-        return 0;
-    const char *s = json_string_value(j);
-    size_t n = json_string_length(j);
-    uint64_t val = 0;
-    if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        for (size_t i = 2; i < n; i++) {
-            unsigned dgt;
-            char ch = s[i];
-            if (ch >= '0' && ch <= '9')
-                dgt = (unsigned)(ch - '0');
-            else if (ch >= 'a' && ch <= 'f')
-                dgt = (unsigned)(ch - 'a' + 10);
-            else if (ch >= 'A' && ch <= 'F')
-                dgt = (unsigned)(ch - 'A' + 10);
-            else
-                return 0;
-            if (val >> 60)
-                return 0;
-            val = val << 4 | dgt;
-        }
-        *out = val;
-        return 1;
-    }
-    if (n == 0)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-        uint64_t dgt = (uint64_t)(s[i] - '0');
-        if (val > (UINT64_MAX - dgt) / 10)
-            return 0;
-        val = val * 10 + dgt;
-    }
-    *out = val;
-    return 1;
+    return json_is_string(j) && !atf_manifest_json_is_marker(j);
 }
 
-#define U64_WHAT "must be a u64: a non-negative JSON integer, or a string holding a decimal or 0x-hex number"
+/* A number outside its field's range, or with a fraction or an exponent
+ * where an integer is required (SES-MAN-013). */
+static void out_of_range(const mctx *c, const char *path, atf_json_num r, const char *text, const char *range)
+{
+    v_report(c->v, c->file, C_SES_MAN_013, 0, V_NO_OFFSET, path, "%s: %s %s %s", path, text,
+             r == ATF_JNUM_NOT_INTEGER ? "is not an integer; the key holds an integer in" : "is outside", range);
+}
 
 /* Optional u64 key of obj (null counts as absent). @return 1 if present and valid. */
 static int opt_u64(const mctx *c, json_t *obj, const char *key, const char *path, uint64_t *out)
@@ -82,11 +48,15 @@ static int opt_u64(const mctx *c, json_t *obj, const char *key, const char *path
     json_t *j = json_object_get(obj, key);
     if (!j || json_is_null(j))
         return 0;
-    if (!parse_u64(j, out)) {
+    char text[48];
+    atf_json_num r = atf_manifest_json_u64(j, out, text, sizeof text);
+    if (r == ATF_JNUM_OK)
+        return 1;
+    if (r == ATF_JNUM_NOT_NUMBER)
         bad(c, path, "%s %s", path, U64_WHAT);
-        return 0;
-    }
-    return 1;
+    else
+        out_of_range(c, path, r, text, "u64's range 0..18446744073709551615");
+    return 0;
 }
 
 static int req_u64(const mctx *c, json_t *obj, const char *key, const char *path, uint64_t *out)
@@ -103,13 +73,13 @@ static int req_u64(const mctx *c, json_t *obj, const char *key, const char *path
  * cut it short. */
 static int has_nul(json_t *j)
 {
-    return json_is_string(j) && strlen(json_string_value(j)) != json_string_length(j);
+    return is_text(j) && strlen(json_string_value(j)) != json_string_length(j);
 }
 
 static void opt_string(const mctx *c, json_t *obj, const char *key, const char *path)
 {
     json_t *j = json_object_get(obj, key);
-    if (j && !json_is_null(j) && !json_is_string(j))
+    if (j && !json_is_null(j) && !is_text(j))
         bad(c, path, "%s must be a string", path);
     else if (has_nul(j))
         bad(c, path, "%s holds U+0000 (\\u0000), which readers cannot keep", path);
@@ -255,7 +225,7 @@ static atf_status check_symbols(const mctx *c, json_t *root)
         snprintf(path, sizeof path, "symbols[%zu].symbol_index", i);
         opt_u64(c, o, "symbol_index", path, &u);
         snprintf(path, sizeof path, "symbols[%zu].name", i);
-        if (!json_is_string(json_object_get(o, "name")))
+        if (!is_text(json_object_get(o, "name")))
             bad(c, path, "%s is required and must be a string", path);
         else
             opt_string(c, o, "name", path);
@@ -294,12 +264,20 @@ static void check_anchors(const mctx *c, json_t *root)
         snprintf(path, sizeof path, "timing_anchors[%zu].host_time_ns", i);
         req_u64(c, o, "host_time_ns", path, &u);
         snprintf(path, sizeof path, "timing_anchors[%zu].media_time_value", i);
-        if (!json_is_integer(json_object_get(o, "media_time_value")))
+        int64_t iv;
+        char text[48];
+        atf_json_num r = atf_manifest_json_int(json_object_get(o, "media_time_value"), INT64_MIN, INT64_MAX, &iv,
+                                               text, sizeof text);
+        if (r == ATF_JNUM_NOT_NUMBER)
             bad(c, path, "%s is required and must be an integer (i64)", path);
+        else if (r != ATF_JNUM_OK)
+            out_of_range(c, path, r, text, "i64's range");
         snprintf(path, sizeof path, "timing_anchors[%zu].media_time_scale", i);
-        json_t *s = json_object_get(o, "media_time_scale");
-        if (!json_is_integer(s) || json_integer_value(s) <= 0 || json_integer_value(s) > INT32_MAX)
+        r = atf_manifest_json_int(json_object_get(o, "media_time_scale"), 1, INT32_MAX, &iv, text, sizeof text);
+        if (r == ATF_JNUM_NOT_NUMBER)
             bad(c, path, "%s is required and must be an integer in 1..2147483647 (i32 > 0)", path);
+        else if (r != ATF_JNUM_OK)
+            out_of_range(c, path, r, text, "1..2147483647 (i32 > 0)");
     }
 }
 
@@ -308,11 +286,12 @@ atf_status v_manifest_check(atf_validation *v, size_t file, const char *json, si
     memset(m, 0, sizeof *m);
     mctx c = { v, file };
     v_check(v, C_SES_MAN_002);
+    v_check(v, C_SES_MAN_013);
     json_error_t je;
     /* Duplicate keys are refused, as the codec's reader refuses them; U+0000
      * is allowed in the parse (readers ignore unknown keys, whatever they
      * hold) and refused in the strings that are used. */
-    json_t *root = json_loadb(size ? json : "", size, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
+    json_t *root = atf_manifest_json_load(size ? json : "", size, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
     if (!root) {
         v_report(v, file, C_SES_MAN_002, 0, je.position >= 0 ? (uint64_t)je.position : V_NO_OFFSET, NULL,
                  "not valid JSON (line %d, column %d): %s", je.line, je.column, je.text);
@@ -333,16 +312,18 @@ atf_status v_manifest_check(atf_validation *v, size_t file, const char *json, si
     uint64_t clock = 0;
     if (opt_u64(&c, root, "clock_type", "clock_type", &clock)) {
         if (clock > 255) {
-            bad(&c, "clock_type", "clock_type is %" PRIu64 ", not a u8", clock);
+            char text[24];
+            snprintf(text, sizeof text, "%" PRIu64, clock);
+            out_of_range(&c, "clock_type", ATF_JNUM_OUT_OF_RANGE, text, "u8's range 0..255");
         } else {
             m->has_clock_type = 1;
             m->clock_type = (uint8_t)clock;
         }
     }
     json_t *fv = json_object_get(root, "format_version");
-    if (fv && !json_is_null(fv) && !json_is_string(fv)) {
+    if (fv && !json_is_null(fv) && !is_text(fv)) {
         bad(&c, "format_version", "format_version must be a string");
-    } else if (fv && json_is_string(fv)) {
+    } else if (fv && is_text(fv)) {
         v_check(v, C_SES_MAN_009);
         const char *s = json_string_value(fv);
         if (has_nul(fv) || (strcmp(s, "2.0") != 0 && strcmp(s, "2.1") != 0))

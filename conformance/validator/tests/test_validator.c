@@ -1101,6 +1101,44 @@ static void ses_man_002(const char *manifest, const char *field)
     atf_validation_free(v);
 }
 
+static void ses_man_013(const char *manifest, const char *field)
+{
+    atf_validation *v = session_with(manifest, L2);
+    want(v, "SES-MAN-013", E, "manifest.json", field, NONE);
+    for (size_t i = 0; i < atf_validation_finding_count(v); i++)
+        assert_string_not_equal(atf_validation_finding_at(v, i)->clause, "SES-MAN-002");
+    atf_validation_free(v);
+}
+
+/* Valid JSON outside a key's range (SPEC 5, errata E-27): SES-MAN-013, never
+ * SES-MAN-002; JSON integers up to 2^64-1 are u64 values. */
+static void test_ses_man_013(void **state)
+{
+    (void)state;
+    ses_man_013("{\"threads\":[{\"id\":0},{\"id\":-1}]}", "threads[1].id");
+    ses_man_013("{\"clock_type\":300,\"threads\":[{\"id\":0},{\"id\":1}]}", "clock_type");
+    ses_man_013("{\"threads\":[{\"id\":0},{\"id\":1.0}]}", "threads[1].id");
+    ses_man_013("{\"threads\":[{\"id\":0},{\"id\":\"18446744073709551616\"}]}", "threads[1].id");
+    ses_man_013("{\"time_end_ns\":18446744073709551616,\"threads\":[{\"id\":0},{\"id\":1}]}", "time_end_ns");
+    ses_man_013("{\"events_dropped\":1e3,\"threads\":[{\"id\":0},{\"id\":1}]}", "events_dropped");
+    ses_man_013("{\"modules\":[{\"module_id\":1,\"size\":-5}],\"threads\":[{\"id\":0},{\"id\":1}]}",
+                "modules[0].size");
+    ses_man_013("{\"timing_anchors\":[{\"host_time_ns\":1,\"media_time_value\":0,\"media_time_scale\":0}],"
+                "\"threads\":[{\"id\":0},{\"id\":1}]}",
+                "timing_anchors[0].media_time_scale");
+    ses_man_013("{\"timing_anchors\":[{\"host_time_ns\":1,\"media_time_value\":9223372036854775808,"
+                "\"media_time_scale\":1}],\"threads\":[{\"id\":0},{\"id\":1}]}",
+                "timing_anchors[0].media_time_value");
+    /* 2^64-1 as a plain JSON integer is a u64 (no SES-MAN-002, no SES-MAN-013). */
+    atf_validation *v = session_with("{\"events_dropped\":0,\"time_end_ns\":18446744073709551615,"
+                                     "\"threads\":[{\"id\":0},{\"id\":1}]}", L2);
+    for (size_t i = 0; i < atf_validation_finding_count(v); i++) {
+        const char *c = atf_validation_finding_at(v, i)->clause;
+        assert_true(strcmp(c, "SES-MAN-002") != 0 && strcmp(c, "SES-MAN-013") != 0);
+    }
+    atf_validation_free(v);
+}
+
 static void test_ses_man_002(void **state)
 {
     (void)state;
@@ -1108,22 +1146,15 @@ static void test_ses_man_002(void **state)
     ses_man_002("{\"threads\":{}}", "threads");
     ses_man_002("{\"time_start_ns\":1}", "threads");
     ses_man_002("{\"threads\":[7]}", "threads[0]");
-    ses_man_002("{\"threads\":[{\"id\":0},{\"id\":-1}]}", "threads[1].id");
     ses_man_002("{\"threads\":[{\"id\":0},{\"id\":\"0x\"}]}", "threads[1].id");
     ses_man_002("{\"threads\":[{\"id\":0},{\"id\":\" 1\"}]}", "threads[1].id");
-    ses_man_002("{\"threads\":[{\"id\":0},{\"id\":1.0}]}", "threads[1].id");
-    ses_man_002("{\"threads\":[{\"id\":0},{\"id\":\"18446744073709551616\"}]}", "threads[1].id");
     ses_man_002("{\"threads\":[{\"id\":0,\"has_detail\":\"yes\"},{\"id\":1}]}", "threads[0].has_detail");
     ses_man_002("{\"threads\":[{\"id\":0},{\"id\":\"0x0\"}]}", "threads[1].id"); /* duplicate id */
-    ses_man_002("{\"clock_type\":300,\"threads\":[{\"id\":0},{\"id\":1}]}", "clock_type");
     ses_man_002("{\"format_version\":2,\"threads\":[{\"id\":0},{\"id\":1}]}", "format_version");
     ses_man_002("{\"time_end_ns\":true,\"threads\":[{\"id\":0},{\"id\":1}]}", "time_end_ns");
     ses_man_002("{\"modules\":[{\"path\":\"/x\"}],\"threads\":[{\"id\":0},{\"id\":1}]}", "modules[0].module_id");
     ses_man_002("{\"modules\":[{\"module_id\":1,\"uuid\":5}],\"threads\":[{\"id\":0},{\"id\":1}]}", "modules[0].uuid");
     ses_man_002("{\"symbols\":[{\"function_id\":\"0x10\"}],\"threads\":[{\"id\":0},{\"id\":1}]}", "symbols[0].name");
-    ses_man_002("{\"timing_anchors\":[{\"host_time_ns\":1,\"media_time_value\":0,\"media_time_scale\":0}],"
-                "\"threads\":[{\"id\":0},{\"id\":1}]}",
-                "timing_anchors[0].media_time_scale");
     /* Syntax errors (and duplicate keys, which the codec refuses) carry the
      * byte offset where the parser stopped; the thread directories are still
      * validated (discovered). */
@@ -1763,6 +1794,7 @@ int main(void)
         cmocka_unit_test(test_link_007_008),
         cmocka_unit_test(test_ses_man_001),
         cmocka_unit_test(test_ses_man_002),
+        cmocka_unit_test(test_ses_man_013),
         cmocka_unit_test(test_ses_man_003_004_005),
         cmocka_unit_test(test_ses_man_006_to_010),
         cmocka_unit_test(test_ses_man_011),

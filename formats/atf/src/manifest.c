@@ -1,8 +1,7 @@
-/* manifest.json: parsed with jansson. Unknown keys are ignored; u64 fields
- * accept a JSON integer (up to 2^63-1, jansson's range) or a string holding
- * a decimal or "0x" hexadecimal number (for larger values). */
-#include <ctype.h>
-#include <errno.h>
+/* manifest.json: parsed with jansson (numbers of any size through
+ * manifest_numbers.c). Unknown keys are ignored; u64 fields accept a JSON
+ * integer 0..2^64-1 or a string holding a decimal or "0x" hexadecimal number. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +11,15 @@
 #include <atf/session.h>
 
 #include "internal.h"
+#include "manifest_numbers.h"
 
 #define MANIFEST_MAX_BYTES (64u << 20)
+
+/* A JSON string of the document (numbers of any size come as marker strings). */
+static int is_text(const json_t *v)
+{
+    return json_is_string(v) && !atf_manifest_json_is_marker(v);
+}
 
 static atf_status bad(atf_error *err, const char *field, const char *why)
 {
@@ -25,30 +31,22 @@ static atf_status get_u64(json_t *obj, const char *key, const char *field, uint6
                           int *present, atf_error *err)
 {
     json_t *v = json_object_get(obj, key);
+    char text[48];
     *present = 0;
     if (!v || json_is_null(v))
         return ATF_OK;
-    if (json_is_integer(v)) {
-        json_int_t i = json_integer_value(v);
-        if (i < 0)
-            return bad(err, field, "must not be negative");
-        *out = (uint64_t)i;
-    } else if (json_is_string(v)) {
-        const char *s = json_string_value(v);
-        char *end = NULL;
-        if (strlen(s) != json_string_length(v))
-            return bad(err, field, "string is not a number (it holds U+0000)");
-        int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-        /* strtoull would skip leading white space and accept a sign. */
-        if (!s[0] || s[0] == '-' || s[0] == '+' || isspace((unsigned char)s[0]) || (hex && !s[2]))
-            return bad(err, field, "string is not a number");
-        errno = 0;
-        unsigned long long u = strtoull(s, &end, hex ? 16 : 10);
-        if (errno || *end || (hex && s[2] == '-'))
-            return bad(err, field, "string is not a u64 number (decimal or 0x hex)");
-        *out = u;
-    } else {
-        return bad(err, field, "must be an integer or a numeric string");
+    switch (atf_manifest_json_u64(v, out, text, sizeof text)) {
+    case ATF_JNUM_OK:
+        break;
+    case ATF_JNUM_OUT_OF_RANGE:
+        return atf_fail(err, ATF_E_MANIFEST, ATF_NO_OFFSET, field,
+                        "manifest: %s: %s is outside the u64 range 0..18446744073709551615", field, text);
+    case ATF_JNUM_NOT_INTEGER:
+        return atf_fail(err, ATF_E_MANIFEST, ATF_NO_OFFSET, field,
+                        "manifest: %s: %s is not an integer (a u64 has no fraction or exponent)", field, text);
+    default:
+        return bad(err, field, json_is_string(v) ? "string is not a u64 number (decimal or 0x hex)"
+                                                 : "must be an integer or a numeric string");
     }
     *present = 1;
     return ATF_OK;
@@ -68,6 +66,8 @@ static atf_status req_u64(json_t *obj, const char *key, const char *field, uint6
 static atf_status get_str(json_t *obj, const char *key, const char *field, const char **out, atf_error *err)
 {
     json_t *v = json_object_get(obj, key);
+    if (json_is_string(v) && !is_text(v))
+        return bad(err, field, "must be a string");
     *out = json_is_string(v) ? json_string_value(v) : "";
     if (json_is_string(v) && strlen(*out) != json_string_length(v))
         return bad(err, field, "holds U+0000");
@@ -183,7 +183,7 @@ static atf_status parse_symbols(atf_manifest *m, json_t *root, atf_error *err)
             (st = get_u64(o, "module_id", "symbols[].module_id", &ms->module_id, &present, err)) ||
             (st = get_u64(o, "symbol_index", "symbols[].symbol_index", &ms->symbol_index, &present, err)))
             return st;
-        if (!json_is_string(json_object_get(o, "name")))
+        if (!is_text(json_object_get(o, "name")))
             return bad(err, "symbols[].name", "must be a string");
         m->symbol_count = i + 1;
         if ((st = get_str(o, "name", "symbols[].name", &ms->name, err)))
@@ -218,13 +218,20 @@ static atf_status parse_anchors(atf_manifest *m, json_t *root, atf_error *err)
             return bad(err, "timing_anchors[]", "each entry must be an object");
         if ((st = req_u64(o, "host_time_ns", "timing_anchors[].host_time_ns", &a->host_time_ns, err)))
             return st;
-        json_t *v = json_object_get(o, "media_time_value");
-        json_t *s = json_object_get(o, "media_time_scale");
-        if (!json_is_integer(v) || !json_is_integer(s) || json_integer_value(s) <= 0 ||
-            json_integer_value(s) > INT32_MAX)
-            return bad(err, "timing_anchors[]", "media_time_value and a positive media_time_scale are required");
-        a->media_time_value = json_integer_value(v);
-        a->media_time_scale = (int32_t)json_integer_value(s);
+        int64_t value, scale;
+        char text[48];
+        if (atf_manifest_json_int(json_object_get(o, "media_time_value"), INT64_MIN, INT64_MAX, &value, text,
+                                  sizeof text) != ATF_JNUM_OK)
+            return atf_fail(err, ATF_E_MANIFEST, ATF_NO_OFFSET, "timing_anchors[].media_time_value",
+                            "manifest: timing_anchors[].media_time_value: %s%s", text,
+                            text[0] ? " is not an i64 integer" : "an i64 integer is required");
+        if (atf_manifest_json_int(json_object_get(o, "media_time_scale"), 1, INT32_MAX, &scale, text,
+                                  sizeof text) != ATF_JNUM_OK)
+            return atf_fail(err, ATF_E_MANIFEST, ATF_NO_OFFSET, "timing_anchors[].media_time_scale",
+                            "manifest: timing_anchors[].media_time_scale: %s%s", text,
+                            text[0] ? " is not an i32 integer above 0" : "an i32 integer above 0 is required");
+        a->media_time_value = value;
+        a->media_time_scale = (int32_t)scale;
         m->anchor_count = i + 1;
     }
     return ATF_OK;
@@ -245,11 +252,12 @@ static atf_status parse_root(atf_manifest *m, json_t *root, atf_error *err)
     if ((st = get_u64(root, "clock_type", "clock_type", &clock, &present, err)))
         return st;
     if (present && clock > UINT32_MAX)
-        return bad(err, "clock_type", "out of range");
+        return atf_fail(err, ATF_E_MANIFEST, ATF_NO_OFFSET, "clock_type",
+                        "manifest: clock_type: %" PRIu64 " is outside the range of a clock type", clock);
     m->has_clock_type = present;
     m->clock_type = (uint32_t)clock;
     json_t *fv = json_object_get(root, "format_version");
-    if (fv && !json_is_string(fv))
+    if (fv && !is_text(fv))
         return bad(err, "format_version", "must be a string");
     if (fv && strlen(json_string_value(fv)) != json_string_length(fv))
         return bad(err, "format_version", "holds U+0000");
@@ -303,7 +311,7 @@ atf_status atf_manifest_parse(atf_manifest **out, const char *json, size_t size,
     json_error_t jerr;
     /* U+0000 is allowed in the parse: unknown keys are ignored whatever they
      * hold (SPEC 5); the strings used are checked where they are read. */
-    json_t *root = json_loadb(json ? json : "", size, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+    json_t *root = atf_manifest_json_load(json ? json : "", size, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
     atf_status st;
     if (!root && jansson_out_of_memory(&jerr)) {
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, "manifest: out of memory parsing the JSON");

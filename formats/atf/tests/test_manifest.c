@@ -257,6 +257,71 @@ static void test_u64_extremes(void **state)
     assert_int_equal(m->time_start_ns, 16);
     assert_true(m->time_end_ns == UINT64_MAX);
     atf_manifest_free(m);
+    /* Plain JSON integers up to 2^64-1 (SPEC 5, errata E-27), in every u64 key. */
+    m = parse_ok("{\"threads\":[{\"id\":18446744073709551615},{\"id\":9223372036854775808}],"
+                 "\"time_start_ns\":9223372036854775808,\"time_end_ns\":18446744073709551615,"
+                 "\"events_dropped\":18446744073709551615,"
+                 "\"modules\":[{\"module_id\":18446744073709551615,\"base_address\":18446744073709551614,"
+                 "\"size\":9223372036854775808}],"
+                 "\"symbols\":[{\"function_id\":18446744073709551615,\"module_id\":1,"
+                 "\"symbol_index\":18446744073709551613,\"name\":\"f\"}],"
+                 "\"timing_anchors\":[{\"host_time_ns\":18446744073709551615,"
+                 "\"media_time_value\":-9223372036854775808,\"media_time_scale\":1}],"
+                 "\"unknown\":[123456789012345678901234567890, -1e999, 0.5]}");
+    assert_true(m->threads[0].id == UINT64_MAX);
+    assert_true(m->threads[1].id == (uint64_t)1 << 63);
+    assert_true(m->time_start_ns == (uint64_t)1 << 63);
+    assert_true(m->time_end_ns == UINT64_MAX);
+    assert_true(m->events_dropped == UINT64_MAX);
+    assert_true(m->modules[0].module_id == UINT64_MAX);
+    assert_true(m->modules[0].base_address == UINT64_MAX - 1);
+    assert_true(m->modules[0].size == (uint64_t)1 << 63);
+    assert_true(m->symbols[0].function_id == UINT64_MAX);
+    assert_true(m->symbols[0].symbol_index == UINT64_MAX - 2);
+    assert_string_equal(atf_manifest_symbol_name(m, UINT64_MAX), "f");
+    assert_true(m->anchors[0].host_time_ns == UINT64_MAX);
+    assert_true(m->anchors[0].media_time_value == INT64_MIN);
+    atf_manifest_free(m);
+}
+
+/* Numbers outside a key's range are named with the field and the value as
+ * written, never "invalid JSON"; a syntax error after a large number is
+ * placed in the original text. */
+static void test_u64_out_of_range(void **state)
+{
+    (void)state;
+    static const struct { const char *value, *needle; } cases[] = {
+        { "18446744073709551616", "18446744073709551616 is outside the u64 range" },
+        { "-1", "-1 is outside the u64 range" },
+        { "-99999999999999999999", "-99999999999999999999 is outside the u64 range" },
+        { "1e3", "1e3 is not an integer" },
+        { "5.0", "5.0 is not an integer" },
+        { "\"18446744073709551616\"", "18446744073709551616 is outside the u64 range" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[256];
+        snprintf(json, sizeof json, "{\"threads\":[{\"id\":0}],\"time_end_ns\":%s}", cases[i].value);
+        atf_manifest *m = NULL;
+        atf_error err;
+        assert_int_equal(atf_manifest_parse(&m, json, strlen(json), "m.json", &err), ATF_E_MANIFEST);
+        assert_null(m);
+        assert_string_equal(err.field, "time_end_ns");
+        if (!strstr(err.message, cases[i].needle))
+            fail_msg("%s: message '%s' lacks '%s'", cases[i].value, err.message, cases[i].needle);
+        assert_null(strstr(err.message, "invalid JSON"));
+    }
+    /* A large number as a string field is a number, not a string with U+0000. */
+    const char *nm = "{\"threads\":[{\"id\":0}],\"symbols\":[{\"function_id\":1,\"name\":1e400}]}";
+    atf_manifest *m = NULL;
+    atf_error err;
+    assert_int_equal(atf_manifest_parse(&m, nm, strlen(nm), "m.json", &err), ATF_E_MANIFEST);
+    assert_non_null(strstr(err.message, "must be a string"));
+    /* The syntax error at byte 44 of the original (the '}'), after two numbers the loader rewrote. */
+    const char *syn = "{\"x\": 99999999999999999999, \"y\": 1e999, \"t\":}";
+    assert_int_equal(atf_manifest_parse(&m, syn, strlen(syn), "m.json", &err), ATF_E_MANIFEST);
+    assert_non_null(strstr(err.message, "invalid JSON"));
+    assert_true(err.offset == 45 || err.offset == 44);
+    assert_non_null(strstr(err.message, "column 45"));
 }
 
 /* ---- Invalid manifests --------------------------------------------------- */
@@ -650,6 +715,7 @@ int main(void)
         cmocka_unit_test(test_nul_in_strings),
         cmocka_unit_test(test_duplicate_symbol_first_wins),
         cmocka_unit_test(test_u64_extremes),
+        cmocka_unit_test(test_u64_out_of_range),
         cmocka_unit_test(test_invalid_manifests),
         cmocka_unit_test(test_error_names_field),
         cmocka_unit_test(test_arguments),
