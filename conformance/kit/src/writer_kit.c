@@ -107,11 +107,12 @@ typedef struct scen_result {
     uint64_t check_cat[K_COUNT][CAT_COUNT];  /* ... by category */
     int check_ran[K_COUNT];
     int not_applicable;      /* outside the adapter's declared capabilities: not run */
-    char na_reason[320];
+    char na_reason[400];
     unsigned arch, os, clock_type;           /* the scenario's platform */
     unsigned expect_os, expect_clock;        /* what the headers must say (the adapter may write its own) */
     char adapted[160];       /* "" or what the kit expects instead of the scenario's values, and why */
     int any_detail, any_exception;
+    int lanes_optional;      /* the adapter writes no detail lanes: a lane that records nothing may be absent */
     size_t symbol_count;
     const char *scrub[3];    /* temporary paths replaced in messages: session, scenario file, work dir */
     mismatch *mm;
@@ -130,7 +131,8 @@ typedef struct kit_caps {
     int declared;            /* 0: no declaration: every scenario applies */
     uint32_t layouts, arch, os, clock;
     int detail, exceptions, symbols;
-    char text[200];          /* the declaration in one line, for the report */
+    uint64_t threads;        /* the most threads the adapter writes; 0: no limit */
+    char text[240];          /* the declaration in one line, for the report */
 } kit_caps;
 
 typedef struct run_ctx {
@@ -281,7 +283,11 @@ static void check_manifest(scen_result *r, unsigned max_mm, const char *session,
             const atf_manifest_thread *mt = &m->threads[i];
             const atf_scenario_thread *sct = find_scen_thread(info, mt->id);
             /* A has_detail that disagrees is SES-MAN-005, a warning of the spec. */
-            if (sct && mt->has_detail >= 0 && mt->has_detail != sct->detail)
+            if (sct && r->lanes_optional && sct->detail && mt->has_detail == 0)
+                add_mm(r, max_mm, K_SES_001, CAT_IMPL, "manifest.json", UINT64_MAX, "has_detail",
+                       "thread %" PRIu64 ": has_detail is false for a detail lane that records nothing (the adapter "
+                       "writes no detail lanes)", mt->id);
+            else if (sct && mt->has_detail >= 0 && mt->has_detail != sct->detail)
                 add_mm(r, max_mm, K_SES_001, CAT_WARNING, "manifest.json", UINT64_MAX, "has_detail",
                        "thread %" PRIu64 ": has_detail is %s, the scenario says %s", mt->id,
                        mt->has_detail ? "true" : "false", sct->detail ? "true" : "false");
@@ -543,6 +549,7 @@ static int parse_caps(const char *text, kit_caps *k, char *why, size_t why_cap)
     k->declared = 1;
     k->layouts = k->arch = k->os = k->clock = CAPS_ALL;
     k->detail = k->exceptions = k->symbols = 1;
+    k->threads = 0;
     unsigned line_no = 0;
     const char *p = text;
     int first = 1;
@@ -578,7 +585,17 @@ static int parse_caps(const char *text, kit_caps *k, char *why, size_t why_cap)
                   : !strcmp(key, "symbols") ? &k->symbols : NULL;
         unsigned max = !strcmp(key, "layouts") ? 2 : !strcmp(key, "arch") ? 2 : !strcmp(key, "os") ? 5 : 3;
         char *v = strtok_r(NULL, " \t", &save);
-        if (set) {
+        if (!strcmp(key, "threads")) {
+            char *end = NULL;
+            errno = 0;
+            unsigned long long x = v && v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 10) : 0;
+            if (!v || !end || *end || errno || x < 1 || strtok_r(NULL, " \t", &save)) {
+                snprintf(why, why_cap, "line %u: threads takes one number >= 1 (the most threads the adapter "
+                         "writes)", line_no);
+                return -1;
+            }
+            k->threads = (uint64_t)x;
+        } else if (set) {
             *set = 0;
             for (; v; v = strtok_r(NULL, " \t", &save)) {
                 char *end;
@@ -624,6 +641,9 @@ static int parse_caps(const char *text, kit_caps *k, char *why, size_t why_cap)
     for (size_t i = 0; i < 3 && o < sizeof k->text; i++)
         if (flags[i].on)
             o += (size_t)snprintf(k->text + o, sizeof k->text - o, "%s%s", o ? ", " : "", flags[i].name);
+    if (k->threads && o < sizeof k->text)
+        o += (size_t)snprintf(k->text + o, sizeof k->text - o, "%sat most %" PRIu64 " thread%s", o ? ", " : "",
+                              k->threads, k->threads == 1 ? "" : "s");
     if (!o)
         snprintf(k->text, sizeof k->text, "everything");
     return 0;
@@ -680,7 +700,11 @@ static int applicable(const kit_caps *k, scen_result *r)
     if (!k->declared)
         return 1;
     const char *why = NULL;
-    if (r->layout >= 32 || !(k->layouts & (1u << r->layout)))
+    char threads_why[64];
+    if (k->threads && r->threads > k->threads) {
+        snprintf(threads_why, sizeof threads_why, "%zu threads", r->threads);
+        why = threads_why;
+    } else if (r->layout >= 32 || !(k->layouts & (1u << r->layout)))
         why = "its layout";
     else if (r->arch >= 32 || !(k->arch & (1u << r->arch)))
         why = "its arch (the payloads depend on it)";
@@ -698,6 +722,7 @@ static int applicable(const kit_caps *k, scen_result *r)
         snprintf(r->na_reason, sizeof r->na_reason, "needs %s; the adapter declares: %s", why, k->text);
         return 0;
     }
+    r->lanes_optional = !k->detail;
     if (r->expect_os != r->os || r->expect_clock != r->clock_type)
         snprintf(r->adapted, sizeof r->adapted, "the adapter writes its own platform: os %u, clock_type %u "
                  "expected (the scenario says os %u, clock_type %u)", r->expect_os, r->expect_clock, r->os,
@@ -755,14 +780,16 @@ static atf_status precheck(const char *path, scen_result *r, atf_error *err)
     r->os = info->os;
     r->clock_type = info->clock_type;
     r->symbol_count = info->symbol_count;
+    /* A detail lane that records nothing may have no detail.atf (LINK-005):
+     * only detail events need a writer that writes detail lanes. */
     r->any_detail = 0;
-    for (size_t i = 0; i < info->thread_count; i++)
-        r->any_detail |= info->threads[i].detail != 0;
     r->any_exception = 0;
     atf_scenario_event ev;
     int rc;
-    while ((rc = atf_scenario_next(sr, &ev, err)) == 1)
+    while ((rc = atf_scenario_next(sr, &ev, err)) == 1) {
         r->any_exception |= ev.event_kind == ATF_EVENT_EXCEPTION;
+        r->any_detail |= ev.has_detail != 0;
+    }
     atf_scenario_close(sr);
     return rc < 0 ? (err && err->code ? err->code : ATF_E_FIELD) : ATF_OK;
 }
@@ -1353,8 +1380,10 @@ atf_status atf_conform_list_scenarios(FILE *out, atf_conform_format format)
             const atf_builtin_scenario *s = atf_builtin_scenario_at(i);
             fputs(i ? ",{\"name\":" : "{\"name\":", out);
             kit_json_string(out, s->name);
-            fprintf(out, ",\"layout\":%u,\"events\":%" PRIu64 ",\"slow\":%s,\"description\":", s->layout, s->events,
-                    s->slow ? "true" : "false");
+            fprintf(out, ",\"subject\":");
+            kit_json_string(out, s->subject);
+            fprintf(out, ",\"layout\":%u,\"arch\":%u,\"threads\":%u,\"events\":%" PRIu64 ",\"slow\":%s,"
+                    "\"description\":", s->layout, s->arch, s->threads, s->events, s->slow ? "true" : "false");
             kit_json_string(out, s->description);
             fputc('}', out);
         }
@@ -1362,7 +1391,8 @@ atf_status atf_conform_list_scenarios(FILE *out, atf_conform_format format)
     } else {
         for (size_t i = 0; i < n; i++) {
             const atf_builtin_scenario *s = atf_builtin_scenario_at(i);
-            fprintf(out, "%-24s layout %u %9" PRIu64 " event%s%s  %s\n", s->name, s->layout, s->events,
+            fprintf(out, "%-26s layout %u %-6s %3u thread%s %9" PRIu64 " event%s%s  %s\n", s->name, s->layout,
+                    s->arch == 1 ? "x86_64" : "arm64", s->threads, s->threads == 1 ? " " : "s", s->events,
                     s->events == 1 ? " " : "s", s->slow ? " (slow)" : "       ", s->description);
         }
     }
