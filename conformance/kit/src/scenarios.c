@@ -108,7 +108,9 @@ static void put64(uint8_t *p, uint64_t v)
 static uint32_t make_payload(gen *g, const payload_policy *pp, uint64_t fid, uint32_t forced_size)
 {
     if (pp->kind == PAY_OPAQUE) {
-        uint32_t n = forced_size != UINT32_MAX ? forced_size : (uint32_t)below(g, (uint64_t)pp->opaque_max + 1);
+        /* One in 16 empty: a detail event with a 0-byte payload is still a detail event. */
+        uint32_t n = forced_size != UINT32_MAX ? forced_size
+                   : below(g, 16) == 0 ? 0 : (uint32_t)below(g, (uint64_t)pp->opaque_max + 1);
         if (n > sizeof g->payload)
             n = sizeof g->payload;
         for (uint32_t i = 0; i < n; i += 8) {
