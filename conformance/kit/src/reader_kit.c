@@ -174,7 +174,9 @@ static void describe_diff(const cmp_state *c, char *dst, size_t cap)
         snprintf(want + n, sizeof want - n, "<end of dump>");
     }
     if (c->differs)
-        snprintf(got, sizeof got, "%s%s", c->got, c->got_len == at - from ? "<end of output>" : "");
+        /* A difference is a byte the reader printed: nothing after the window's
+         * start means that byte was the line's end. */
+        snprintf(got, sizeof got, "%s%s", c->got, c->got_len == at - from ? "<end of line>" : "");
     else
         snprintf(got, sizeof got, "<end of output>");
     printable(want);

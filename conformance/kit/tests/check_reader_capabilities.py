@@ -21,6 +21,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 problems = []
@@ -114,7 +115,6 @@ def main():
               "malformed declaration %r: exit %d" % (bad, rc))
 
     # The diff note: a reader whose output differs in one byte far into a line.
-    import tempfile
     tmp = tempfile.NamedTemporaryFile("w", suffix=".py", delete=False)
     tmp.write("import subprocess, sys\n"
               "o = subprocess.run(%r + [sys.argv[1]], stdout=subprocess.PIPE).stdout\n"
@@ -136,6 +136,27 @@ def main():
           "diff note does not show both sides around the difference: %r" % note)
     check(len(got_part) > 20 and not got_part.endswith("\"function_id\":9"),
           "diff note: the got side stops at the difference: %r" % note)
+
+    # A line cut short: the got side ends in <end of line>, the expected side goes on.
+    tmp = tempfile.NamedTemporaryFile("w", suffix=".py", delete=False)
+    tmp.write("import subprocess, sys\n"
+              "o = subprocess.run(%r + [sys.argv[1]], stdout=subprocess.PIPE).stdout\n"
+              "i = o.index(b'\"event_kind\":')\n"
+              "sys.stdout.buffer.write(o[:i] + b'\\n')\n" % (shlex.split(a.atf) + ["dump", "--json"]))
+    tmp.close()
+    cut = "%s %s" % (shlex.quote(sys.executable), shlex.quote(tmp.name))
+    p = subprocess.run(shlex.split(a.atf) + ["conform", "--reader", cut, "--corpus", a.corpus,
+                                             "--case", "y_session_big_thread_ids_l2", "--format", "json"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    os.unlink(tmp.name)
+    try:
+        note = json.loads(p.stdout)["cases"][0]["results"][0]["note"]
+    except (ValueError, IndexError, KeyError):
+        note = ""
+    print("diff note: %s" % note)
+    exp_part, _, got_part = note.partition(" | got ")
+    check("\"event_kind\":1" in exp_part and got_part.endswith(",<end of line>"),
+          "diff note of a line cut short: %r" % note)
 
     for p_ in problems:
         print("FAIL " + p_)
