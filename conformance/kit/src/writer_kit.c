@@ -112,7 +112,6 @@ typedef struct scen_result {
     unsigned expect_os, expect_clock;        /* what the headers must say (the adapter may write its own) */
     char adapted[160];       /* "" or what the kit expects instead of the scenario's values, and why */
     int any_detail, any_exception;
-    int lanes_optional;      /* the adapter writes no detail lanes: a lane that records nothing may be absent */
     size_t symbol_count;
     const char *scrub[3];    /* temporary paths replaced in messages: session, scenario file, work dir */
     mismatch *mm;
@@ -241,7 +240,11 @@ static const atf_scenario_thread *find_scen_thread(const atf_scenario_info *info
     return lo < info->thread_count && info->threads[lo].id == id ? &info->threads[lo] : NULL;
 }
 
-static void check_manifest(scen_result *r, unsigned max_mm, const char *session, const atf_scenario_info *info)
+/* @empty_false[i] is set when the manifest says has_detail false for
+ * scenario thread i, which has a detail lane: judged once the events are
+ * known (a lane that recorded nothing and has no detail.atf may say false). */
+static void check_manifest(scen_result *r, unsigned max_mm, const char *session, const atf_scenario_info *info,
+                           unsigned char *empty_false)
 {
     r->check_ran[K_SES_001] = r->check_ran[K_SES_002] = 1;
     char *mpath = kit_path_join(session, "manifest.json");
@@ -283,10 +286,8 @@ static void check_manifest(scen_result *r, unsigned max_mm, const char *session,
             const atf_manifest_thread *mt = &m->threads[i];
             const atf_scenario_thread *sct = find_scen_thread(info, mt->id);
             /* A has_detail that disagrees is SES-MAN-005, a warning of the spec. */
-            if (sct && r->lanes_optional && sct->detail && mt->has_detail == 0)
-                add_mm(r, max_mm, K_SES_001, CAT_IMPL, "manifest.json", UINT64_MAX, "has_detail",
-                       "thread %" PRIu64 ": has_detail is false for a detail lane that records nothing (the adapter "
-                       "writes no detail lanes)", mt->id);
+            if (sct && sct->detail && mt->has_detail == 0 && empty_false)
+                empty_false[sct - info->threads] = 1;
             else if (sct && mt->has_detail >= 0 && mt->has_detail != sct->detail)
                 add_mm(r, max_mm, K_SES_001, CAT_WARNING, "manifest.json", UINT64_MAX, "has_detail",
                        "thread %" PRIu64 ": has_detail is %s, the scenario says %s", mt->id,
@@ -488,9 +489,12 @@ static void compare_session(scen_result *r, unsigned max_mm, const char *scen_pa
     const atf_scenario_info *info = atf_scenario_reader_info(sr);
     for (int k = K_SES_001; k < K_COUNT; k++)
         r->check_ran[k] = 1;
-    check_manifest(r, max_mm, session, info);
     cmp_thread *ct = calloc(info->thread_count, sizeof *ct);
-    if (!ct) {
+    unsigned char *empty_false = calloc(info->thread_count ? info->thread_count : 1, 1);
+    check_manifest(r, max_mm, session, info, empty_false);
+    if (!ct || !empty_false) {
+        free(ct);
+        free(empty_false);
         atf_scenario_close(sr);
         add_mm(r, max_mm, K_IDX_001, CAT_DEFAULT, ".", UINT64_MAX, NULL, "out of memory");
         return;
@@ -509,6 +513,16 @@ static void compare_session(scen_result *r, unsigned max_mm, const char *scen_pa
         add_mm(r, max_mm, K_IDX_001, CAT_DEFAULT, scen_path, UINT64_MAX, NULL, "cannot re-read the scenario: %s", line);
     }
     for (size_t i = 0; i < info->thread_count; i++) {
+        /* has_detail false for a lane: agrees with the files (SES-MAN-005) when
+         * the lane recorded nothing and has no detail.atf, which the spec
+         * allows (LINK-005); else it disagrees with the scenario's lane. */
+        if (empty_false[i] && ct[i].detail_missing && ct[i].dseq == 0)
+            add_mm(r, max_mm, K_SES_001, CAT_IMPL, "manifest.json", UINT64_MAX, "has_detail",
+                   "thread %" PRIu64 ": has_detail is false for a detail lane that recorded nothing and has no "
+                   "detail.atf (the spec leaves it to the writer)", ct[i].t->id);
+        else if (empty_false[i])
+            add_mm(r, max_mm, K_SES_001, CAT_WARNING, "manifest.json", UINT64_MAX, "has_detail",
+                   "thread %" PRIu64 ": has_detail is false, the scenario says true", ct[i].t->id);
         if (ct[i].detail_missing && ct[i].dseq == 0)
             add_mm(r, max_mm, K_HDR_002, CAT_IMPL, ct[i].rel_detail, UINT64_MAX, NULL,
                    "no detail.atf for thread %" PRIu64 "'s detail lane, which recorded nothing (the spec leaves it "
@@ -527,6 +541,7 @@ static void compare_session(scen_result *r, unsigned max_mm, const char *scen_pa
         atf_detail_reader_close(ct[i].dx);
     }
     free(ct);
+    free(empty_false);
     atf_scenario_close(sr);
 }
 
@@ -722,7 +737,6 @@ static int applicable(const kit_caps *k, scen_result *r)
         snprintf(r->na_reason, sizeof r->na_reason, "needs %s; the adapter declares: %s", why, k->text);
         return 0;
     }
-    r->lanes_optional = !k->detail;
     if (r->expect_os != r->os || r->expect_clock != r->clock_type)
         snprintf(r->adapted, sizeof r->adapted, "the adapter writes its own platform: os %u, clock_type %u "
                  "expected (the scenario says os %u, clock_type %u)", r->expect_os, r->expect_clock, r->os,
