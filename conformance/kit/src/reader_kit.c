@@ -37,12 +37,22 @@ enum { CLS_VALID, CLS_INVALID, CLS_RECOVERABLE, CLS_IMPL, CLS_COUNT };
 static const char *const CLASS_NAMES[CLS_COUNT] = { "valid", "invalid", "recoverable", "implementation-defined" };
 static const char CLASS_PREFIX[CLS_COUNT] = { 'y', 'n', 'r', 'i' };
 
-enum { OUT_ACCEPTED, OUT_REJECTED, OUT_CRASHED, OUT_TIMEOUT, OUT_ERROR };
-static const char *const OUTCOME_NAMES[] = { "accepted", "rejected", "crashed", "timed out", "not run" };
-static const char *const OUTCOME_KEYS[] = { "accepted", "rejected", "crashed", "timeout", "error" };
+enum { OUT_ACCEPTED, OUT_REJECTED, OUT_CRASHED, OUT_TIMEOUT, OUT_ERROR, OUT_NOT_GRADED, OUT_COUNT };
+static const char *const OUTCOME_NAMES[] = { "accepted", "rejected", "crashed", "timed out", "not run", "not graded" };
+static const char *const OUTCOME_KEYS[] = { "accepted", "rejected", "crashed", "timeout", "error", "not-graded" };
 
-enum { RES_RIGHT, RES_TOLERATED, RES_WRONG };
-static const char *const RESULT_NAMES[] = { "right", "tolerated", "wrong" };
+/* RES_NOT_GRADED: outside what the reader declares (`CMD --capabilities`):
+ * not run, neither right nor wrong, counted apart. */
+enum { RES_RIGHT, RES_TOLERATED, RES_WRONG, RES_NOT_GRADED, RES_COUNT };
+static const char *const RESULT_NAMES[] = { "right", "tolerated", "wrong", "not-graded" };
+
+/* What a reader declares it reads (README, "Reader capabilities"). */
+typedef struct reader_caps {
+    int declared;
+    uint32_t layouts;        /* bit V: layout V */
+    int detail, manifest;
+    char text[120];
+} reader_caps;
 
 typedef struct corpus_case {
     char *name;
@@ -53,6 +63,9 @@ typedef struct corpus_case {
     char *dump;              /* expected dump file (path), or NULL */
     char *must_reject_clause; /* first error clause of MUST_REJECT, or NULL */
     char *errors;            /* error clauses, space-separated ("" if none) */
+    uint32_t layouts;        /* the expect file's "layouts" (bit V), 0: not given */
+    int detail_files;        /* 0 none, 1 the input holds detail.atf files, 2 the target is one */
+    int manifest;            /* the input holds a manifest.json */
 } corpus_case;
 
 typedef struct case_result {
@@ -80,7 +93,11 @@ typedef struct cmp_state {
     size_t got_len;
     uint64_t diff_line;
     size_t diff_line_start;
+    size_t diff_pos;         /* offset in exp of the first differing byte */
+    size_t got_from;         /* offset in exp where got[] starts (a window before the difference) */
 } cmp_state;
+
+#define DIFF_BEFORE 48       /* bytes shown before the first difference, on each side */
 
 static void got_append(cmp_state *c, const char *s, size_t n)
 {
@@ -112,7 +129,9 @@ static int cmp_sink(void *user, const void *data, size_t n)
         c->collecting = 1;
         c->diff_line = c->line_no;
         c->diff_line_start = c->line_start;
-        got_append(c, c->exp + c->line_start, c->pos - c->line_start);
+        c->diff_pos = c->pos;
+        c->got_from = c->pos - c->line_start > DIFF_BEFORE ? c->pos - DIFF_BEFORE : c->line_start;
+        got_append(c, c->exp + c->got_from, c->pos - c->got_from);
     }
     if (c->collecting) {
         const char *nl = memchr(d + i, '\n', n - i);
@@ -131,28 +150,40 @@ static void printable(char *s)
             *s = '?';
 }
 
+/* The note of a differing dump: the line and column of the first differing
+ * byte, and on each side a window of the line around it (up to DIFF_BEFORE
+ * bytes before, the rest after), so that both differing bytes are shown. */
 static void describe_diff(const cmp_state *c, char *dst, size_t cap)
 {
-    char want[SNIP + 1] = "<end of output>", got[SNIP + 1];
-    if (c->differs || c->pos < c->exp_len) {
-        size_t ls = c->differs ? c->diff_line_start : c->line_start;
-        if (ls < c->exp_len) {
-            const char *nl = memchr(c->exp + ls, '\n', c->exp_len - ls);
-            size_t n = nl ? (size_t)(nl - (c->exp + ls)) : c->exp_len - ls;
-            if (n > SNIP)
-                n = SNIP;
-            memcpy(want, c->exp + ls, n);
-            want[n] = '\0';
-        }
+    char want[SNIP + 32] = "<end of output>", got[SNIP + 32];
+    size_t ls = c->differs ? c->diff_line_start : c->line_start;
+    size_t at = c->differs ? c->diff_pos : c->pos;
+    size_t from = c->differs ? c->got_from : (at - ls > DIFF_BEFORE ? at - DIFF_BEFORE : ls);
+    if (at < c->exp_len) {
+        const char *nl = memchr(c->exp + from, '\n', c->exp_len - from);
+        size_t n = nl ? (size_t)(nl - (c->exp + from)) : c->exp_len - from;
+        if (n > SNIP)
+            n = SNIP;
+        memcpy(want, c->exp + from, n);
+        want[n] = '\0';
+        if (n == 0 && at == from)
+            snprintf(want, sizeof want, "<end of line>");
+    } else if (at > from) {   /* the expected dump ends inside the window: show its end */
+        size_t n = at - from > SNIP ? SNIP : at - from;
+        memcpy(want, c->exp + from, n);
+        snprintf(want + n, sizeof want - n, "<end of dump>");
     }
     if (c->differs)
-        snprintf(got, sizeof got, "%s", c->got);
+        /* A difference is a byte the reader printed: nothing after the window's
+         * start means that byte was the line's end. */
+        snprintf(got, sizeof got, "%s%s", c->got, c->got_len == at - from ? "<end of line>" : "");
     else
         snprintf(got, sizeof got, "<end of output>");
     printable(want);
     printable(got);
-    snprintf(dst, cap, "dump differs at line %" PRIu64 ": expected %s | got %s",
-             c->differs ? c->diff_line : c->line_no, want, got);
+    snprintf(dst, cap, "dump differs at line %" PRIu64 ", column %zu: expected %s%s | got %s%s",
+             c->differs ? c->diff_line : c->line_no, at - ls + 1, from > ls ? "..." : "", want,
+             from > ls ? "..." : "", got);
 }
 
 /* ---- Corpus ---------------------------------------------------------------- */
@@ -196,6 +227,37 @@ static int selected(const atf_conform_reader_options *o, const char *name)
             return 1;
     }
     return 0;
+}
+
+/* What a case's input holds: detail.atf files, manifest.json (a directory
+ * tree is walked a few levels deep; corpus cases are small). */
+static void scan_input(const char *path, int depth, int *detail, int *manifest)
+{
+    struct stat st;
+    if (depth > 5 || lstat(path, &st) != 0)
+        return;
+    if (!S_ISDIR(st.st_mode)) {
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        if (!strcmp(base, "detail.atf"))
+            *detail = 1;
+        else if (!strcmp(base, "manifest.json"))
+            *manifest = 1;
+        return;
+    }
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *sub = kit_path_join(path, e->d_name);
+        if (sub)
+            scan_input(sub, depth + 1, detail, manifest);
+        free(sub);
+    }
+    closedir(d);
 }
 
 /* Loads one expect file. Returns 0, or -1 with err filled. */
@@ -261,6 +323,12 @@ static int load_case(const char *dir, const char *file, corpus_case *k, atf_erro
     k->path = kit_sprintf("%s/%s/%s", dir, k->name ? k->name : "", k->target ? k->target : "");
     k->conformant = !strcmp(json_string_value(jverdict), "conformant");
     k->dump = json_is_string(jdump) ? kit_path_join(dir, json_string_value(jdump)) : NULL;
+    json_t *jlayouts = json_object_get(root, "layouts");
+    for (size_t i = 0; json_is_array(jlayouts) && i < json_array_size(jlayouts); i++) {
+        json_int_t v = json_integer_value(json_array_get(jlayouts, i));
+        if (v >= 1 && v <= 31)
+            k->layouts |= 1u << v;
+    }
     size_t elen = 1;
     for (size_t i = 0; jerr && i < json_array_size(jerr); i++) {
         json_t *c = json_array_get(jerr, i);
@@ -303,6 +371,13 @@ static int load_case(const char *dir, const char *file, corpus_case *k, atf_erro
     }
     json_decref(root);
     free(path);
+    if (k->path) {
+        const char *base = strrchr(k->target, '/');
+        base = base ? base + 1 : k->target;
+        scan_input(k->path, 0, &k->detail_files, &k->manifest);
+        if (!strcmp(base, "detail.atf"))
+            k->detail_files = 2;
+    }
     if (!k->name || !k->target || !k->path || !k->errors || (want_dump && !k->dump)) {
         free_case(k);
         kit_status_fail(err, ATF_E_NOMEM, file, "out of memory");
@@ -409,6 +484,143 @@ static char *read_dump(const char *path, size_t *len, char *why, size_t why_cap)
     return buf;
 }
 
+/* Removes every `,"detail":{...}` member (the detail object of an index
+ * event, docs/dump-format.md) from the dump in place: what a reader that
+ * declares no detail lanes prints. Strings are skipped as JSON strings. */
+static size_t strip_detail(char *buf, size_t n)
+{
+    static const char key[] = ",\"detail\":{";
+    const size_t klen = sizeof key - 1;
+    size_t r = 0, w = 0;
+    int in_str = 0;
+    while (r < n) {
+        char ch = buf[r];
+        if (in_str) {
+            buf[w++] = ch;
+            r++;
+            if (ch == '\\' && r < n)
+                buf[w++] = buf[r++];
+            else if (ch == '"')
+                in_str = 0;
+            continue;
+        }
+        if (ch == ',' && n - r >= klen && !memcmp(buf + r, key, klen)) {
+            size_t q = r + klen;
+            int depth = 1, str = 0;
+            for (; q < n && depth; q++) {
+                if (str) {
+                    if (buf[q] == '\\')
+                        q++;
+                    else if (buf[q] == '"')
+                        str = 0;
+                } else if (buf[q] == '"') {
+                    str = 1;
+                } else if (buf[q] == '{') {
+                    depth++;
+                } else if (buf[q] == '}') {
+                    depth--;
+                } else if (buf[q] == '\n') {
+                    break;   /* malformed: leave the line as it is */
+                }
+            }
+            if (!depth) {
+                r = q;
+                continue;
+            }
+        }
+        if (ch == '"')
+            in_str = 1;
+        buf[w++] = ch;
+        r++;
+    }
+    return w;
+}
+
+/* Asks a reader what it reads (`CMD --capabilities`, 10 s). A reader that
+ * exits non-zero or prints something else declares nothing: everything is
+ * graded. Returns 0, or -1 (err) for a malformed declaration. */
+static int query_reader_caps(const char *cmd, reader_caps *k, atf_error *err)
+{
+    memset(k, 0, sizeof *k);
+    k->layouts = ~0u;
+    k->detail = k->manifest = 1;
+    kit_proc_result pr;
+    const char *args[1] = { "--capabilities" };
+    static const char head[] = "atf-reader-capabilities";
+    if (kit_proc_run(cmd, args, 1, 10.0, NULL, NULL, &pr) != 0 || pr.state != KIT_PROC_EXITED ||
+        pr.exit_code != 0 || strncmp(pr.out_head, head, sizeof head - 1) != 0)
+        return 0;
+    k->declared = 1;
+    char why[200] = "";
+    unsigned line_no = 0;
+    int first = 1;
+    char *save_line = NULL;
+    if (pr.out_total > KIT_PROC_HEAD)
+        snprintf(why, sizeof why, "longer than %u bytes", (unsigned)KIT_PROC_HEAD);
+    for (char *line = why[0] ? NULL : strtok_r(pr.out_head, "\n", &save_line); line && !why[0];
+         line = strtok_r(NULL, "\n", &save_line)) {
+        line_no++;
+        size_t len = strlen(line);
+        if (len && line[len - 1] == '\r')
+            line[len - 1] = '\0';
+        char *save = NULL, *key = strtok_r(line, " \t", &save);
+        if (!key || key[0] == '#')
+            continue;
+        char *v = strtok_r(NULL, " \t", &save);
+        if (first) {
+            if (strcmp(key, head) || !v || strcmp(v, "1"))
+                snprintf(why, sizeof why, "line %u: the first record must be `%s 1`", line_no, head);
+            first = 0;
+        } else if (!strcmp(key, "layouts")) {
+            k->layouts = 0;
+            for (; v; v = strtok_r(NULL, " \t", &save)) {
+                if (strcmp(v, "1") && strcmp(v, "2")) {
+                    snprintf(why, sizeof why, "line %u: layouts takes 1 and/or 2, not '%.20s'", line_no, v);
+                    break;
+                }
+                k->layouts |= 1u << (v[0] - '0');
+            }
+            if (!k->layouts && !why[0])
+                snprintf(why, sizeof why, "line %u: layouts lists no value", line_no);
+        } else if (!strcmp(key, "detail") || !strcmp(key, "manifest")) {
+            if (!v || (strcmp(v, "yes") && strcmp(v, "no")) || strtok_r(NULL, " \t", &save))
+                snprintf(why, sizeof why, "line %u: %s takes yes or no", line_no, key);
+            else
+                *(!strcmp(key, "detail") ? &k->detail : &k->manifest) = !strcmp(v, "yes");
+        } else {
+            snprintf(why, sizeof why, "line %u: unknown record '%.40s'", line_no, key);
+        }
+    }
+    if (why[0]) {
+        kit_status_fail(err, ATF_E_FIELD, NULL, "the reader's capability declaration (%.200s --capabilities): %s",
+                        cmd, why);
+        return -1;
+    }
+    snprintf(k->text, sizeof k->text, "layouts%s%s, detail lanes %s, manifest %s",
+             k->layouts & 2u ? " 1" : "", k->layouts & 4u ? " 2" : "", k->detail ? "yes" : "no",
+             k->manifest ? "yes" : "no");
+    return 0;
+}
+
+/* 1 if case @k is inside what the reader declares; else why[] says why not. */
+static int graded(const reader_caps *c, const corpus_case *k, char *why, size_t cap)
+{
+    if (!c->declared)
+        return 1;
+    if (k->layouts && (k->layouts & ~c->layouts))
+        snprintf(why, cap, "not graded: a layout the reader does not declare");
+    else if (!c->manifest && k->manifest)
+        snprintf(why, cap, "not graded: the input has a manifest.json and the reader declares no manifest");
+    else if (!c->detail && k->detail_files == 2)
+        snprintf(why, cap, "not graded: a detail file, and the reader declares no detail lanes");
+    else if (!c->detail && k->detail_files && k->cls != CLS_VALID && k->cls != CLS_RECOVERABLE)
+        snprintf(why, cap, "not graded: the input has detail files (what is wrong may be in them) and the reader "
+                 "declares no detail lanes");
+    else
+        return 1;
+    return 0;
+}
+
 /* ---- Running and grading ---------------------------------------------------- */
 
 /* One reader run on one case: the expected dump, the streaming comparison
@@ -494,8 +706,8 @@ static void case_end(const atf_conform_reader_options *o, const corpus_case *k, 
 
 /* Starts a run. Returns 1 when the process runs, 0 when the run is already
  * over (corpus error, or the command could not start: graded now). */
-static int case_begin(const atf_conform_reader_options *o, const char *cmd, const corpus_case *k, case_result *r,
-                      slot *s, size_t run)
+static int case_begin(const atf_conform_reader_options *o, const char *cmd, const reader_caps *caps,
+                      const corpus_case *k, case_result *r, slot *s, size_t run)
 {
     memset(r, 0, sizeof *r);
     memset(&s->cs, 0, sizeof s->cs);
@@ -515,6 +727,8 @@ static int case_begin(const atf_conform_reader_options *o, const char *cmd, cons
             return 0;
         }
     }
+    if (s->exp && caps->declared && !caps->detail)   /* graded on index data only */
+        exp_len = strip_detail(s->exp, exp_len);
     s->cs.exp = s->exp ? s->exp : "";
     s->cs.exp_len = exp_len;
     const char *args[1] = { k->path };
@@ -539,9 +753,9 @@ static const char *expected_text(const corpus_case *k)
 /* ---- Reports ------------------------------------------------------------------ */
 
 typedef struct tally {
-    unsigned outcome[5];
-    unsigned result[3];
-    unsigned by_class[CLS_COUNT][3];
+    unsigned outcome[OUT_COUNT];
+    unsigned result[RES_COUNT];
+    unsigned by_class[CLS_COUNT][RES_COUNT];
     unsigned class_total[CLS_COUNT];
 } tally;
 
@@ -555,11 +769,11 @@ static void count(tally *t, const corpus_case *k, const case_result *r)
 
 static const char *mark(int result)
 {
-    return result == RES_RIGHT ? "" : result == RES_TOLERATED ? "~" : "!";
+    return result == RES_RIGHT || result == RES_NOT_GRADED ? "" : result == RES_TOLERATED ? "~" : "!";
 }
 
-static void text_report(FILE *out, const atf_conform_reader_options *o, const corpus_case *cases, size_t n,
-                        const case_result *res, const tally *t)
+static void text_report(FILE *out, const atf_conform_reader_options *o, const reader_caps *caps,
+                        const corpus_case *cases, size_t n, const case_result *res, const tally *t)
 {
     size_t R = o->reader_count;
     fprintf(out, "atf conform --reader: corpus %s, %zu case%s%s\n", o->corpus_dir, n, n == 1 ? "" : "s",
@@ -571,7 +785,8 @@ static void text_report(FILE *out, const atf_conform_reader_options *o, const co
         fprintf(out, "%-9s %-9s %-52s %s\n", "result", "outcome", "case", "note");
         for (size_t i = 0; i < n; i++) {
             const case_result *r = &res[i];
-            const char *tag = r->result == RES_RIGHT ? "ok" : r->result == RES_TOLERATED ? "lenient" : "WRONG";
+            const char *tag = r->result == RES_RIGHT ? "ok" : r->result == RES_TOLERATED ? "lenient"
+                            : r->result == RES_NOT_GRADED ? "-" : "WRONG";
             fprintf(out, "%-9s %-9s %-52s %s\n", tag, OUTCOME_NAMES[r->outcome], cases[i].name, r->note);
         }
     } else {
@@ -604,23 +819,26 @@ static void text_report(FILE *out, const atf_conform_reader_options *o, const co
     for (size_t j = 0; j < R; j++) {
         const tally *s = &t[j];
         fprintf(out, "R%zu %s\n", j + 1, o->readers[j]);
+        if (caps[j].declared)
+            fprintf(out, "  declares: %s\n", caps[j].text);
         for (int c = 0; c < CLS_COUNT; c++) {
             if (!s->class_total[c])
                 continue;
-            fprintf(out, "  %-24s %4u cases: %u right, %u tolerated, %u wrong\n", CLASS_NAMES[c], s->class_total[c],
-                    s->by_class[c][RES_RIGHT], s->by_class[c][RES_TOLERATED], s->by_class[c][RES_WRONG]);
+            fprintf(out, "  %-24s %4u cases: %u right, %u tolerated, %u wrong, %u not graded\n", CLASS_NAMES[c],
+                    s->class_total[c], s->by_class[c][RES_RIGHT], s->by_class[c][RES_TOLERATED],
+                    s->by_class[c][RES_WRONG], s->by_class[c][RES_NOT_GRADED]);
         }
         fprintf(out, "  outcomes: %u accepted, %u rejected, %u crashed, %u timed out%s\n", s->outcome[OUT_ACCEPTED],
                 s->outcome[OUT_REJECTED], s->outcome[OUT_CRASHED], s->outcome[OUT_TIMEOUT],
                 s->outcome[OUT_ERROR] ? ", some not run" : "");
-        fprintf(out, "reader kit: R%zu %s: %u right, %u tolerated, %u wrong (%zu cases)\n", j + 1,
+        fprintf(out, "reader kit: R%zu %s: %u right, %u tolerated, %u wrong, %u not graded (%zu cases)\n", j + 1,
                 s->result[RES_WRONG] ? "FAIL" : "PASS", s->result[RES_RIGHT], s->result[RES_TOLERATED],
-                s->result[RES_WRONG], n);
+                s->result[RES_WRONG], s->result[RES_NOT_GRADED], n);
     }
 }
 
-static void json_report(FILE *out, const atf_conform_reader_options *o, const corpus_case *cases, size_t n,
-                        const case_result *res, const tally *t)
+static void json_report(FILE *out, const atf_conform_reader_options *o, const reader_caps *caps,
+                        const corpus_case *cases, size_t n, const case_result *res, const tally *t)
 {
     size_t R = o->reader_count;
     fputs("{\"schema\":\"atf-conform-reader/1\",\"corpus\":", out);
@@ -633,11 +851,18 @@ static void json_report(FILE *out, const atf_conform_reader_options *o, const co
         const tally *s = &t[j];
         fputs(j ? ",{\"command\":" : "{\"command\":", out);
         kit_json_string(out, o->readers[j]);
-        fprintf(out, ",\"verdict\":\"%s\",\"counts\":{\"right\":%u,\"tolerated\":%u,\"wrong\":%u,\"accepted\":%u,"
-                     "\"rejected\":%u,\"crashed\":%u,\"timeout\":%u,\"error\":%u}}",
+        fputs(",\"capabilities\":", out);
+        if (caps[j].declared)
+            fprintf(out, "{\"layouts\":[%s%s%s],\"detail\":%s,\"manifest\":%s}", caps[j].layouts & 2u ? "1" : "",
+                    (caps[j].layouts & 6u) == 6u ? "," : "", caps[j].layouts & 4u ? "2" : "",
+                    caps[j].detail ? "true" : "false", caps[j].manifest ? "true" : "false");
+        else
+            fputs("null", out);
+        fprintf(out, ",\"verdict\":\"%s\",\"counts\":{\"right\":%u,\"tolerated\":%u,\"wrong\":%u,\"not_graded\":%u,"
+                     "\"accepted\":%u,\"rejected\":%u,\"crashed\":%u,\"timeout\":%u,\"error\":%u}}",
                 s->result[RES_WRONG] ? "fail" : "pass", s->result[RES_RIGHT], s->result[RES_TOLERATED],
-                s->result[RES_WRONG], s->outcome[OUT_ACCEPTED], s->outcome[OUT_REJECTED], s->outcome[OUT_CRASHED],
-                s->outcome[OUT_TIMEOUT], s->outcome[OUT_ERROR]);
+                s->result[RES_WRONG], s->result[RES_NOT_GRADED], s->outcome[OUT_ACCEPTED], s->outcome[OUT_REJECTED],
+                s->outcome[OUT_CRASHED], s->outcome[OUT_TIMEOUT], s->outcome[OUT_ERROR]);
     }
     fputs("],\"cases\":[", out);
     for (size_t i = 0; i < n; i++) {
@@ -699,7 +924,7 @@ static int html_report(const char *path, const atf_conform_reader_options *o, co
           "th.r{writing-mode:vertical-rl;transform:rotate(180deg);max-height:18em;overflow:hidden}\n"
           "td.right{background:#9be39b}td.tolerated{background:#f3e28b}td.wrong{background:#f08c8c}\n"
           "td.crashed{background:#b30000;color:#fff}td.timeout{background:#7a4ab3;color:#fff}\n"
-          "td.error{background:#555;color:#fff}\n"
+          "td.error{background:#555;color:#fff}td.not-graded{background:#fff;color:#888}\n"
           "tr.cls td{background:#eee;font-weight:bold}\n.legend span{display:inline-block;padding:2px 8px;"
           "margin-right:4px;border:1px solid #ccc}\n"
           "</style></head><body>\n<h1>ATF reader conformance matrix</h1>\n<p>Corpus <code>",
@@ -715,14 +940,15 @@ static int html_report(const char *path, const atf_conform_reader_options *o, co
           "<span style=\"background:#7a4ab3;color:#fff\">timed out</span></p>\n",
           f);
     fputs("<h2>Readers</h2>\n<table><tr><th>#</th><th>command</th><th>right</th><th>tolerated</th><th>wrong</th>"
-          "<th>accepted</th><th>rejected</th><th>crashed</th><th>timed out</th></tr>\n", f);
+          "<th>accepted</th><th>rejected</th><th>crashed</th><th>timed out</th><th>not graded</th></tr>\n", f);
     for (size_t j = 0; j < R; j++) {
         fprintf(f, "<tr><td>R%zu</td><td><code>", j + 1);
         kit_xml_text(f, o->readers[j]);
-        fprintf(f, "</code></td><td>%u</td><td>%u</td><td>%u</td><td>%u</td><td>%u</td><td>%u</td><td>%u</td></tr>\n",
+        fprintf(f, "</code></td><td>%u</td><td>%u</td><td>%u</td><td>%u</td><td>%u</td><td>%u</td><td>%u</td>"
+                   "<td>%u</td></tr>\n",
                 t[j].result[RES_RIGHT], t[j].result[RES_TOLERATED], t[j].result[RES_WRONG],
                 t[j].outcome[OUT_ACCEPTED], t[j].outcome[OUT_REJECTED], t[j].outcome[OUT_CRASHED],
-                t[j].outcome[OUT_TIMEOUT]);
+                t[j].outcome[OUT_TIMEOUT], t[j].result[RES_NOT_GRADED]);
     }
     fputs("</table>\n<h2>Cases</h2>\n<table><tr><th>case</th><th>expected</th>", f);
     for (size_t j = 0; j < R; j++) {
@@ -774,8 +1000,8 @@ static void log_wrong(FILE *log, const atf_conform_reader_options *o, const corp
 /* Runs every case x reader, up to `jobs` processes at once, from this one
  * thread (spawning from several threads deadlocks under qemu-user). Each run
  * writes only its own result slot: the report does not depend on the order. */
-static int run_all(const atf_conform_reader_options *o, const corpus_case *cases, size_t n, case_result *res,
-                   FILE *log)
+static int run_all(const atf_conform_reader_options *o, const reader_caps *caps, const corpus_case *cases, size_t n,
+                   case_result *res, FILE *log)
 {
     size_t R = o->reader_count, runs = n * R;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -799,7 +1025,13 @@ static int run_all(const atf_conform_reader_options *o, const corpus_case *cases
                 continue;
             size_t run = next++;
             const corpus_case *k = &cases[run / R];
-            if (case_begin(o, o->readers[run % R], k, &res[run], &slots[j], run))
+            if (!graded(&caps[run % R], k, res[run].note, sizeof res[run].note)) {
+                res[run].outcome = OUT_NOT_GRADED;
+                res[run].result = RES_NOT_GRADED;
+                j--;   /* the slot is still free */
+                continue;
+            }
+            if (case_begin(o, o->readers[run % R], &caps[run % R], k, &res[run], &slots[j], run))
                 running++;
             else
                 log_wrong(log, o, cases, run, &res[run]);
@@ -855,8 +1087,24 @@ static int reader_run(FILE *out, FILE *log, const atf_conform_reader_options *o,
         free(cases);
         return ATF_CONFORM_ERROR;
     }
-    if (run_all(o, cases, n, res, o->format == ATF_CONFORM_TEXT ? NULL : log) != 0) { /* text: the table says it */
+    reader_caps *caps = calloc(R, sizeof *caps);
+    int caps_bad = !caps;
+    for (size_t j = 0; caps && j < R && !caps_bad; j++)
+        caps_bad = query_reader_caps(o->readers[j], &caps[j], err) != 0;
+    if (caps_bad) {
+        if (!caps)
+            kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
+        free(caps);
+        free(res);
+        free(t);
+        for (size_t i = 0; i < n; i++)
+            free_case(&cases[i]);
+        free(cases);
+        return ATF_CONFORM_ERROR;
+    }
+    if (run_all(o, caps, cases, n, res, o->format == ATF_CONFORM_TEXT ? NULL : log) != 0) { /* text: the table says it */
         kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
+        free(caps);
         free(res);
         free(t);
         for (size_t i = 0; i < n; i++)
@@ -873,9 +1121,9 @@ static int reader_run(FILE *out, FILE *log, const atf_conform_reader_options *o,
             rc = ATF_CONFORM_FAIL;
     *reported = 1;
     if (o->format == ATF_CONFORM_JSON)
-        json_report(out, o, cases, n, res, t);
+        json_report(out, o, caps, cases, n, res, t);
     else
-        text_report(out, o, cases, n, res, t);
+        text_report(out, o, caps, cases, n, res, t);
     if (fflush(out) != 0 || ferror(out)) {
         kit_status_fail(err, ATF_E_IO, NULL, "cannot write the report");
         rc = ATF_CONFORM_ERROR;
@@ -887,6 +1135,7 @@ static int reader_run(FILE *out, FILE *log, const atf_conform_reader_options *o,
     for (size_t i = 0; i < n; i++)
         free_case(&cases[i]);
     free(cases);
+    free(caps);
     free(res);
     free(t);
     return rc;

@@ -30,6 +30,7 @@ typedef struct gen {
     frame_stack stack[256];
     uint64_t ts;                 /* global clock (every thread reads it) */
     uint64_t planned, emitted;
+    unsigned arch;               /* the variant's arch: overrides what the generator's platform() says */
     uint8_t payload[4u << 20];
     atf_status status;
 } gen;
@@ -60,7 +61,7 @@ static void add_thread(gen *g, uint64_t id, uint32_t os_tid, int detail)
 
 static void platform(gen *g, unsigned arch, unsigned os, unsigned clock)
 {
-    g->info.arch = arch;
+    g->info.arch = g->arch ? g->arch : arch;
     g->info.os = os;
     g->info.clock_type = clock;
 }
@@ -107,7 +108,9 @@ static void put64(uint8_t *p, uint64_t v)
 static uint32_t make_payload(gen *g, const payload_policy *pp, uint64_t fid, uint32_t forced_size)
 {
     if (pp->kind == PAY_OPAQUE) {
-        uint32_t n = forced_size != UINT32_MAX ? forced_size : (uint32_t)below(g, (uint64_t)pp->opaque_max + 1);
+        /* One in 16 empty: a detail event with a 0-byte payload is still a detail event. */
+        uint32_t n = forced_size != UINT32_MAX ? forced_size
+                   : below(g, 16) == 0 ? 0 : (uint32_t)below(g, (uint64_t)pp->opaque_max + 1);
         if (n > sizeof g->payload)
             n = sizeof g->payload;
         for (uint32_t i = 0; i < n; i += 8) {
@@ -120,6 +123,18 @@ static uint32_t make_payload(gen *g, const payload_policy *pp, uint64_t fid, uin
     unsigned ss = pp->kind == PAY_ARM64_STACK ? pp->stack_size : (unsigned)below(g, (uint64_t)pp->stack_size + 1);
     if (forced_size != UINT32_MAX)
         ss = forced_size;
+    if (g->info.arch != ATF_ARCH_ARM64) {
+        /* The x86_64 variant of a scenario written for arm64: x86_64 payloads
+         * are opaque bytes (SPEC 3.4, errata E-9); the same sizes as the arm64
+         * payloads would have (100 + stack), random bytes. */
+        uint32_t n = 100u + ss;
+        for (uint32_t i = 0; i < n; i += 8) {
+            uint64_t r = next(g);
+            for (uint32_t k = 0; k < 8 && i + k < n; k++)
+                g->payload[i + k] = (uint8_t)(r >> (8 * k));
+        }
+        return n;
+    }
     put64(g->payload, fid);
     for (int r = 0; r < 11; r++) /* x0..x7, lr, fp, sp */
         put64(g->payload + 8 + 8 * r, pp->extreme_regs ? EXTREMES[below(g, N_EXTREMES)] : next(g));
@@ -419,13 +434,13 @@ static void s_android(gen *g)
     random_walk(g, g->planned, 30, 2, 4, &ARM_RANDOM, 2000);
 }
 
-static void s_macos_x86(gen *g)
+static void s_macos(gen *g)
 {
     platform(g, ATF_ARCH_X86_64, ATF_OS_MACOS, ATF_CLOCK_MACH_CONTINUOUS);
     add_thread(g, 1, 515, 1);
     begin(g);
-    payload_policy pp = { PAY_OPAQUE, 0, 200, 0 };
-    random_walk(g, g->planned, 30, 2, 4, &pp, 2000);
+    payload_policy x86 = { PAY_OPAQUE, 0, 200, 0 };
+    random_walk(g, g->planned, 30, 2, 4, g->info.arch == ATF_ARCH_ARM64 ? &ARM_RANDOM : &x86, 2000);
 }
 
 static void s_large_payloads(gen *g)
@@ -441,63 +456,176 @@ static void s_large_payloads(gen *g)
     }
 }
 
+/* The smallest session: one thread, index lane only, no exceptions, no
+ * symbols, a few hundred calls and returns: what any writer can write. */
+static void s_minimal(gen *g)
+{
+    platform(g, ATF_ARCH_X86_64, ATF_OS_LINUX, ATF_CLOCK_BOOTTIME);
+    add_thread(g, 1, 1001, 0);
+    begin(g);
+    random_walk(g, g->planned, 16, 0, 0, &ARM_RANDOM, 1000);
+}
+
+/* The arm64 counterpart of large_payloads (an arm64 function payload is at
+ * most 356 bytes): detail events of every arm64 size straddling the 64 KiB
+ * and 1 MiB offsets of detail.atf, a writer's buffer boundaries. */
+static void s_large_arm64(gen *g)
+{
+    platform(g, ATF_ARCH_ARM64, ATF_OS_LINUX, ATF_CLOCK_BOOTTIME);
+    add_thread(g, 1, 1401, 1);
+    begin(g);
+    payload_policy pp = { PAY_ARM64_RANDOM, ATF_ARM64_STACK_MAX, 0, 0 };
+    frame_stack *s = &g->stack[0];
+    for (uint64_t i = 0; i < g->planned && !g->status; i++) {
+        g->ts += 1 + below(g, 50);
+        if (s->depth == 0 || (s->depth < 40 && below(g, 2))) {
+            uint64_t fid = pick_function(g);
+            emit(g, 0, g->ts, fid, ATF_EVENT_CALL, s->depth, 1, 0, &pp, UINT32_MAX);
+            s->fid[s->depth++] = fid;
+        } else {
+            uint64_t fid = s->fid[--s->depth];
+            emit(g, 0, g->ts, fid, ATF_EVENT_RETURN, s->depth, 1, 0, &pp, UINT32_MAX);
+        }
+    }
+}
+
 typedef struct builtin {
     atf_builtin_scenario pub;
     void (*build)(gen *g);
     uint64_t payload_bytes;      /* rough, for the disk-space check */
 } builtin;
 
-#define SC(name, desc, layout, events, slow, fn, pay) { { name, desc, layout, events, slow }, fn, pay }
+/* SC(name, subject, description, layout, events, slow, generator, payload bytes, arch, threads).
+ * A scenario whose subject does not depend on the payloads' arch exists in
+ * both arches (README "Built-in scenarios"): the first-written variant keeps
+ * its old name, the other one has `_x86` or `_arm64` before `_lN`; in an
+ * x86_64 variant the payloads are opaque bytes of the sizes the arm64 ones
+ * would have. */
+#define SC(name, subj, desc, layout, events, slow, fn, pay, arch, threads) \
+    { { name, desc, layout, events, slow, arch, subj, threads }, fn, pay }
+#define X86 ATF_ARCH_X86_64
+#define ARM ATF_ARCH_ARM64
+#define X86_NOTE " (x86_64: opaque payloads)"
 
 static const builtin BUILTINS[] = {
-    SC("empty_l1", "one thread with a detail lane and no events", 1, 0, 0, s_empty, 0),
-    SC("empty_l2", "one thread with a detail lane and no events", 2, 0, 0, s_empty, 0),
-    SC("one_event_l1", "a single call event with an arm64 detail event (16-byte stack)", 1, 1, 0, s_one_event, 0),
-    SC("one_event_l2", "a single call event with an arm64 detail event (16-byte stack)", 2, 1, 0, s_one_event, 0),
-    SC("million_l2", "1,000,000 events on 4 threads (2 with detail lanes, detail on ~1% of their events)", 2,
-       1000000, 1, s_million, 2000000),
-    SC("exceptions_l1", "call trees with 15% exception events (unwinding a frame), detail on a third", 1, 3000, 0,
-       s_exceptions, 200000),
-    SC("exceptions_l2", "call trees with 15% exception events (unwinding a frame), detail on a third", 2, 3000, 0,
-       s_exceptions, 200000),
-    SC("deep_call_depth_l1", "one thread descending to call depth 65536 and unwinding", 1, 131072, 0, s_deep, 10000),
-    SC("deep_call_depth_l2", "one thread descending to call depth 65536 and unwinding", 2, 131072, 0, s_deep, 10000),
-    SC("extreme_values_l1", "thread ids 0 and 2^64-1, timestamps 0..2^64-1 with repeats, extreme function ids, "
-       "call depths and registers, flags 0xffff, stacks of 0 and 256 bytes", 1, 24, 0, s_extreme, 10000),
-    SC("extreme_values_l2", "thread ids 0 and 2^64-1, timestamps 0..2^64-1 with repeats, extreme function ids, "
-       "registers, flags 0xffff, stacks of 0 and 256 bytes", 2, 24, 0, s_extreme, 10000),
-    SC("many_threads_l1", "200 threads (sparse ids up to 2^63+199), two thirds with a detail lane", 1, 5000, 0,
-       s_many_threads, 400000),
-    SC("many_threads_l2", "200 threads (sparse ids up to 2^63+199), two thirds with a detail lane", 2, 5000, 0,
-       s_many_threads, 400000),
-    SC("detail_every_event_l1", "3 threads, every event with an arm64 detail event (stacks 0..256)", 1, 3000, 0,
-       s_detail_every, 800000),
-    SC("detail_every_event_l2", "3 threads, every event with an arm64 detail event (stacks 0..256)", 2, 3000, 0,
-       s_detail_every, 800000),
-    SC("max_stack_l1", "every event with an arm64 payload holding the maximum 256-byte stack (first ones 0, 1, 255)",
-       1, 600, 0, s_max_stack, 250000),
-    SC("max_stack_l2", "every event with an arm64 payload holding the maximum 256-byte stack (first ones 0, 1, 255)",
-       2, 600, 0, s_max_stack, 250000),
-    SC("no_detail_lane_l1", "2 threads without detail lanes (no detail.atf)", 1, 5000, 0, s_no_detail, 0),
-    SC("no_detail_lane_l2", "2 threads without detail lanes (no detail.atf)", 2, 5000, 0, s_no_detail, 0),
-    SC("x86_opaque_payloads_l1", "x86_64/Windows/QPC: opaque detail payloads of 0..2048 bytes", 1, 1500, 0, s_x86,
-       1600000),
-    SC("x86_opaque_payloads_l2", "x86_64/Windows/QPC: opaque detail payloads of 0..2048 bytes", 2, 1500, 0, s_x86,
-       1600000),
-    SC("symbols_l1", "40 manifest symbols, names with quotes, backslashes, non-ASCII and spaces", 1, 600, 0,
-       s_symbols, 50000),
-    SC("symbols_l2", "40 manifest symbols, names with quotes, backslashes, non-ASCII and spaces", 2, 600, 0,
-       s_symbols, 50000),
-    SC("mixed_lanes_l2", "4 threads: a detail lane never used, sparse detail, no lane, detail on every event", 2,
-       2000, 0, s_mixed_lanes, 200000),
-    SC("equal_timestamps_l1", "every event at the same timestamp (timestamps may repeat)", 1, 1000, 0, s_equal_ts,
-       50000),
-    SC("platform_ios_l1", "arm64/iOS/mach_continuous, layout 1: what the ADA tracer writes", 1, 800, 0, s_ios, 40000),
-    SC("platform_android_l2", "arm64/Android/boottime, one thread without a detail lane", 2, 800, 0, s_android,
-       40000),
-    SC("platform_macos_x86_l2", "x86_64/macOS/mach_continuous with opaque payloads", 2, 800, 0, s_macos_x86, 50000),
-    SC("large_payloads_l2", "8 detail payloads of 0 B to 3 MiB (across 64 KiB and 1 MiB boundaries)", 2, 8, 0,
-       s_large_payloads, 5400000),
+    SC("minimal_l1", "minimal", "one thread, index lane only, 300 calls and returns: what any writer can write", 1,
+       300, 0, s_minimal, 0, X86, 1),
+    SC("minimal_l2", "minimal", "one thread, index lane only, 300 calls and returns: what any writer can write", 2,
+       300, 0, s_minimal, 0, X86, 1),
+    SC("minimal_arm64_l1", "minimal", "one thread, index lane only, 300 calls and returns (arm64 header)", 1, 300, 0,
+       s_minimal, 0, ARM, 1),
+    SC("minimal_arm64_l2", "minimal", "one thread, index lane only, 300 calls and returns (arm64 header)", 2, 300, 0,
+       s_minimal, 0, ARM, 1),
+    SC("empty_l1", "empty", "one thread with a detail lane and no events", 1, 0, 0, s_empty, 0, ARM, 1),
+    SC("empty_l2", "empty", "one thread with a detail lane and no events", 2, 0, 0, s_empty, 0, ARM, 1),
+    SC("empty_x86_l1", "empty", "one thread with a detail lane and no events (x86_64 header)", 1, 0, 0, s_empty, 0,
+       X86, 1),
+    SC("empty_x86_l2", "empty", "one thread with a detail lane and no events (x86_64 header)", 2, 0, 0, s_empty, 0,
+       X86, 1),
+    SC("one_event_l1", "one_event", "a single call event with an arm64 detail event (16-byte stack)", 1, 1, 0,
+       s_one_event, 0, ARM, 1),
+    SC("one_event_l2", "one_event", "a single call event with an arm64 detail event (16-byte stack)", 2, 1, 0,
+       s_one_event, 0, ARM, 1),
+    SC("one_event_x86_l1", "one_event", "a single call event with an x86_64 detail event (116-byte opaque payload)",
+       1, 1, 0, s_one_event, 0, X86, 1),
+    SC("one_event_x86_l2", "one_event", "a single call event with an x86_64 detail event (116-byte opaque payload)",
+       2, 1, 0, s_one_event, 0, X86, 1),
+    SC("million_l2", "million", "1,000,000 events on 4 threads (2 with detail lanes, detail on ~1% of their events)",
+       2, 1000000, 1, s_million, 2000000, ARM, 4),
+    SC("million_x86_l2", "million", "1,000,000 events on 4 threads (2 with detail lanes, detail on ~1% of their "
+       "events)" X86_NOTE, 2, 1000000, 1, s_million, 2000000, X86, 4),
+    SC("exceptions_l1", "exceptions", "call trees with 15% exception events (unwinding a frame), detail on a third",
+       1, 3000, 0, s_exceptions, 200000, ARM, 2),
+    SC("exceptions_l2", "exceptions", "call trees with 15% exception events (unwinding a frame), detail on a third",
+       2, 3000, 0, s_exceptions, 200000, ARM, 2),
+    SC("exceptions_x86_l1", "exceptions", "call trees with 15% exception events (unwinding a frame), detail on a "
+       "third" X86_NOTE, 1, 3000, 0, s_exceptions, 200000, X86, 2),
+    SC("exceptions_x86_l2", "exceptions", "call trees with 15% exception events (unwinding a frame), detail on a "
+       "third" X86_NOTE, 2, 3000, 0, s_exceptions, 200000, X86, 2),
+    SC("deep_call_depth_l1", "deep_call_depth", "one thread descending to call depth 65536 and unwinding", 1, 131072,
+       0, s_deep, 10000, ARM, 1),
+    SC("deep_call_depth_l2", "deep_call_depth", "one thread descending to call depth 65536 and unwinding", 2, 131072,
+       0, s_deep, 10000, ARM, 1),
+    SC("deep_call_depth_x86_l1", "deep_call_depth", "one thread descending to call depth 65536 and unwinding"
+       X86_NOTE, 1, 131072, 0, s_deep, 10000, X86, 1),
+    SC("deep_call_depth_x86_l2", "deep_call_depth", "one thread descending to call depth 65536 and unwinding"
+       X86_NOTE, 2, 131072, 0, s_deep, 10000, X86, 1),
+    SC("extreme_values_l1", "extreme_values", "thread ids 0 and 2^64-1, timestamps 0..2^64-1 with repeats, extreme "
+       "function ids, call depths and registers, flags 0xffff, stacks of 0 and 256 bytes", 1, 24, 0, s_extreme,
+       10000, ARM, 2),
+    SC("extreme_values_l2", "extreme_values", "thread ids 0 and 2^64-1, timestamps 0..2^64-1 with repeats, extreme "
+       "function ids, registers, flags 0xffff, stacks of 0 and 256 bytes", 2, 24, 0, s_extreme, 10000, ARM, 2),
+    SC("extreme_values_x86_l1", "extreme_values", "thread ids 0 and 2^64-1, timestamps 0..2^64-1 with repeats, "
+       "extreme function ids and call depths, flags 0xffff, opaque payloads of 100..356 bytes", 1, 24, 0, s_extreme,
+       10000, X86, 2),
+    SC("extreme_values_x86_l2", "extreme_values", "thread ids 0 and 2^64-1, timestamps 0..2^64-1 with repeats, "
+       "extreme function ids, flags 0xffff, opaque payloads of 100..356 bytes", 2, 24, 0, s_extreme, 10000, X86, 2),
+    SC("many_threads_l1", "many_threads", "200 threads (sparse ids up to 2^63+199), two thirds with a detail lane", 1,
+       5000, 0, s_many_threads, 400000, ARM, 200),
+    SC("many_threads_l2", "many_threads", "200 threads (sparse ids up to 2^63+199), two thirds with a detail lane", 2,
+       5000, 0, s_many_threads, 400000, ARM, 200),
+    SC("many_threads_x86_l1", "many_threads", "200 threads (sparse ids up to 2^63+199), two thirds with a detail "
+       "lane" X86_NOTE, 1, 5000, 0, s_many_threads, 400000, X86, 200),
+    SC("many_threads_x86_l2", "many_threads", "200 threads (sparse ids up to 2^63+199), two thirds with a detail "
+       "lane" X86_NOTE, 2, 5000, 0, s_many_threads, 400000, X86, 200),
+    SC("detail_every_event_l1", "detail_every_event", "3 threads, every event with an arm64 detail event (stacks "
+       "0..256)", 1, 3000, 0, s_detail_every, 800000, ARM, 3),
+    SC("detail_every_event_l2", "detail_every_event", "3 threads, every event with an arm64 detail event (stacks "
+       "0..256)", 2, 3000, 0, s_detail_every, 800000, ARM, 3),
+    SC("detail_every_event_x86_l1", "detail_every_event", "3 threads, every event with an x86_64 detail event "
+       "(opaque, 100..356 bytes)", 1, 3000, 0, s_detail_every, 800000, X86, 3),
+    SC("detail_every_event_x86_l2", "detail_every_event", "3 threads, every event with an x86_64 detail event "
+       "(opaque, 100..356 bytes)", 2, 3000, 0, s_detail_every, 800000, X86, 3),
+    SC("max_stack_l1", "max_stack", "every event with an arm64 payload holding the maximum 256-byte stack (first "
+       "ones 0, 1, 255)", 1, 600, 0, s_max_stack, 250000, ARM, 1),
+    SC("max_stack_l2", "max_stack", "every event with an arm64 payload holding the maximum 256-byte stack (first "
+       "ones 0, 1, 255)", 2, 600, 0, s_max_stack, 250000, ARM, 1),
+    SC("max_stack_x86_l1", "max_stack", "every event with a 356-byte opaque x86_64 payload, the largest arm64 size "
+       "(first ones 100, 101, 355 bytes)", 1, 600, 0, s_max_stack, 250000, X86, 1),
+    SC("max_stack_x86_l2", "max_stack", "every event with a 356-byte opaque x86_64 payload, the largest arm64 size "
+       "(first ones 100, 101, 355 bytes)", 2, 600, 0, s_max_stack, 250000, X86, 1),
+    SC("no_detail_lane_l1", "no_detail_lane", "2 threads without detail lanes (no detail.atf)", 1, 5000, 0,
+       s_no_detail, 0, X86, 2),
+    SC("no_detail_lane_l2", "no_detail_lane", "2 threads without detail lanes (no detail.atf)", 2, 5000, 0,
+       s_no_detail, 0, X86, 2),
+    SC("no_detail_lane_arm64_l1", "no_detail_lane", "2 threads without detail lanes (no detail.atf), arm64 header",
+       1, 5000, 0, s_no_detail, 0, ARM, 2),
+    SC("no_detail_lane_arm64_l2", "no_detail_lane", "2 threads without detail lanes (no detail.atf), arm64 header",
+       2, 5000, 0, s_no_detail, 0, ARM, 2),
+    SC("x86_opaque_payloads_l1", "x86_opaque_payloads", "x86_64/Windows/QPC: opaque detail payloads of 0..2048 "
+       "bytes", 1, 1500, 0, s_x86, 1600000, X86, 2),
+    SC("x86_opaque_payloads_l2", "x86_opaque_payloads", "x86_64/Windows/QPC: opaque detail payloads of 0..2048 "
+       "bytes", 2, 1500, 0, s_x86, 1600000, X86, 2),
+    SC("symbols_l1", "symbols", "40 manifest symbols, names with quotes, backslashes, non-ASCII and spaces", 1, 600,
+       0, s_symbols, 50000, ARM, 2),
+    SC("symbols_l2", "symbols", "40 manifest symbols, names with quotes, backslashes, non-ASCII and spaces", 2, 600,
+       0, s_symbols, 50000, ARM, 2),
+    SC("symbols_x86_l1", "symbols", "40 manifest symbols, names with quotes, backslashes, non-ASCII and spaces"
+       X86_NOTE, 1, 600, 0, s_symbols, 50000, X86, 2),
+    SC("symbols_x86_l2", "symbols", "40 manifest symbols, names with quotes, backslashes, non-ASCII and spaces"
+       X86_NOTE, 2, 600, 0, s_symbols, 50000, X86, 2),
+    SC("mixed_lanes_l2", "mixed_lanes", "4 threads: a detail lane never used, sparse detail, no lane, detail on "
+       "every event", 2, 2000, 0, s_mixed_lanes, 200000, ARM, 4),
+    SC("mixed_lanes_x86_l2", "mixed_lanes", "4 threads: a detail lane never used, sparse detail, no lane, detail on "
+       "every event" X86_NOTE, 2, 2000, 0, s_mixed_lanes, 200000, X86, 4),
+    SC("equal_timestamps_l1", "equal_timestamps", "every event at the same timestamp (timestamps may repeat)", 1,
+       1000, 0, s_equal_ts, 50000, ARM, 2),
+    SC("equal_timestamps_x86_l1", "equal_timestamps", "every event at the same timestamp (timestamps may repeat)"
+       X86_NOTE, 1, 1000, 0, s_equal_ts, 50000, X86, 2),
+    SC("platform_ios_l1", "platform_ios", "arm64/iOS/mach_continuous, layout 1: what the ADA tracer writes", 1, 800,
+       0, s_ios, 40000, ARM, 2),
+    SC("platform_android_l2", "platform_android", "arm64/Android/boottime, one thread without a detail lane", 2, 800,
+       0, s_android, 40000, ARM, 2),
+    SC("platform_android_x86_l2", "platform_android", "x86_64/Android/boottime (an emulator), one thread without a "
+       "detail lane", 2, 800, 0, s_android, 40000, X86, 2),
+    SC("platform_macos_x86_l2", "platform_macos", "x86_64/macOS/mach_continuous with opaque payloads", 2, 800, 0,
+       s_macos, 50000, X86, 1),
+    SC("platform_macos_arm64_l2", "platform_macos", "arm64/macOS/mach_continuous (Apple silicon) with arm64 payloads",
+       2, 800, 0, s_macos, 50000, ARM, 1),
+    SC("large_payloads_l2", "large_payloads", "8 detail payloads of 0 B to 3 MiB (across 64 KiB and 1 MiB "
+       "boundaries)", 2, 8, 0, s_large_payloads, 5400000, X86, 1),
+    SC("large_payloads_arm64_l2", "large_payloads", "4,500 arm64 payloads of up to 356 bytes, detail.atf past 1 MiB "
+       "(events across the 64 KiB and 1 MiB offsets)", 2, 4500, 0, s_large_arm64, 1200000, ARM, 1),
 };
 #define N_BUILTINS (sizeof BUILTINS / sizeof BUILTINS[0])
 
@@ -556,17 +684,20 @@ atf_status atf_builtin_scenario_write(const char *name, const char *path, atf_er
     snprintf(g->info.description, sizeof g->info.description, "%s", s->description);
     g->info.layout = s->layout;
     g->planned = s->events;
+    g->arch = s->arch;
     b->build(g);
-    if (!g->status && g->emitted != g->planned)
+    if (!g->status && (g->emitted != g->planned || g->info.thread_count != s->threads))
         g->status = ATF_E_STATE;   /* the table and the generator disagree: a bug */
     if (!g->status)
         g->status = atf_scenario_write_end(g->out);
     if (fclose(g->out) != 0 && !g->status)
         g->status = ATF_E_IO;
     atf_status st = g->status;
-    if (st)
-        kit_status_fail(err, st, path, st == ATF_E_STATE ? "generator emitted %" PRIu64 " events, the table says %"
-                        PRIu64 : "cannot write the scenario (%" PRIu64 " of %" PRIu64 " events)", g->emitted,
+    if (st == ATF_E_STATE)   /* the table and the generator disagree: a bug of the kit */
+        kit_status_fail(err, st, path, "generator: %" PRIu64 " events and %zu threads, the table says %" PRIu64
+                        " and %u", g->emitted, g->info.thread_count, g->planned, s->threads);
+    else if (st)
+        kit_status_fail(err, st, path, "cannot write the scenario (%" PRIu64 " of %" PRIu64 " events)", g->emitted,
                         g->planned);
     for (size_t i = 0; i < 256; i++)
         free(g->stack[i].fid);

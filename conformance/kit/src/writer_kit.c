@@ -107,7 +107,7 @@ typedef struct scen_result {
     uint64_t check_cat[K_COUNT][CAT_COUNT];  /* ... by category */
     int check_ran[K_COUNT];
     int not_applicable;      /* outside the adapter's declared capabilities: not run */
-    char na_reason[320];
+    char na_reason[400];
     unsigned arch, os, clock_type;           /* the scenario's platform */
     unsigned expect_os, expect_clock;        /* what the headers must say (the adapter may write its own) */
     char adapted[160];       /* "" or what the kit expects instead of the scenario's values, and why */
@@ -130,7 +130,8 @@ typedef struct kit_caps {
     int declared;            /* 0: no declaration: every scenario applies */
     uint32_t layouts, arch, os, clock;
     int detail, exceptions, symbols;
-    char text[200];          /* the declaration in one line, for the report */
+    uint64_t threads;        /* the most threads the adapter writes; 0: no limit */
+    char text[240];          /* the declaration in one line, for the report */
 } kit_caps;
 
 typedef struct run_ctx {
@@ -239,7 +240,11 @@ static const atf_scenario_thread *find_scen_thread(const atf_scenario_info *info
     return lo < info->thread_count && info->threads[lo].id == id ? &info->threads[lo] : NULL;
 }
 
-static void check_manifest(scen_result *r, unsigned max_mm, const char *session, const atf_scenario_info *info)
+/* @empty_false[i] is set when the manifest says has_detail false for
+ * scenario thread i, which has a detail lane: judged once the events are
+ * known (a lane that recorded nothing and has no detail.atf may say false). */
+static void check_manifest(scen_result *r, unsigned max_mm, const char *session, const atf_scenario_info *info,
+                           unsigned char *empty_false)
 {
     r->check_ran[K_SES_001] = r->check_ran[K_SES_002] = 1;
     char *mpath = kit_path_join(session, "manifest.json");
@@ -281,7 +286,9 @@ static void check_manifest(scen_result *r, unsigned max_mm, const char *session,
             const atf_manifest_thread *mt = &m->threads[i];
             const atf_scenario_thread *sct = find_scen_thread(info, mt->id);
             /* A has_detail that disagrees is SES-MAN-005, a warning of the spec. */
-            if (sct && mt->has_detail >= 0 && mt->has_detail != sct->detail)
+            if (sct && sct->detail && mt->has_detail == 0 && empty_false)
+                empty_false[sct - info->threads] = 1;
+            else if (sct && mt->has_detail >= 0 && mt->has_detail != sct->detail)
                 add_mm(r, max_mm, K_SES_001, CAT_WARNING, "manifest.json", UINT64_MAX, "has_detail",
                        "thread %" PRIu64 ": has_detail is %s, the scenario says %s", mt->id,
                        mt->has_detail ? "true" : "false", sct->detail ? "true" : "false");
@@ -482,9 +489,12 @@ static void compare_session(scen_result *r, unsigned max_mm, const char *scen_pa
     const atf_scenario_info *info = atf_scenario_reader_info(sr);
     for (int k = K_SES_001; k < K_COUNT; k++)
         r->check_ran[k] = 1;
-    check_manifest(r, max_mm, session, info);
     cmp_thread *ct = calloc(info->thread_count, sizeof *ct);
-    if (!ct) {
+    unsigned char *empty_false = calloc(info->thread_count ? info->thread_count : 1, 1);
+    check_manifest(r, max_mm, session, info, empty_false);
+    if (!ct || !empty_false) {
+        free(ct);
+        free(empty_false);
         atf_scenario_close(sr);
         add_mm(r, max_mm, K_IDX_001, CAT_DEFAULT, ".", UINT64_MAX, NULL, "out of memory");
         return;
@@ -503,6 +513,16 @@ static void compare_session(scen_result *r, unsigned max_mm, const char *scen_pa
         add_mm(r, max_mm, K_IDX_001, CAT_DEFAULT, scen_path, UINT64_MAX, NULL, "cannot re-read the scenario: %s", line);
     }
     for (size_t i = 0; i < info->thread_count; i++) {
+        /* has_detail false for a lane: agrees with the files (SES-MAN-005) when
+         * the lane recorded nothing and has no detail.atf, which the spec
+         * allows (LINK-005); else it disagrees with the scenario's lane. */
+        if (empty_false[i] && ct[i].detail_missing && ct[i].dseq == 0)
+            add_mm(r, max_mm, K_SES_001, CAT_IMPL, "manifest.json", UINT64_MAX, "has_detail",
+                   "thread %" PRIu64 ": has_detail is false for a detail lane that recorded nothing and has no "
+                   "detail.atf (the spec leaves it to the writer)", ct[i].t->id);
+        else if (empty_false[i])
+            add_mm(r, max_mm, K_SES_001, CAT_WARNING, "manifest.json", UINT64_MAX, "has_detail",
+                   "thread %" PRIu64 ": has_detail is false, the scenario says true", ct[i].t->id);
         if (ct[i].detail_missing && ct[i].dseq == 0)
             add_mm(r, max_mm, K_HDR_002, CAT_IMPL, ct[i].rel_detail, UINT64_MAX, NULL,
                    "no detail.atf for thread %" PRIu64 "'s detail lane, which recorded nothing (the spec leaves it "
@@ -521,6 +541,7 @@ static void compare_session(scen_result *r, unsigned max_mm, const char *scen_pa
         atf_detail_reader_close(ct[i].dx);
     }
     free(ct);
+    free(empty_false);
     atf_scenario_close(sr);
 }
 
@@ -543,6 +564,7 @@ static int parse_caps(const char *text, kit_caps *k, char *why, size_t why_cap)
     k->declared = 1;
     k->layouts = k->arch = k->os = k->clock = CAPS_ALL;
     k->detail = k->exceptions = k->symbols = 1;
+    k->threads = 0;
     unsigned line_no = 0;
     const char *p = text;
     int first = 1;
@@ -578,7 +600,17 @@ static int parse_caps(const char *text, kit_caps *k, char *why, size_t why_cap)
                   : !strcmp(key, "symbols") ? &k->symbols : NULL;
         unsigned max = !strcmp(key, "layouts") ? 2 : !strcmp(key, "arch") ? 2 : !strcmp(key, "os") ? 5 : 3;
         char *v = strtok_r(NULL, " \t", &save);
-        if (set) {
+        if (!strcmp(key, "threads")) {
+            char *end = NULL;
+            errno = 0;
+            unsigned long long x = v && v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 10) : 0;
+            if (!v || !end || *end || errno || x < 1 || strtok_r(NULL, " \t", &save)) {
+                snprintf(why, why_cap, "line %u: threads takes one number >= 1 (the most threads the adapter "
+                         "writes)", line_no);
+                return -1;
+            }
+            k->threads = (uint64_t)x;
+        } else if (set) {
             *set = 0;
             for (; v; v = strtok_r(NULL, " \t", &save)) {
                 char *end;
@@ -624,6 +656,9 @@ static int parse_caps(const char *text, kit_caps *k, char *why, size_t why_cap)
     for (size_t i = 0; i < 3 && o < sizeof k->text; i++)
         if (flags[i].on)
             o += (size_t)snprintf(k->text + o, sizeof k->text - o, "%s%s", o ? ", " : "", flags[i].name);
+    if (k->threads && o < sizeof k->text)
+        o += (size_t)snprintf(k->text + o, sizeof k->text - o, "%sat most %" PRIu64 " thread%s", o ? ", " : "",
+                              k->threads, k->threads == 1 ? "" : "s");
     if (!o)
         snprintf(k->text, sizeof k->text, "everything");
     return 0;
@@ -680,7 +715,11 @@ static int applicable(const kit_caps *k, scen_result *r)
     if (!k->declared)
         return 1;
     const char *why = NULL;
-    if (r->layout >= 32 || !(k->layouts & (1u << r->layout)))
+    char threads_why[64];
+    if (k->threads && r->threads > k->threads) {
+        snprintf(threads_why, sizeof threads_why, "%zu threads", r->threads);
+        why = threads_why;
+    } else if (r->layout >= 32 || !(k->layouts & (1u << r->layout)))
         why = "its layout";
     else if (r->arch >= 32 || !(k->arch & (1u << r->arch)))
         why = "its arch (the payloads depend on it)";
@@ -755,14 +794,16 @@ static atf_status precheck(const char *path, scen_result *r, atf_error *err)
     r->os = info->os;
     r->clock_type = info->clock_type;
     r->symbol_count = info->symbol_count;
+    /* A detail lane that records nothing may have no detail.atf (LINK-005):
+     * only detail events need a writer that writes detail lanes. */
     r->any_detail = 0;
-    for (size_t i = 0; i < info->thread_count; i++)
-        r->any_detail |= info->threads[i].detail != 0;
     r->any_exception = 0;
     atf_scenario_event ev;
     int rc;
-    while ((rc = atf_scenario_next(sr, &ev, err)) == 1)
+    while ((rc = atf_scenario_next(sr, &ev, err)) == 1) {
         r->any_exception |= ev.event_kind == ATF_EVENT_EXCEPTION;
+        r->any_detail |= ev.has_detail != 0;
+    }
     atf_scenario_close(sr);
     return rc < 0 ? (err && err->code ? err->code : ATF_E_FIELD) : ATF_OK;
 }
@@ -1353,8 +1394,10 @@ atf_status atf_conform_list_scenarios(FILE *out, atf_conform_format format)
             const atf_builtin_scenario *s = atf_builtin_scenario_at(i);
             fputs(i ? ",{\"name\":" : "{\"name\":", out);
             kit_json_string(out, s->name);
-            fprintf(out, ",\"layout\":%u,\"events\":%" PRIu64 ",\"slow\":%s,\"description\":", s->layout, s->events,
-                    s->slow ? "true" : "false");
+            fprintf(out, ",\"subject\":");
+            kit_json_string(out, s->subject);
+            fprintf(out, ",\"layout\":%u,\"arch\":%u,\"threads\":%u,\"events\":%" PRIu64 ",\"slow\":%s,"
+                    "\"description\":", s->layout, s->arch, s->threads, s->events, s->slow ? "true" : "false");
             kit_json_string(out, s->description);
             fputc('}', out);
         }
@@ -1362,7 +1405,8 @@ atf_status atf_conform_list_scenarios(FILE *out, atf_conform_format format)
     } else {
         for (size_t i = 0; i < n; i++) {
             const atf_builtin_scenario *s = atf_builtin_scenario_at(i);
-            fprintf(out, "%-24s layout %u %9" PRIu64 " event%s%s  %s\n", s->name, s->layout, s->events,
+            fprintf(out, "%-26s layout %u %-6s %3u thread%s %9" PRIu64 " event%s%s  %s\n", s->name, s->layout,
+                    s->arch == 1 ? "x86_64" : "arm64", s->threads, s->threads == 1 ? " " : "s", s->events,
                     s->events == 1 ? " " : "s", s->slow ? " (slow)" : "       ", s->description);
         }
     }

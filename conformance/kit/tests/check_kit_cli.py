@@ -86,7 +86,8 @@ def writer_checks(atf, adapter, work):
     check(doc["schema"] == "atf-conform-scenarios/1" and [s["name"] for s in doc["scenarios"]] == names,
           "--list --format json disagrees with --list")
     check({s["layout"] for s in doc["scenarios"]} == {1, 2}, "scenarios do not cover both layouts")
-    check([s["name"] for s in doc["scenarios"] if s["slow"]] == ["million_l2"], "slow scenarios")
+    check([s["name"] for s in doc["scenarios"] if s["slow"]] == ["million_l2", "million_x86_l2"],
+          "slow scenarios")
 
     exp = os.path.join(work, "export")
     os.makedirs(exp)

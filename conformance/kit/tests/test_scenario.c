@@ -213,10 +213,14 @@ static void test_builtins(void **state)
         assert_int_equal(atf_scenario_open(&r, p, &err), ATF_OK);
         assert_string_equal(atf_scenario_reader_info(r)->name, s->name);
         assert_int_equal(atf_scenario_reader_info(r)->layout, s->layout);
+        assert_int_equal(atf_scenario_reader_info(r)->arch, s->arch);
+        assert_int_equal(atf_scenario_reader_info(r)->thread_count, s->threads);
+        assert_non_null(s->subject);
+        assert_non_null(strstr(s->name, s->subject));
         atf_scenario_close(r);
     }
     assert_true(layouts[1] >= 6 && layouts[2] >= 6);
-    assert_int_equal(slow, 1);
+    assert_int_equal(slow, 2); /* million_l2 and its x86_64 variant */
     const atf_builtin_scenario *m = atf_builtin_scenario_find("million_l2");
     assert_non_null(m);
     assert_int_equal(m->events, 1000000);

@@ -144,6 +144,9 @@ typedef struct atf_builtin_scenario {
     unsigned layout;
     uint64_t events;         /**< index events it holds */
     unsigned slow;           /**< 1: large (skipped by --no-slow) */
+    unsigned arch;           /**< its arch (1 x86_64, 2 arm64): the payloads are that arch's */
+    const char *subject;     /**< what it exercises, shared by its variants in each arch and layout ("one_event") */
+    unsigned threads;        /**< threads it has */
 } atf_builtin_scenario;
 
 ATF_API size_t atf_builtin_scenario_count(void);
