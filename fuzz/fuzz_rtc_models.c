@@ -102,7 +102,7 @@ static const struct {
     int error;
 } clauses[] = {
     { "RTC-FRM-001", 1 }, { "RTC-FRM-002", 1 }, { "RTC-FRM-003", 1 }, { "RTC-FRM-004", 1 }, { "RTC-FRM-005", 0 },
-    { "RTC-FRM-006", 0 }, { "RTC-PAD-001", 0 }, { "RTC-MRK-001", 1 }, { "RTC-MRK-002", 1 }, { "RTC-MRK-003", 1 },
+    { "RTC-FRM-006", 0 }, { "RTC-FRM-007", 0 }, { "RTC-PAD-001", 0 }, { "RTC-MRK-001", 1 }, { "RTC-MRK-002", 1 }, { "RTC-MRK-003", 1 },
     { "RTC-UNI-001", 1 }, { "RTC-UNI-002", 1 }, { "RTC-UNI-003", 1 }, { "RTC-IDX-001", 1 }, { "RTC-IDX-002", 1 },
     { "RTC-IDX-003", 1 }, { "RTC-IDX-004", 1 }, { "RTC-IDX-005", 0 }, { "RTC-MET-001", 1 }, { "RTC-MET-002", 1 },
     { "RTC-MET-003", 1 }, { "RTC-MET-004", 1 }, { "RTC-MET-005", 1 }, { "RTC-FMT-001", 1 }, { "RTC-FMT-002", 1 },

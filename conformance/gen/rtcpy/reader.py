@@ -102,6 +102,7 @@ class Reader:
         self.gone = set()           # ids defined once and no longer in force
         self.next_free = None
         self.open = {}              # sid -> [(offset, payload)] of a record being continued
+        self.fixed_left = {}        # sid -> bytes still to come of a fixed-length frame cut at a boundary
         self.clocks = {}            # sid -> resolved time (float) or None
         self.frames_at = {}         # frame offset -> sid (targets of index entries)
         self.unchecked = []         # [(start, end)] ranges whose frames are unknown
@@ -286,7 +287,7 @@ class Reader:
         # The last Unit, shorter than U.
         save = (len(self.t.records), len(self.t.notes), len(self.t.streams), dict(self.ever),
                 set(self.gone), self.next_free, self.table, dict(self.open), self.order,
-                self.t.state)
+                self.t.state, dict(self.fixed_left))
         ui = UnitInfo(number_, q, n - q, None)
         self.t.units.append(ui)
         final = self.frames(q, n, None, number_)
@@ -296,7 +297,7 @@ class Reader:
         crc_off, name = final
         if name is None:
             (nr, nn, ns, self.ever, self.gone, self.next_free, self.table, self.open, self.order,
-             self.t.state) = save
+             self.t.state, self.fixed_left) = save
             del self.t.records[nr:]
             del self.t.notes[nn:]
             del self.t.streams[ns:]
@@ -330,7 +331,7 @@ class Reader:
         try:
             while pos < limit:
                 fr = self.frame(pos, limit, bounds, crc_pos is None)
-                sid, more, body, fend = fr
+                sid, more, body, fend, left = fr
                 if sid == CRC:
                     self.frames_at[pos] = CRC
                     if crc_pos is None and fend == n and not more:
@@ -367,6 +368,8 @@ class Reader:
                     last_nonpad = (pos, sid)
                 self.frames_at[pos] = sid
                 self.piece(sid, pos, more, body)
+                if sid in self.open:
+                    self.fixed_left[sid] = left
                 if phase == 1 and sid == INDEX and not more:
                     phase = 2
                 elif phase == 3 and sid == META and not more:
@@ -485,7 +488,23 @@ class Reader:
             if length > MAX_PAYLOAD:
                 raise Damage("RTC-FRM-002", pos, "length", "the frame at %d has a payload of %d "
                              "bytes, more than 1024" % (pos, length))
+        elif sid in self.open and self.fixed_left.get(sid):
+            # the rest of a fixed-length frame cut at a boundary (R-E8)
+            length = self.fixed_left[sid]
         end = i + length
+        left = 0
+        # R-E8: a fixed-length frame with more set that would cross the next
+        # unit boundary, or the Unit's Crc position, ends there; its rest is
+        # the stream's next frame. One the data ends in first is cut.
+        sp = nb if nb is not None else (limit if not last else None)
+        if (st[1] is not None and sid != CRC and more and sp is not None and end > sp
+                and i <= sp <= hard):
+            self.find("RTC-FRM-007", pos, "length", "the fixed-length frame at %d (stream %d) is "
+                      "cut at the %s %d with more set: its last %d of %d bytes are the stream's "
+                      "next frame" % (pos, sid, "unit boundary" if sp == nb else "Crc position",
+                                      sp, end - sp, length))
+            left = end - sp
+            end = sp
         if nb is not None and end > nb:
             raise Damage("RTC-FRM-003", pos, "length", "the frame at %d (stream %d, %d bytes) "
                          "crosses the unit boundary %d" % (pos, sid, end - pos, nb))
@@ -494,7 +513,7 @@ class Reader:
                 raise Cut(pos)
             raise Damage("RTC-FRM-003", pos, "length", "the frame at %d (stream %d) runs into "
                          "the Unit's Crc at %d" % (pos, sid, limit))
-        return sid, more, d[i:end], end
+        return sid, more, d[i:end], end, left
 
     def stream(self, sid):
         """(name, fixed length or None, format) of ``sid``, or None."""

@@ -81,6 +81,7 @@ typedef struct rchain {           /* a record being continued */
     uint64_t sid;
     vec frames;                   /* uint64_t */
     atf_bytebuf payload;
+    uint64_t fixed_left;          /* fixed-length stream: bytes of the frame cut at a boundary still to come */
 } rchain;
 
 typedef struct rclock {
@@ -1213,6 +1214,7 @@ typedef struct fres {
     uint64_t sid;
     int more;
     uint64_t body, len, end;
+    uint64_t fixed_left;          /* a fixed-length frame cut at a boundary (R-E8): bytes still to come */
     int clause;                   /* FR_DAMAGE */
     uint64_t at;
     const char *field;
@@ -1320,9 +1322,28 @@ static int frame(atf_rtc_reader *r, const ucur *c, uint64_t pos, uint64_t limit,
                           (unsigned long long)pos, (unsigned long long)ln);
         i += used;
     } else {
-        ln = (uint64_t)length;
+        /* A fixed-length frame holds the stream's length, or what is left of
+         * a frame of it cut at a boundary (R-E8). */
+        const rchain *oc = key_find(&r->open, f->sid);
+        ln = oc && oc->fixed_left ? oc->fixed_left : (uint64_t)length;
     }
+    f->fixed_left = 0;
     uint64_t end = atf_fits(i, ln, UINT64_MAX) ? i + ln : UINT64_MAX;
+    /* R-E8: a fixed-length frame with more set that would cross the next
+     * unit boundary, or the Unit's Crc position, ends there; the rest of it
+     * is the stream's next frame (after the index frame, or in the next
+     * Unit). A frame the data ends in before that point is cut, not split. */
+    uint64_t sp = nb != UINT64_MAX ? nb : pos < c->crc_limit ? c->crc_limit : UINT64_MAX;
+    if (length >= 0 && f->sid != ATF_RTC_CRC && f->more && sp != UINT64_MAX && end > sp && i <= sp && sp <= hard) {
+        find(r, RC_FRM_007, pos, "length",
+             "the fixed-length frame at %llu (stream %llu) is cut at the %s %llu with more set: its last %llu of %llu "
+             "bytes are the stream's next frame",
+             (unsigned long long)pos, (unsigned long long)f->sid, sp == nb ? "unit boundary" : "Crc position",
+             (unsigned long long)sp, (unsigned long long)(end - sp), (unsigned long long)ln);
+        f->fixed_left = end - sp;
+        ln = sp - i;
+        end = sp;
+    }
     if (nb != UINT64_MAX && end > nb)
         return damage(f, RC_FRM_003, pos, "length", "the frame at %llu (stream %llu) crosses the unit boundary %llu",
                       (unsigned long long)pos, (unsigned long long)f->sid, (unsigned long long)nb);
@@ -1465,6 +1486,9 @@ static int frames(atf_rtc_reader *r, const ucur *c, uint64_t limit, uint64_t crc
         }
         frame_note(r, pos, sid);
         piece(r, sid, pos, f.more, r->d + f.body, (size_t)f.len);
+        rchain *oc = key_find(&r->open, sid);
+        if (oc)
+            oc->fixed_left = f.fixed_left;
         if (phase == 1 && sid == ATF_RTC_INDEX && !f.more)
             phase = 2;
         else if (phase == 3 && sid == ATF_RTC_META && !f.more)
