@@ -102,7 +102,7 @@ static const struct {
     int error;
 } clauses[] = {
     { "RTC-FRM-001", 1 }, { "RTC-FRM-002", 1 }, { "RTC-FRM-003", 1 }, { "RTC-FRM-004", 1 }, { "RTC-FRM-005", 0 },
-    { "RTC-FRM-006", 0 }, { "RTC-PAD-001", 0 }, { "RTC-MRK-001", 1 }, { "RTC-MRK-002", 1 }, { "RTC-MRK-003", 1 },
+    { "RTC-FRM-006", 0 }, { "RTC-FRM-007", 0 }, { "RTC-PAD-001", 0 }, { "RTC-MRK-001", 1 }, { "RTC-MRK-002", 1 }, { "RTC-MRK-003", 1 },
     { "RTC-UNI-001", 1 }, { "RTC-UNI-002", 1 }, { "RTC-UNI-003", 1 }, { "RTC-IDX-001", 1 }, { "RTC-IDX-002", 1 },
     { "RTC-IDX-003", 1 }, { "RTC-IDX-004", 1 }, { "RTC-IDX-005", 0 }, { "RTC-MET-001", 1 }, { "RTC-MET-002", 1 },
     { "RTC-MET-003", 1 }, { "RTC-MET-004", 1 }, { "RTC-MET-005", 1 }, { "RTC-FMT-001", 1 }, { "RTC-FMT-002", 1 },
@@ -169,7 +169,9 @@ static const range *containing(const range *rs, size_t n, uint64_t at, int unit)
 
 /* How a record's frames split its payload: a frame's piece is its length
  * LEB128 and that many bytes (variable streams) or the definition's length
- * (fixed streams). After a redefinition (RTC-MET-003) the definition in
+ * (fixed streams; SPEC-RTC R-E8: a fixed-length piece with more set may end
+ * early at the next unit boundary or Crc position, and the next piece holds
+ * the rest of that length). After a redefinition (RTC-MET-003) the definition in
  * force at a frame is not known here, so every reading is tried: variable,
  * the final definition's length, the rest spread evenly over the frames left
  * (a fixed record's pieces are all one length), the rest for the last frame;
@@ -182,6 +184,7 @@ typedef struct split {
     const atf_rtc_record *rec;
     int64_t fixed;
     int either;
+    const atf_rtc_summary *geo;   /* Unit and unit sizes, origin: where a split piece may end */
     uint64_t *len, *lu;   /* per frame: the piece's length, its length's LEB128 size */
     uint64_t *failed;     /* hash set of (k, at) known not to split */
     size_t cap, used, steps;
@@ -214,12 +217,32 @@ static int split_from(split *sp, size_t k, uint64_t at)
     fz_rtc_uleb(sp->d + f, sp->n - f, &h, &hu);   /* checked by the caller */
     uint64_t body = f + hu, rest = rec->size - at, left = rec->frame_count - k;
     uint64_t limit = k + 1 < rec->frame_count ? rec->frames[k + 1] : sp->n;
-    int64_t cand[5];
+    int64_t cand[7];
     int nc = 0;
     if (sp->fixed < 0 || sp->either)
         cand[nc++] = -2;   /* variable */
-    if (sp->fixed >= 0)
-        cand[nc++] = sp->fixed;
+    if (sp->fixed >= 0) {
+        /* what is left of the current fixed-length frame (all of it, unless
+         * the piece before was cut at a boundary) */
+        uint64_t full = sp->fixed > 0 ? (uint64_t)sp->fixed - at % (uint64_t)sp->fixed : 0;
+        cand[nc++] = (int64_t)full;
+        if (k == 0 && rec->frame_count == 1 && rest < full)
+            cand[nc++] = (int64_t)rest;   /* the tail of a frame cut at a Crc position not read (R-E8) */
+        const atf_rtc_summary *g = sp->geo;
+        if (k + 1 < rec->frame_count && full > 0 && g && g->has_geometry && g->unit_size && g->subunit_size &&
+            (int64_t)f >= g->origin) {
+            /* cut at the next stop: a unit boundary or the Unit's Crc position */
+            uint64_t U = g->unit_size, u = g->subunit_size, rel = f - (uint64_t)g->origin;
+            uint64_t q = (uint64_t)g->origin + rel / U * U, first = q + ATF_RTC_MARKER_SIZE;
+            if (f >= first) {
+                uint64_t stop = first + ((f - first) / u + 1) * u;
+                if (stop > q + U - 5)
+                    stop = q + U - 5;
+                if (stop >= body && stop - body < full)
+                    cand[nc++] = (int64_t)(stop - body);
+            }
+        }
+    }
     if (sp->either) {
         if (rest % left == 0)
             cand[nc++] = (int64_t)(rest / left);
@@ -250,7 +273,7 @@ static int split_from(split *sp, size_t k, uint64_t at)
 
 /* Checks one record against the bytes; returns the end of its last frame. */
 static uint64_t check_record(const uint8_t *d, size_t n, const atf_rtc_record *rec, int64_t fixed, int either,
-                             const range *rs, size_t nr, uint64_t *owned, size_t *nowned)
+                             const atf_rtc_summary *geo, const range *rs, size_t nr, uint64_t *owned, size_t *nowned)
 {
     FZ_CHECK(rec->stream >= ATF_RTC_FIRST_USER_ID, "a record of built-in stream %llu",
              (unsigned long long)rec->stream);
@@ -267,7 +290,7 @@ static uint64_t check_record(const uint8_t *d, size_t n, const atf_rtc_record *r
                  "record at %llu of stream %llu: frame %zu at %llu has header %llu", (unsigned long long)rec->offset,
                  (unsigned long long)rec->stream, k, (unsigned long long)f, (unsigned long long)h);
     }
-    split sp = { d, n, rec, fixed, either, NULL, NULL, NULL, 64, 0, 0 };
+    split sp = { d, n, rec, fixed, either, geo, NULL, NULL, NULL, 64, 0, 0 };
     while (sp.cap < 4 * rec->frame_count)
         sp.cap *= 2;
     sp.len = calloc(rec->frame_count, sizeof *sp.len);
@@ -472,7 +495,7 @@ void fz_rtc_check_reader(const uint8_t *d, size_t n, fz_rtc_read *out)
                      nx.payload == rec.payload && nx.size == rec.size,
                  "next_record %zu is not record %zu", i, i);
         int64_t fixed = stream_length(s, out->r, rec.stream);
-        uint64_t end = check_record(d, n, &rec, fixed, either, rs, nr, owned, &nowned);
+        uint64_t end = check_record(d, n, &rec, fixed, either, s, rs, nr, owned, &nowned);
         out->recs[i] = (fz_rtc_rec){ rec.stream, rec.offset, end, rec.size, rec.frame_count, rec.frames, rec.payload };
     }
     atf_rtc_record extra;

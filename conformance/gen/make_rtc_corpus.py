@@ -384,16 +384,6 @@ def invalid_cases():
         "boundary", errors=["RTC-FRM-003"])
     raw_case("n_frm_004_unknown_stream", frame_header(40, False, 3) + b"abc", ["RTC-FRM-004"],
              desc="a frame of stream 40, defined nowhere")
-    w = RtcWriter(4096, 2048, crc="rtc-ref", bugs={"split-fixed"})
-    f = w.create('"name":"u32","length":4,"format":"uint32le"')
-    r = w.create('"name":"raw"')
-    w.write(r, b"x")
-    fill_to_room(w, r, 3 + 3)
-    w.write(r, b"x")
-    w.write(f, b"\xd4\xc3\xb2\xa1")
-    w.write(f, b"\x01\x02\x03\x04")
-    add("n_ref_fixed_split", w.stop(), "the reference writer's bug a: a fixed-length frame cut "
-        "in two at a unit boundary (R-E8)", errors=["RTC-FRM-003"])
 
     w = RtcWriter(8192, 2048, crc="rtc-ref")
     ids = [w.create('"name":"stream%02d","format":"utf-8","comment":"%s"' % (k, "c" * 120))
@@ -487,6 +477,29 @@ def invalid_cases():
 WHY = "SPEC-RTC makes this a SHOULD (warning): the file reads in full."
 
 
+def ref_split(at_crc=False):
+    """The reference writer cutting a fixed-length uint32le frame in two (R-E8):
+    at Unit 0's unit boundary, or at its Crc position (the rest then comes
+    after Unit 1's Marker, Index, Meta and Platform)."""
+    w = RtcWriter(4096, 2048, crc="rtc-ref", bugs={"split-fixed"})
+    f = w.create('"name":"u32","length":4,"format":"uint32le"')
+    r = w.create('"name":"raw"')
+    w.write(r, b"x")
+    if at_crc:
+        while len(w.buf) < 3200:
+            w.write(r, b"y" * 100)
+    fill_to_room(w, r, 3 + 3)
+    w.write(r, b"x")
+    w.write(f, b"\xd4\xc3\xb2\xa1")
+    w.write(f, b"\x01\x02\x03\x04")
+    w.write(r, b"after")
+    return w
+
+
+FRM_007_WHY = ("R-E8: the reference writer's split, read as its reader reads it; a SHOULD, "
+               "every record is read.")
+
+
 def impl_cases():
     w, s = base("i_frm_005", rounds=10)
     w.raw(b"\x92\x00\x03abc")
@@ -531,6 +544,15 @@ def impl_cases():
     run_app(w, s, R("i_clk_004"), 5)
     add("i_clk_004_delta_first", w.stop(), "a delta clock frame before any base clock frame: "
         "its time is null", warnings=["RTC-CLK-004"], why=WHY)
+    w = ref_split()
+    add("i_ref_frm_007_fixed_split", w.stop(), "the reference writer cuts a fixed-length frame in "
+        "two at a unit boundary: the first bytes with more set end at the boundary, the rest is "
+        "the stream's next frame after the index frame (R-E8)", warnings=["RTC-FRM-007"],
+        why=FRM_007_WHY, writer=w)
+    w = ref_split(at_crc=True)
+    add("i_ref_frm_007_split_at_crc", w.stop(), "the reference writer cuts a fixed-length frame "
+        "at the Unit's Crc position: the rest follows the next Unit's Marker, Index, Meta and "
+        "Platform (R-E8)", warnings=["RTC-FRM-007"], why=FRM_007_WHY, writer=w)
     w = RtcWriter(4096, 2048, crc="rtc-ref", bugs={"stop"})
     r = w.create('"name":"raw"')
     w.write(r, b"q")
@@ -558,6 +580,15 @@ def recoverable_cases():
     add("r_cut_start_at_unit", d[2 * 4096:], "starts exactly at Unit 2's Marker",
         warnings=["RTC-REC-002"])
     add("r_cut_both", d[5000:3 * 4096 + 2500], "cut at both ends", warnings=CUTS)
+    w = ref_split()
+    d = w.stop()
+    piece = w.records[-3].frames[0][0]   # the uint32le record cut in two
+    add("r_ref_split_is_cut", d[:piece + 2], "a fixed-length frame with more set that the data "
+        "ends in before the unit boundary: the file is cut, not split (R-E8)", warnings=[REC],
+        writer=w, cut=piece + 2)
+    add("r_ref_split_cut_at_boundary", d[:2048 + 1025], "cut exactly at the unit boundary after "
+        "the first piece of a split fixed-length frame: its record is incomplete (R-E8)",
+        warnings=[REC, "RTC-FRM-007"], writer=w, cut=2048 + 1025)
     w = RtcWriter(4096, 2048, crc="rtc-ref", bugs={"stop"})
     r = w.create('"name":"raw"')
     w.write(r, b"r" * 1000)

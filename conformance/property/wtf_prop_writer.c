@@ -92,10 +92,18 @@ static int scalar(atf_wtf_type t, const json_t *v, atf_wtf_value *out, unsigned 
     else
         return -1;
     if (elem) {
+        /* The writer takes array elements in host order (atf/wtf.h), as a C
+         * program's int16_t[] or uint32_t[] holds them: not little-endian. */
         unsigned size = atf_wtf_elem_size(t);
-        unsigned long long u = (unsigned long long)x;
-        for (unsigned k = 0; k < size; k++)
-            elem[k] = (unsigned char)(u >> (8 * k));
+        if (size == 1) {
+            *elem = (unsigned char)x;
+        } else if (size == 2) {
+            uint16_t h = (uint16_t)x;
+            memcpy(elem, &h, 2);
+        } else {
+            uint32_t h = (uint32_t)x;
+            memcpy(elem, &h, 4);
+        }
         return 0;
     }
     if (is_signed(t))

@@ -11,7 +11,9 @@
  *    above, SPEC-RTC 8.2) predicts, whenever it only meets user streams,
  *    nop and padding: exactly the records the reader returns (stream, first
  *    frame, every frame, payload), and the state: damaged after a frame
- *    that cannot be read (RTC-FRM-001/002/003/004) or a uint32 record that
+ *    that cannot be read (RTC-FRM-001/002/003/004; a uint32 frame with
+ *    more set that runs into the Crc position is cut there, R-E8, and left
+ *    continued) or a uint32 record that
  *    is not 4 bytes (RTC-FMT-001), with every record completed before it;
  *    crash-truncated when the file is cut (no final Crc, a frame cut short)
  *    or ends at the Unit's end with a record still continued; complete
@@ -89,6 +91,13 @@ static void walk(model *m, const uint8_t *d, size_t s, size_t e, int cut_file, i
         } else {
             len = sid == 10 ? 4 : 0;
         }
+        int split = 0;
+        if (len > e - pos - hu - lu && crc_known && !variable && more) {
+            /* SPEC-RTC R-E8: a fixed-length frame with more set ends at the
+             * Crc position; its rest would be in the next Unit (RTC-FRM-007) */
+            len = e - pos - hu;
+            split = 1;
+        }
         if (len > e - pos - hu - lu) {
             if (cut_file)
                 m->cut = 1;
@@ -107,6 +116,10 @@ static void walk(model *m, const uint8_t *d, size_t s, size_t e, int cut_file, i
             }
             o->frames[o->nframes++] = pos;
             o->size += (size_t)len;
+            if (split) {
+                FZ_CHECK(pos + hu + len == e, "a split piece ends at the Crc position");
+                return;   /* still continued at the end of the full Unit */
+            }
             if (!more) {
                 if (sid == 10 && o->size != 4)
                     m->damaged = 1;   /* RTC-FMT-001: the record is kept */

@@ -16,6 +16,8 @@ CLAUSES = (
     ("RTC-FRM-004", "error", "a frame's stream id is a built-in or defined by the Meta in force"),
     ("RTC-FRM-005", "warning", "LEB128 ids and lengths are written in their shortest form"),
     ("RTC-FRM-006", "warning", "no record is left continued (more) at the end of a complete file"),
+    ("RTC-FRM-007", "warning", "a fixed-length frame is not cut at a unit boundary or the Crc "
+                               "position (its rest the stream's next frame)"),
     ("RTC-PAD-001", "warning", "padding payload bytes are 0"),
     ("RTC-IDX-001", "error", "Index is a count then entries, index entries only; ids odd, "
                              "offsets even"),

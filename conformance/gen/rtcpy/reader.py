@@ -102,6 +102,9 @@ class Reader:
         self.gone = set()           # ids defined once and no longer in force
         self.next_free = None
         self.open = {}              # sid -> [(offset, payload)] of a record being continued
+        self.fixed_left = {}        # sid -> bytes still to come of a fixed-length frame cut at a boundary
+        self.cont_to = None         # the end of the last Unit read whole with no skip
+        self.fresh = self.user_seen = False   # this Unit: predecessor not read; a user frame read
         self.clocks = {}            # sid -> resolved time (float) or None
         self.frames_at = {}         # frame offset -> sid (targets of index entries)
         self.unchecked = []         # [(start, end)] ranges whose frames are unknown
@@ -263,6 +266,10 @@ class Reader:
         end = q + U
         self.deferred = []
         self.meta_seen = False
+        self.fresh = self.cont_to != q
+        self.user_seen = False
+        self.cont_to = None
+        skips_before = len(self.t.skipped)
         if end <= n:
             crc_pos = end - 5
             if d[crc_pos] != CRC << 1:
@@ -282,11 +289,13 @@ class Reader:
             self.frames_at[crc_pos] = CRC
             self.frames(q, crc_pos, crc_pos, number_)
             self.flush_deferred()
+            if len(self.t.skipped) == skips_before:
+                self.cont_to = end
             return
         # The last Unit, shorter than U.
         save = (len(self.t.records), len(self.t.notes), len(self.t.streams), dict(self.ever),
                 set(self.gone), self.next_free, self.table, dict(self.open), self.order,
-                self.t.state)
+                self.t.state, dict(self.fixed_left))
         ui = UnitInfo(number_, q, n - q, None)
         self.t.units.append(ui)
         final = self.frames(q, n, None, number_)
@@ -296,7 +305,7 @@ class Reader:
         crc_off, name = final
         if name is None:
             (nr, nn, ns, self.ever, self.gone, self.next_free, self.table, self.open, self.order,
-             self.t.state) = save
+             self.t.state, self.fixed_left) = save
             del self.t.records[nr:]
             del self.t.notes[nn:]
             del self.t.streams[ns:]
@@ -330,7 +339,7 @@ class Reader:
         try:
             while pos < limit:
                 fr = self.frame(pos, limit, bounds, crc_pos is None)
-                sid, more, body, fend = fr
+                sid, more, body, fend, left = fr
                 if sid == CRC:
                     self.frames_at[pos] = CRC
                     if crc_pos is None and fend == n and not more:
@@ -367,6 +376,10 @@ class Reader:
                     last_nonpad = (pos, sid)
                 self.frames_at[pos] = sid
                 self.piece(sid, pos, more, body)
+                if sid >= wire.FIRST_USER_ID:
+                    self.user_seen = True
+                if sid in self.open:
+                    self.fixed_left[sid] = left
                 if phase == 1 and sid == INDEX and not more:
                     phase = 2
                 elif phase == 3 and sid == META and not more:
@@ -485,7 +498,39 @@ class Reader:
             if length > MAX_PAYLOAD:
                 raise Damage("RTC-FRM-002", pos, "length", "the frame at %d has a payload of %d "
                              "bytes, more than 1024" % (pos, length))
+        elif sid in self.open and self.fixed_left.get(sid):
+            # the rest of a fixed-length frame cut at a boundary (R-E8)
+            length = self.fixed_left[sid]
+        elif (sid not in self.open and self.fresh and not self.user_seen
+              and sid >= wire.FIRST_USER_ID and length > 1 and i + length <= hard
+              and not self.starts_frames(i + length, hard, bounds)):
+            # the first user frame of a Unit whose predecessor was not read may
+            # be the rest of a frame cut at its Crc position (R-E8): the
+            # shortest rest after which a frame can start, a record's tail
+            for t in range(1, length):
+                if self.starts_frames(i + t, hard, bounds):
+                    self.info(pos, "the frame at %d (stream %d) is read as the last %d of %d bytes "
+                              "of a frame cut at the Crc position of the Unit before, which was "
+                              "not read (R-E8)" % (pos, sid, t, length))
+                    length = t
+                    break
         end = i + length
+        left = 0
+        # R-E8: a fixed-length frame with more set that would cross the next
+        # unit boundary, or the Unit's Crc position, ends there; its rest is
+        # the stream's next frame. One the data ends in first is cut.
+        sp = nb if nb is not None else (limit if not last else None)
+        if (st[1] is not None and sid != CRC and more and sp is not None and end > sp
+                and i <= sp and sp > hard and last):
+            raise Cut(pos)   # the data ends before the boundary: cut, split there or not
+        if (st[1] is not None and sid != CRC and more and sp is not None and end > sp
+                and i <= sp <= hard):
+            self.find("RTC-FRM-007", pos, "length", "the fixed-length frame at %d (stream %d) is "
+                      "cut at the %s %d with more set: its last %d of %d bytes are the stream's "
+                      "next frame" % (pos, sid, "unit boundary" if sp == nb else "Crc position",
+                                      sp, end - sp, length))
+            left = end - sp
+            end = sp
         if nb is not None and end > nb:
             raise Damage("RTC-FRM-003", pos, "length", "the frame at %d (stream %d, %d bytes) "
                          "crosses the unit boundary %d" % (pos, sid, end - pos, nb))
@@ -494,7 +539,44 @@ class Reader:
                 raise Cut(pos)
             raise Damage("RTC-FRM-003", pos, "length", "the frame at %d (stream %d) runs into "
                          "the Unit's Crc at %d" % (pos, sid, limit))
-        return sid, more, d[i:end], end
+        return sid, more, d[i:end], end, left
+
+    def starts_frames(self, at, hard, bounds):
+        """True when frames can start at ``at``: the next 16 frames (or those
+        up to the next unit boundary or the end of the data, if fewer) are
+        frames of built-in or defined streams that end by that point (a
+        fixed-length frame with more set may be cut there, R-E8)."""
+        d = self.d
+        for _ in range(16):
+            nb = next((b for b in bounds if b > at), None)
+            stop = nb if nb is not None and nb < hard else hard
+            if at == stop:
+                return True
+            if at > stop:
+                return False
+            try:
+                x, i, _ = read_uleb(d, at, stop)
+            except LebError:
+                return False
+            sid = x >> 1
+            st = self.stream(sid)
+            if sid == wire.MARKER_STREAM or st is None:
+                return False
+            if st[1] is None:
+                try:
+                    ln, i, _ = read_uleb(d, i, stop)
+                except LebError:
+                    return False
+                if ln > MAX_PAYLOAD:
+                    return False
+            else:
+                ln = st[1]
+                if x & 1 and ln > stop - i:
+                    return True   # cut at the boundary
+            if ln > stop - i:
+                return False
+            at = i + ln
+        return True
 
     def stream(self, sid):
         """(name, fixed length or None, format) of ``sid``, or None."""

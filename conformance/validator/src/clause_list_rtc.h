@@ -16,6 +16,8 @@
       "Write headers and lengths in their shortest LEB128 form.") \
     X(RTC_FRM_006, "RTC-FRM", "006", W, 0, "A complete file SHOULD NOT end with a record still continued (more set on its last frame).", \
       "Finish every record (a last frame without more) before stopping.") \
+    X(RTC_FRM_007, "RTC-FRM", "007", W, 0, "A fixed-length frame SHOULD NOT be cut at a unit boundary or the Crc position: a frame with more set that would cross one ends there, and the rest of it is the stream's next frame (R-E8).", \
+      "Pad up to the boundary and write the whole fixed-length frame after the index frame.") \
     X(RTC_PAD_001, "RTC-PAD", "001", W, 0, "The payload bytes of a padding frame SHOULD be 0.", \
       "Fill padding frames with zero bytes.") \
     X(RTC_MRK_001, "RTC-MRK", "001", E, 0, "A file that is not empty MUST hold at least one Marker (a file that is only the start of a Marker is cut, RTC-REC-001).", \

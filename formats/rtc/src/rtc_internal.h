@@ -27,6 +27,7 @@ int rtc_is_marker_prefix(const uint8_t *d, size_t n);
 #define RTC_CLAUSES(X)                                                                                   \
     X(FRM_001, "RTC-FRM-001", 1) X(FRM_002, "RTC-FRM-002", 1) X(FRM_003, "RTC-FRM-003", 1)               \
     X(FRM_004, "RTC-FRM-004", 1) X(FRM_005, "RTC-FRM-005", 0) X(FRM_006, "RTC-FRM-006", 0)               \
+    X(FRM_007, "RTC-FRM-007", 0)                                                                       \
     X(PAD_001, "RTC-PAD-001", 0) X(MRK_001, "RTC-MRK-001", 1) X(MRK_002, "RTC-MRK-002", 1)               \
     X(MRK_003, "RTC-MRK-003", 1) X(UNI_001, "RTC-UNI-001", 1) X(UNI_002, "RTC-UNI-002", 1)               \
     X(UNI_003, "RTC-UNI-003", 1) X(IDX_001, "RTC-IDX-001", 1) X(IDX_002, "RTC-IDX-002", 1)               \

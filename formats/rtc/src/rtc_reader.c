@@ -81,6 +81,7 @@ typedef struct rchain {           /* a record being continued */
     uint64_t sid;
     vec frames;                   /* uint64_t */
     atf_bytebuf payload;
+    uint64_t fixed_left;          /* fixed-length stream: bytes of the frame cut at a boundary still to come */
 } rchain;
 
 typedef struct rclock {
@@ -168,6 +169,9 @@ struct atf_rtc_reader {
     const char **refs;            /* the clock and delta names of the table, sorted (check_clocks) */
     size_t refs_n;
     int meta_seen, lost;
+    int has_cont;                 /* cont_to: the end of the last Unit read whole with no skip */
+    uint64_t cont_to;
+    int fresh, user_seen;         /* this Unit: its predecessor was not read; a user frame was read */
     int64_t bad_last;             /* re-read: the last Unit at this offset has a bad final Crc */
     uint64_t bad_last_crc;
 };
@@ -1213,6 +1217,7 @@ typedef struct fres {
     uint64_t sid;
     int more;
     uint64_t body, len, end;
+    uint64_t fixed_left;          /* a fixed-length frame cut at a boundary (R-E8): bytes still to come */
     int clause;                   /* FR_DAMAGE */
     uint64_t at;
     const char *field;
@@ -1257,6 +1262,47 @@ static int damage(fres *f, int clause, uint64_t at, const char *field, const cha
     f->at = at;
     f->field = field;
     return FR_DAMAGE;
+}
+
+/* 1 when frames can start at @p at: the next 16 frames (or those up to the
+ * next unit boundary or the end of the data, if fewer) are frames of
+ * built-in or defined streams that end by that point (a fixed-length frame
+ * with more set may be cut there, R-E8). Used only to place the rest of a
+ * frame cut before a Unit that was not read. */
+static int starts_frames(const atf_rtc_reader *r, const ucur *c, uint64_t at, uint64_t hard)
+{
+    for (int k = 0; k < 16; k++) {
+        uint64_t nb = next_bound(r, c, at), stop = nb < hard ? nb : hard, x, ln;
+        size_t used;
+        int shortest;
+        int64_t l;
+        if (at == stop)
+            return 1;
+        if (at > stop || atf_rtc_uleb_decode(r->d + at, stop - at, &x, &used, &shortest) != ATF_OK)
+            return 0;
+        uint64_t sid = x >> 1, i = at + used;
+        if (sid == ATF_RTC_MARKER)
+            return 0;
+        if (!builtin(sid, &l)) {
+            const rstream *s = table_find(r, sid);
+            if (!s)
+                return 0;
+            l = s->length;
+        }
+        if (l < 0) {
+            if (atf_rtc_uleb_decode(r->d + i, stop - i, &ln, &used, &shortest) != ATF_OK || ln > ATF_RTC_MAX_PAYLOAD)
+                return 0;
+            i += used;
+        } else {
+            ln = (uint64_t)l;
+            if ((x & 1) && ln > stop - i)
+                return 1;   /* cut at the boundary */
+        }
+        if (ln > stop - i)
+            return 0;
+        at = i + ln;
+    }
+    return 1;
 }
 
 static int frame(atf_rtc_reader *r, const ucur *c, uint64_t pos, uint64_t limit, int last, fres *f)
@@ -1320,9 +1366,50 @@ static int frame(atf_rtc_reader *r, const ucur *c, uint64_t pos, uint64_t limit,
                           (unsigned long long)pos, (unsigned long long)ln);
         i += used;
     } else {
-        ln = (uint64_t)length;
+        /* A fixed-length frame holds the stream's length, or what is left of
+         * a frame of it cut at a boundary (R-E8). */
+        const rchain *oc = key_find(&r->open, f->sid);
+        ln = oc && oc->fixed_left ? oc->fixed_left : (uint64_t)length;
+        /* The first user frame of a Unit whose predecessor was not read may be
+         * the rest of a frame cut at that Unit's Crc position (R-E8): whole
+         * when a frame can follow it, else the shortest rest after which one
+         * can, read as the tail of a record (R-E12). */
+        if (!oc && r->fresh && !r->user_seen && f->sid >= ATF_RTC_FIRST_USER_ID && ln > 1 && i + ln <= hard &&
+            !starts_frames(r, c, i + ln, hard)) {
+            for (uint64_t t = 1; t < ln; t++)
+                if (starts_frames(r, c, i + t, hard)) {
+                    find(r, NO_VALUE, pos,
+                         NULL, "the frame at %llu (stream %llu) is read as the last %llu of %llu bytes of a frame cut at "
+                         "the Crc position of the Unit before, which was not read (R-E8)",
+                         (unsigned long long)pos, (unsigned long long)f->sid, (unsigned long long)t,
+                         (unsigned long long)ln);
+                    ln = t;
+                    break;
+                }
+        }
     }
+    f->fixed_left = 0;
     uint64_t end = atf_fits(i, ln, UINT64_MAX) ? i + ln : UINT64_MAX;
+    /* R-E8: a fixed-length frame with more set that would cross the next
+     * unit boundary, or the Unit's Crc position, ends there; the rest of it
+     * is the stream's next frame (after the index frame, or in the next
+     * Unit). A frame the data ends in before that point is cut, not split. */
+    uint64_t sp = nb != UINT64_MAX ? nb : pos < c->crc_limit ? c->crc_limit : UINT64_MAX;
+    if (length >= 0 && f->sid != ATF_RTC_CRC && f->more && sp != UINT64_MAX && end > sp && i <= sp && sp > hard &&
+        last) {
+        f->at = pos;   /* the data ends before the boundary: cut, whether or not it was split there */
+        return FR_CUT;
+    }
+    if (length >= 0 && f->sid != ATF_RTC_CRC && f->more && sp != UINT64_MAX && end > sp && i <= sp && sp <= hard) {
+        find(r, RC_FRM_007, pos, "length",
+             "the fixed-length frame at %llu (stream %llu) is cut at the %s %llu with more set: its last %llu of %llu "
+             "bytes are the stream's next frame",
+             (unsigned long long)pos, (unsigned long long)f->sid, sp == nb ? "unit boundary" : "Crc position",
+             (unsigned long long)sp, (unsigned long long)(end - sp), (unsigned long long)ln);
+        f->fixed_left = end - sp;
+        ln = sp - i;
+        end = sp;
+    }
     if (nb != UINT64_MAX && end > nb)
         return damage(f, RC_FRM_003, pos, "length", "the frame at %llu (stream %llu) crosses the unit boundary %llu",
                       (unsigned long long)pos, (unsigned long long)f->sid, (unsigned long long)nb);
@@ -1465,6 +1552,11 @@ static int frames(atf_rtc_reader *r, const ucur *c, uint64_t limit, uint64_t crc
         }
         frame_note(r, pos, sid);
         piece(r, sid, pos, f.more, r->d + f.body, (size_t)f.len);
+        if (sid >= ATF_RTC_FIRST_USER_ID)
+            r->user_seen = 1;
+        rchain *oc = key_find(&r->open, sid);
+        if (oc)
+            oc->fixed_left = f.fixed_left;
         if (phase == 1 && sid == ATF_RTC_INDEX && !f.more)
             phase = 2;
         else if (phase == 3 && sid == ATF_RTC_META && !f.more)
@@ -1492,6 +1584,10 @@ static void unit(atf_rtc_reader *r, uint64_t q)
     c.crc_limit = q + U - 5;
     drop_deferred(r);
     r->meta_seen = 0;
+    r->fresh = !(r->has_cont && r->cont_to == q);
+    r->user_seen = 0;
+    r->has_cont = 0;
+    size_t skips_before = r->skips.n;
     if (U <= n - q) {
         uint64_t crc_pos = q + U - 5;
         if (d[crc_pos] != ATF_RTC_CRC << 1) {
@@ -1521,6 +1617,10 @@ static void unit(atf_rtc_reader *r, uint64_t q)
         frames(r, &c, crc_pos, crc_pos, &co, &cn);
         frame_note(r, crc_pos, ATF_RTC_CRC);
         flush_deferred(r);
+        if (r->skips.n == skips_before) {
+            r->has_cont = 1;
+            r->cont_to = q + U;
+        }
         return;
     }
     /* The last Unit, shorter than U. */

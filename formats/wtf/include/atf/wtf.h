@@ -250,7 +250,9 @@ typedef struct atf_wtf_value {
     const char *s;          /**< ascii / utf8 / any: the string (in the table), NULL if null */
     uint32_t s_len;
     uint32_t count;         /**< array: elements */
-    const uint8_t *elems;   /**< array: the packed elements (elem size by type; strings as ordinals) */
+    const uint8_t *elems;   /**< array: the packed elements (elem size by type). Read: the file's bytes,
+                                 little-endian, strings as ordinals (decode with atf_wtf_array_elem).
+                                 Written: host order (see atf_wtf_writer_event). */
 } atf_wtf_value;
 
 /** @return bytes of one array element of @p t: 1 (bool, int8, uint8, char),
@@ -418,8 +420,12 @@ ATF_API atf_status atf_wtf_writer_define(atf_wtf_writer *w, const char *name, co
 /**
  * Writes one event: @p args holds one value per argument of its define, in
  * order, with the define's types (strings as .s / .s_len, NULL for null;
- * arrays as .count elements packed at .elems, strings as C string pointers
- * `const char *const *` in .elems). Rotates chunks as needed.
+ * arrays as .count elements packed at .elems in host order, as a C array of
+ * the type holds them (int16_t[], uint32_t[], float[]; the writer stores them
+ * little-endian), strings as C string pointers `const char *const *` in .elems).
+ * A reader's .elems are little-endian file bytes, not host order: on a
+ * big-endian host convert them (atf_wtf_array_elem) before writing them again.
+ * Rotates chunks as needed.
  */
 ATF_API atf_status atf_wtf_writer_event(atf_wtf_writer *w, uint16_t wire_id, uint32_t time_us,
                                         const atf_wtf_value *args, size_t nargs, atf_error *err);
