@@ -890,7 +890,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     int n = argc - 2;
     char **rest = argv + 2;
-    if (wants_help(n, rest) && command_help(stdout, cmd))
+    /* record reads its own options up to PROG: a --help after PROG is PROG's. */
+    if (strcmp(cmd, "record") != 0 && wants_help(n, rest) && command_help(stdout, cmd))
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_USAGE;
     if (!strcmp(cmd, "info"))
         return cmd_simple("info", atf_tool_info, 0, n, rest);
