@@ -96,10 +96,7 @@ static const char usage_text[] =
     "no ATF input (an empty directory, a directory without index.atf,\n"
     "manifest.json, thread_* or pid_* entries)\n";
 
-/* Writes s with control characters escaped (\n, \r, \t, \xHH), as
- * atf_error_format() does: a path holding a newline or a terminal escape
- * never breaks a message into lines. */
-static void put_escaped(FILE *f, const char *s)
+void atf_cli_put_escaped(FILE *f, const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '\n')
@@ -119,7 +116,7 @@ static void put_escaped(FILE *f, const char *s)
 static void say(const char *head, const char *arg, const char *tail)
 {
     fprintf(stderr, "atf: %s", head);
-    put_escaped(stderr, arg);
+    atf_cli_put_escaped(stderr, arg);
     fputs(tail, stderr);
 }
 
@@ -311,7 +308,7 @@ static int common_option(common_args *c, int argc, char **argv, int *i)
             p = *end == ',' ? end + 1 : end;
             if (*end && *end != ',') {
                 fprintf(stderr, "atf: %s: --thread: bad id list '", c->name);
-                put_escaped(stderr, v);
+                atf_cli_put_escaped(stderr, v);
                 fputs("'\n", stderr);
                 return -1;
             }
@@ -469,7 +466,7 @@ static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, ch
             c.o.no_verify = 1;
         else if (argv[i][0] == '-') {
             fprintf(stderr, "atf: %s: unknown option ", name);
-            put_escaped(stderr, argv[i]);
+            atf_cli_put_escaped(stderr, argv[i]);
             fputs("\n", stderr);
             return usage(NULL);
         } else if (path)
@@ -549,7 +546,7 @@ static int cmd_export(int argc, char **argv)
         size_t n = strlen(outp);
         if (n < 10 || strcmp(outp + n - 10, ".wtf-trace") != 0) {
             fputs("atf: export: note: ", stderr);
-            put_escaped(stderr, outp);
+            atf_cli_put_escaped(stderr, outp);
             fputs(" does not end in .wtf-trace, the name the WTF tools look for (the reference library reads other "
                   "names as JSON)\n", stderr);
         }
@@ -559,7 +556,7 @@ static int cmd_export(int argc, char **argv)
         FILE *out = !strcmp(outp, "-") ? stdout : fopen(outp, "wb");
         if (!out) {
             fputs("atf: error: ", stderr);
-            put_escaped(stderr, outp);
+            atf_cli_put_escaped(stderr, outp);
             fprintf(stderr, ": cannot create: %s\n", strerror(errno));
             return EXIT_USAGE;
         }
@@ -567,7 +564,7 @@ static int cmd_export(int argc, char **argv)
         common_finish(&pl);
         if (out != stdout && fclose(out) != 0 && !st) {
             fputs("atf: error: ", stderr);
-            put_escaped(stderr, outp);
+            atf_cli_put_escaped(stderr, outp);
             fprintf(stderr, ": cannot write: %s\n", strerror(errno));
             return EXIT_USAGE;
         }
@@ -584,7 +581,7 @@ static int cmd_export(int argc, char **argv)
             " exception instants, %" PRIu64 " detail events as arguments, %" PRIu64 " anchors; %" PRIu64
             " bytes to ",
             s.threads, s.events, k->begins, k->instants, s.details, s.anchors, s.bytes);
-    put_escaped(stderr, outp);
+    atf_cli_put_escaped(stderr, outp);
     fputc('\n', stderr);
     /* The unclean-input line only when something was unclean (a clean
      * session's export says nothing of it). */
@@ -607,7 +604,7 @@ static int cmd_export(int argc, char **argv)
             char part[4200];
             if ((s.wtf_parts >> i & 1) && atf_export_wtf_part_path(part, sizeof part, outp, i) == 0) {
                 fprintf(stderr, "%s ", sep);
-                put_escaped(stderr, part);
+                atf_cli_put_escaped(stderr, part);
                 sep = ",";
             }
         }
@@ -649,7 +646,7 @@ static int cmd_pack(int unpack, int argc, char **argv)
             uo.force = 1;
         else {
             fprintf(stderr, "atf: %s: unknown option or bad value: ", cmd);
-            put_escaped(stderr, a);
+            atf_cli_put_escaped(stderr, a);
             fputs("\n", stderr);
             return usage(NULL);
         }
@@ -679,12 +676,12 @@ static int cmd_pack(int unpack, int argc, char **argv)
     if (st)
         return fail(st, &err);
     fputs("atf: pack: ", stderr);
-    put_escaped(stderr, path[0]);
+    atf_cli_put_escaped(stderr, path[0]);
     fprintf(stderr,
             ": %" PRIu64 " thread(s), %" PRIu64 " file(s), %" PRIu64 " index and %" PRIu64 " detail events, %" PRIu64
             " bytes -> ",
             s.threads, s.files, s.index_events, s.detail_events, s.bytes_in);
-    put_escaped(stderr, path[1]);
+    atf_cli_put_escaped(stderr, path[1]);
     fprintf(stderr, ": %" PRIu64 " bytes (Unit %" PRIu64 ", unit %" PRIu64 ", %" PRIu64 " manifest copies)\n",
             s.bytes_out, s.unit_size, s.subunit_size, s.manifest_copies);
     return EXIT_OK;

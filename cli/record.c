@@ -50,10 +50,13 @@ static const char record_usage[] =
     "A static binary cannot be preloaded: link it with libatf_cyg.a instead\n"
     "(cc -finstrument-functions prog.c -latf_cyg -latf_recorder -latf ...).\n";
 
+/* One line on stderr; the arguments (paths, PROG) with control characters escaped. */
 static int fail(int code, const char *fmt, const char *a, const char *b)
 {
+    char line[8192];
+    snprintf(line, sizeof line, fmt, a, b);
     fputs("atf record: ", stderr);
-    fprintf(stderr, fmt, a, b);
+    atf_cli_put_escaped(stderr, line);
     fputc('\n', stderr);
     return code;
 }
@@ -293,8 +296,13 @@ int atf_cmd_record(int argc, char **argv)
     }
     char **prog = argv + i;
     char exe[PATH_MAX];
-    if (resolve(prog[0], exe, sizeof exe) != 0)
-        return fail(127, "%s: %s", prog[0], "command not found or not executable");
+    if (resolve(prog[0], exe, sizeof exe) != 0) {
+        /* As the shells say it: 126 found but not executable, 127 not found. */
+        struct stat st;
+        if (strchr(prog[0], '/') && stat(prog[0], &st) == 0)
+            return fail(126, "%s: %s", prog[0], S_ISDIR(st.st_mode) ? "is a directory" : "not executable");
+        return fail(127, "%s: %s", prog[0], "command not found");
+    }
     if (is_static_elf(exe))
         return fail(2,
                     "%s is a static binary: the front end cannot be preloaded into it; "
@@ -397,19 +405,24 @@ int atf_cmd_record(int argc, char **argv)
     totals t = { 0 };
     unsigned nsessions = 0;
     sum_sessions(rootabs, base, &t, &nsessions);
-    if (WIFSIGNALED(status))
-        fprintf(stderr, "atf record: %s was killed by signal %d (%s)\n", prog[0], WTERMSIG(status),
-                strsignal(WTERMSIG(status)));
+    if (WIFSIGNALED(status)) {
+        fputs("atf record: ", stderr);
+        atf_cli_put_escaped(stderr, prog[0]);
+        fprintf(stderr, " was killed by signal %d (%s)\n", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    }
     if (t.events == 0) {
-        fprintf(stderr,
-                "atf record: no event recorded: %s was not built with -finstrument-functions "
-                "(or no instrumented function ran)\n",
-                prog[0]);
+        fputs("atf record: no event recorded: ", stderr);
+        atf_cli_put_escaped(stderr, prog[0]);
+        fputs(" was not built with -finstrument-functions (or no instrumented function ran)\n", stderr);
         return rc ? rc : 2;
     }
-    fprintf(stderr, "atf record: session %s", session);
-    if (nsessions > 1)
-        fprintf(stderr, " (and %u more sessions started by exec: %s_exec*)", nsessions - 1, session);
+    fputs("atf record: session ", stderr);
+    atf_cli_put_escaped(stderr, session);
+    if (nsessions > 1) {
+        fprintf(stderr, " (and %u more sessions started by exec: ", nsessions - 1);
+        atf_cli_put_escaped(stderr, session);
+        fputs("_exec*)", stderr);
+    }
     fputc('\n', stderr);
     fprintf(stderr, "atf record: %llu events, %llu threads in %u process%s, %llu lost%s\n", t.events, t.threads,
             t.processes, t.processes == 1 ? "" : "es", t.lost,
