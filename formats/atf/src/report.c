@@ -117,6 +117,13 @@ static int on_slice(void *user, const atf_slice *s)
     }
     /* END: the frame at s->depth closes (the builder ends frames innermost first). */
     open_frame *f = &r->stack[s->depth];
+    if (r->tab->slots[f->slot].function_id != s->function_id || !r->tab->slots[f->slot].used) {
+        /* The table grew since the call: its entries moved. */
+        int64_t slot = table_slot(r->tab, s->function_id);
+        if (slot < 0)
+            return r->oom = -1;
+        f->slot = (uint32_t)slot;
+    }
     fn_stat *st = &r->tab->slots[f->slot];
     uint64_t incl = s->timestamp_ns - s->begin_timestamp_ns;
     st->calls++;

@@ -247,6 +247,50 @@ static void test_demo(void **state)
     cf_rm_rf(dir);
 }
 
+/* Frames open while the function table grows (entries move): main's call
+ * stays counted and timed. */
+static void test_table_growth(void **state)
+{
+    (void)state;
+    char dir[256];
+    cf_mkdtemp(dir, sizeof dir, "report-grow");
+    static step s[2 + 2 * 2000];
+    size_t n = 0;
+    s[n++] = (step){ ATF_EVENT_CALL, 100000, 0 };
+    for (uint64_t f = 0; f < 2000; f++) {
+        s[n++] = (step){ ATF_EVENT_CALL, 200000 + f, 1 + 2 * f };
+        s[n++] = (step){ ATF_EVENT_RETURN, 200000 + f, 2 + 2 * f };
+    }
+    s[n++] = (step){ ATF_EVENT_RETURN, 100000, 5000 };
+    atf_writer_options o = tu_writer_options(ATF_LAYOUT_2);
+    atf_session_writer *sw;
+    atf_error err;
+    assert_int_equal(atf_session_writer_create(&sw, dir, &o, &err), ATF_OK);
+    write_thread(sw, 1, s, n);
+    atf_manifest_symbol sym = { 100000, 0, 1, "main" };
+    assert_int_equal(atf_session_writer_add_symbol(sw, &sym), ATF_OK);
+    assert_int_equal(atf_session_writer_close(sw), ATF_OK);
+    atf_report_stats st;
+    const char *diag;
+    tu_capture dc;
+    json_t *j = report_json(dir, 0, ATF_REPORT_SORT_TOTAL, &st, &diag, &dc);
+    assert_string_equal(diag, "");
+    tu_capture_free(&dc);
+    json_t *fns = json_object_get(j, "functions");
+    assert_int_equal(json_array_size(fns), 2001);
+    const want top[] = { { "main", 1, 5000, 5000 - 2000 } };
+    json_t *first = json_array();
+    json_array_append(first, json_array_get(fns, 0));
+    check_functions(first, top, 1);
+    for (size_t i = 1; i < 2001; i++) {
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(fns, i), "calls")), 1);
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(fns, i), "self_ns")), 1);
+    }
+    json_decref(first);
+    json_decref(j);
+    cf_rm_rf(dir);
+}
+
 /* No ATF input: ATF_E_NOT_FOUND (the command's exit 2). */
 static void test_no_input(void **state)
 {
@@ -264,6 +308,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_computed),
         cmocka_unit_test(test_demo),
+        cmocka_unit_test(test_table_growth),
         cmocka_unit_test(test_no_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
