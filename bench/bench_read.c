@@ -292,7 +292,7 @@ int bench_read_side(const char *what, int argc, char **argv)
     } else {
         printf("session:        %s (%" PRIu64 " index events, page-cached)\n", session, n);
         printf("%-15s %s%s\n", what, desc, is_merge || real_null ? "" : " (not the null device here: discarded)");
-        if (!is_merge)
+        if (!is_merge && strcmp(what, "report") != 0)
             printf("                formatted by %ld thread(s) (one per CPU, at most 4: atf_tool_options.jobs 0)\n",
                    threads);
         printf("                %.3f s (median of %d): %.2f M events/s\n", t_target, repeat, eps / 1e6);
