@@ -11,7 +11,7 @@
  *       The recorder's throughput versus the raw write bandwidth of the same
  *       I/O method on the same disk (bench_recorder.c).
  *
- *   atf-bench merge|dump|export [--session DIR] [--repeat N] [--json] ...
+ *   atf-bench merge|dump|export|report [--session DIR] [--repeat N] [--json] ...
  *       The merge, the canonical dump and the Perfetto export of an 8-thread
  *       session versus the recorder's sustained rate measured in the same run
  *       (bench_read.c).
@@ -328,7 +328,8 @@ int main(int argc, char **argv)
         return bench_read(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "recorder"))
         return bench_recorder(argc - 2, argv + 2);
-    if (argc >= 2 && (!strcmp(argv[1], "merge") || !strcmp(argv[1], "dump") || !strcmp(argv[1], "export")))
+    if (argc >= 2 && (!strcmp(argv[1], "merge") || !strcmp(argv[1], "dump") || !strcmp(argv[1], "export") ||
+                       !strcmp(argv[1], "report")))
         return bench_read_side(argv[1], argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "wtf"))
         return bench_wtf(argc - 2, argv + 2);
@@ -336,7 +337,7 @@ int main(int argc, char **argv)
         return bench_rtc(argc - 2, argv + 2);
     fprintf(stderr, "usage: atf-bench read [options]       (index reading vs cat)\n"
                     "       atf-bench recorder [options]   (recorder throughput vs raw writes)\n"
-                    "       atf-bench merge|dump|export [options]\n"
+                    "       atf-bench merge|dump|export|report [options]\n"
                     "                                      (the read side vs the recorder's rate, same run)\n"
                     "       atf-bench wtf [options]        (WTF reading and validation vs cat)\n"
                     "       atf-bench rtc [options]        (atf pack and unpack vs cat, RTC resync)\n");

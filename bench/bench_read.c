@@ -1,7 +1,7 @@
 /* atf-bench merge|dump|export: the read side against the write side, on one
  * machine in one run.
  *
- *   atf-bench merge|dump|export [--session DIR] [--threads N] [--events N]
+ *   atf-bench merge|dump|export|report [--session DIR] [--threads N] [--events N]
  *       [--detail-every N] [--dir DIR] [--repeat N] [--recorder-events N]
  *       [--keep] [--json]
  *
@@ -15,6 +15,7 @@
  *   dump    atf_tool_dump(--json) to /dev/null: target >= 10 M events/s and
  *           >= 0.25x the recorder's rate;
  *   export  atf_export(perfetto) to /dev/null: the same targets as dump.
+ *   report  atf_tool_report(--json) to /dev/null: the same targets as dump.
  * /dev/null must be the null device: in some containers it is a regular
  * file (on a tmpfs), and every byte of the output is then written to
  * memory (a dump --json of the default session took 5.2 s instead of 1.1 s
@@ -138,6 +139,13 @@ static uint64_t pass(const char *what, const char *session, uint64_t *checksum, 
                 n += atf_index_reader_count(atf_session_thread_at(s, i)->index);
             atf_session_close(s);
         }
+    } else if (!strcmp(what, "report")) {
+        atf_report_options ro = ATF_REPORT_OPTIONS_INIT;
+        ro.json = 1;
+        atf_report_stats rs;
+        st = atf_tool_report(null, session, &o, &ro, &rs, &err);
+        n = rs.events;
+        *checksum = rs.calls;
     } else {
         atf_export_stats es;
         st = atf_export(null, ATF_EXPORT_PERFETTO, session, &o, &es, &err);
@@ -154,7 +162,7 @@ static uint64_t pass(const char *what, const char *session, uint64_t *checksum, 
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: atf-bench merge|dump|export [--session DIR] [--threads N] [--events N] [--detail-every N]\n"
+    fprintf(stderr, "usage: atf-bench merge|dump|export|report [--session DIR] [--threads N] [--events N] [--detail-every N]\n"
                     "                                   [--dir DIR] [--repeat N] [--recorder-events N] [--keep] [--json]\n");
     return 2;
 }
@@ -266,7 +274,8 @@ int bench_read_side(const char *what, int argc, char **argv)
     double min_ratio = !strcmp(what, "merge") ? 1.0 : 0.25, min_eps = !strcmp(what, "merge") ? 0 : 10e6;
     int met = ratio >= min_ratio && eps >= min_eps;
     const char *desc = !strcmp(what, "merge") ? "streaming k-way merge through the library (every event in order, no text)"
-                       : !strcmp(what, "dump") ? "atf dump --json to /dev/null"
+                       : !strcmp(what, "dump")   ? "atf dump --json to /dev/null"
+                       : !strcmp(what, "report") ? "atf report --json to /dev/null (per function calls, total, self)"
                                                : "atf export --format perfetto to /dev/null";
     if (json) {
         printf("{\"benchmark\":\"%s\",\"session\":\"%s\",\"events\":%" PRIu64 ",\"seconds\":%.4f,\"cpu_seconds\":%.4f,"
@@ -283,7 +292,7 @@ int bench_read_side(const char *what, int argc, char **argv)
     } else {
         printf("session:        %s (%" PRIu64 " index events, page-cached)\n", session, n);
         printf("%-15s %s%s\n", what, desc, is_merge || real_null ? "" : " (not the null device here: discarded)");
-        if (!is_merge)
+        if (!is_merge && strcmp(what, "report") != 0)
             printf("                formatted by %ld thread(s) (one per CPU, at most 4: atf_tool_options.jobs 0)\n",
                    threads);
         printf("                %.3f s (median of %d): %.2f M events/s\n", t_target, repeat, eps / 1e6);

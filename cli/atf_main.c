@@ -48,6 +48,9 @@ static const char usage_text[] =
     "                                   calls as nested slices) for ui.perfetto.dev,\n"
     "                                   chrome://tracing or speedscope; counts on stderr;\n"
     "                                   --jobs: threads encoding Perfetto (as dump's)\n"
+    "  report [--json] [--threads] [--sort total|self|calls|name] [FILTERS] SESSION\n"
+    "                                   per function: calls, total and self time\n"
+    "                                   (like uftrace report; atf report --help)\n"
     "  validate [--strict] [--format text|json|junit] [--no-verify] [--progress|--quiet] PATH\n"
     "                                   check every clause of conformance/SPEC.md\n"
     "                                   (WTF: conformance/SPEC-WTF.md, RTC:\n"
@@ -487,6 +490,118 @@ static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, ch
     return fail_path(st, &err, path);
 }
 
+/* `atf report`: the work is atf_tool_report() (atf/tools.h). */
+static const char report_usage[] =
+    "usage: atf report [--json] [--threads] [--sort total|self|calls|name] [--no-verify]\n"
+    "                  [FILTERS] [--] SESSION\n"
+    "\n"
+    "Per function: total (inclusive) time, self time and calls, for the whole\n"
+    "session, or with --threads one table per thread (like `uftrace report`).\n"
+    "Calls and returns pair as in `atf export`: a call that never returned ends\n"
+    "at its thread's last event, an exception or an outer return ends the frames\n"
+    "above it, a return without a call is dropped; how many of each goes to\n"
+    "stderr when there were any. A recursive function's total time counts its\n"
+    "outermost calls only. SESSION is a session directory (or one thread's\n"
+    "directory or index file); a directory of several sessions is refused: name one.\n"
+    "  --json       one JSON object: functions[] (or threads[] of {thread,\n"
+    "               functions[]}) of {function_id, name, calls, total_ns, self_ns},\n"
+    "               and events, calls, unclosed, unwound, unmatched_returns,\n"
+    "               exceptions, thread_count\n"
+    "  --sort KEY   total (default), self, calls (largest first) or name\n"
+    "FILTERS: --from T --to T, --thread K[,K...], --progress, --quiet (as in dump).\n"
+    "exit codes: 0 ok, 1 the input is damaged (what could be read is reported),\n"
+    "2 usage, I/O error or no ATF input at SESSION\n";
+
+static int cmd_report(int argc, char **argv)
+{
+    common_args c;
+    progress_line pl;
+    common_init(&c, "report", &pl);
+    atf_report_options ro = ATF_REPORT_OPTIONS_INIT;
+    const char *path = NULL;
+    int opts_done = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (opts_done || a[0] != '-') {
+            if (path) {
+                fputs("atf: report: one SESSION only\n", stderr);
+                fputs(report_usage, stderr);
+                return EXIT_USAGE;
+            }
+            path = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            opts_done = 1;
+            continue;
+        }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(report_usage, stdout);
+            return EXIT_OK;
+        }
+        if (!strcmp(a, "--json")) {
+            ro.json = 1;
+            continue;
+        }
+        if (!strcmp(a, "--threads")) {
+            ro.per_thread = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-verify")) {
+            c.o.no_verify = 1;
+            continue;
+        }
+        if (!strcmp(a, "--sort")) {
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            if (!strcmp(v, "total"))
+                ro.sort = ATF_REPORT_SORT_TOTAL;
+            else if (!strcmp(v, "self"))
+                ro.sort = ATF_REPORT_SORT_SELF;
+            else if (!strcmp(v, "calls"))
+                ro.sort = ATF_REPORT_SORT_CALLS;
+            else if (!strcmp(v, "name"))
+                ro.sort = ATF_REPORT_SORT_NAME;
+            else {
+                fprintf(stderr, "atf: report: --sort takes total, self, calls or name\n");
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        int k = strcmp(a, "--jobs") ? common_option(&c, argc, argv, &i) : 0;
+        if (k < 0)
+            return EXIT_USAGE;
+        if (k == 0) {
+            fprintf(stderr, "atf: report: unknown option %s\n", a);
+            fputs(report_usage, stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (!path) {
+        fputs("atf: report: SESSION is missing\n", stderr);
+        fputs(report_usage, stderr);
+        return EXIT_USAGE;
+    }
+    if (c.o.window && c.o.from_ns > c.o.to_ns)
+        return usage("--from is after --to");
+    common_arm(&c, &pl);
+    atf_error err;
+    atf_status st = atf_tool_report(stdout, path, &c.o, &ro, NULL, &err);
+    common_finish(&pl);
+    if (fflush(stdout) != 0 && st == ATF_OK) {
+        fprintf(stderr, "atf: report: cannot write the output: %s\n", strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (st == ATF_OK)
+        return EXIT_OK;
+    int rc = fail(st, &err);
+    char resolved[4096];
+    atf_error de;
+    return rc == EXIT_INVALID && atf_path_detect(path, resolved, sizeof resolved, &de) == ATF_PATH_UNKNOWN &&
+                   de.code == ATF_E_NOT_FOUND
+               ? EXIT_USAGE
+               : rc;
+}
+
 /* `atf export`: the work is atf_export() (atf/export.h). */
 static int cmd_export(int argc, char **argv)
 {
@@ -898,6 +1013,8 @@ int main(int argc, char **argv)
         return cmd_simple("merge", atf_tool_merge, 1, n, rest);
     if (!strcmp(cmd, "export"))
         return cmd_export(n, rest);
+    if (!strcmp(cmd, "report"))
+        return cmd_report(n, rest);
     if (!strcmp(cmd, "validate"))
         return cmd_validate(n, rest);
     if (!strcmp(cmd, "conform"))

@@ -93,6 +93,52 @@ ATF_API atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_opt
 /** `atf merge`: all threads of a session in (timestamp, thread, seq) order. */
 ATF_API atf_status atf_tool_merge(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err);
 
+/** Sort keys of `atf report` (largest first; names A to Z). */
+typedef enum atf_report_sort {
+    ATF_REPORT_SORT_TOTAL = 0,   /**< inclusive time */
+    ATF_REPORT_SORT_SELF,        /**< self time */
+    ATF_REPORT_SORT_CALLS,       /**< number of calls */
+    ATF_REPORT_SORT_NAME         /**< function name */
+} atf_report_sort;
+
+typedef struct atf_report_options {
+    unsigned json;         /**< one JSON object (docs: README, `atf report`) instead of a text table */
+    unsigned per_thread;   /**< one table per thread instead of one for the session */
+    atf_report_sort sort;
+    unsigned reserved[2];
+} atf_report_options;
+#define ATF_REPORT_OPTIONS_INIT { 0u, 0u, ATF_REPORT_SORT_TOTAL, { 0u, 0u } }
+
+/** What atf_tool_report() read and how clean it was. */
+typedef struct atf_report_stats {
+    uint64_t events;             /**< index events read */
+    uint64_t calls;              /**< frames counted (returned, unwound or never returned) */
+    uint64_t unclosed;           /**< calls never returned: ended at their thread's last event */
+    uint64_t unwound;            /**< frames an outer return or an exception closed */
+    uint64_t unmatched_returns;  /**< returns with no open call of their function: dropped */
+    uint64_t exceptions;         /**< exception events */
+    uint64_t too_deep, unknown_kinds, backwards, clipped;  /**< as ::atf_slice_counts */
+    uint64_t threads;            /**< threads read */
+    uint64_t functions_max;      /**< most functions seen on one thread (the table's size) */
+    uint32_t max_depth;          /**< deepest nesting (the stack's size) */
+} atf_report_stats;
+
+/**
+ * `atf report`: per function, calls, total (inclusive) and self time, for the
+ * session or (ro->per_thread) per thread. Calls and returns pair as in
+ * `atf export` (the slice builder, atf/export.h): an exception or a return of
+ * an outer frame ends the frames above it at its timestamp, a call that never
+ * returned ends at its thread's last event, a return with no call is dropped.
+ * A recursive function's total time counts its outermost activations only;
+ * self time is inclusive time minus the inclusive time of direct callees.
+ * Streams each thread's index lane once: memory is functions x call depth.
+ * When anything was unclean, one line to opts->diag says how many of each.
+ * @param stats NULL or receives the counts.
+ * @return as atf_tool_dump() (atf/tools.h above), ::ATF_E_ARG for bad options.
+ */
+ATF_API atf_status atf_tool_report(FILE *out, const char *path, const atf_tool_options *opts,
+                                   const atf_report_options *ro, atf_report_stats *stats, atf_error *err);
+
 typedef enum atf_severity { ATF_SEV_WARNING = 1, ATF_SEV_ERROR = 2 } atf_severity;
 
 /** One finding of a check. */

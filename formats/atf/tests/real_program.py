@@ -1,0 +1,129 @@
+#!/usr/bin/python3
+"""real_program: a real program no one in this project wrote (Lua 5.4 from
+Debian's source package) built with -finstrument-functions, recorded by
+`atf record`; the session validates, every function is named, and the
+per-function call counts of `atf report --json` equal `uftrace report`'s on
+the same binary and workload.
+
+  real_program.py ATF_CLI WORKDIR FETCH_SCRIPT
+
+Lua's source: $ATF_LUA_SRC, else FETCH_SCRIPT (ci/fetch-lua-source.sh)
+fetches it once into WORKDIR/lua-source. If it cannot be had, the test fails.
+
+Known differences, each with its cause:
+- uftrace adds "linux:schedule (pre-empted)" rows: its scheduler events
+  (the kernel preempted the thread), not functions of the program; ignored.
+- Lua seeds its string hash with time(NULL) and addresses (luai_makeseed),
+  so two runs of one binary differ in hash-table work and in when the GC
+  runs; the binary is built with luai_makeseed fixed at 0 so that both
+  tracers see the same calls.
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+LUA_SCRIPT = r"""
+local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+print(fib(20))
+local t = {}
+for i = 1, 5000 do t[i] = string.format("k%07d", (i * 7919) % 5003) end
+table.sort(t)
+print(t[1], #t)
+"""
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def main():
+    atf, work, fetch = sys.argv[1], sys.argv[2], sys.argv[3]
+    os.makedirs(work, exist_ok=True)
+    src = os.environ.get("ATF_LUA_SRC")
+    if not src:
+        r = run(["sh", fetch, os.path.join(work, "lua-source")])
+        if not check(r.returncode == 0, "Lua 5.4's source (%s): %s" % (fetch, r.stderr.strip()[-400:])):
+            return
+        src = r.stdout.strip()
+    if not check(os.path.isfile(os.path.join(src, "src", "lua.c")), "Lua source at %s" % src):
+        return
+    if not check(shutil.which("uftrace") is not None, "uftrace installed (ci/lib.sh)"):
+        return
+    build = os.path.join(work, "build")
+    shutil.rmtree(build, ignore_errors=True)
+    os.makedirs(build)
+    with open(os.path.join(build, "lua5.4-deb-multiarch.h"), "w") as f:
+        f.write('#define DEB_HOST_MULTIARCH "unknown"\n')   # Debian's luaconf.h includes it
+    srcs = sorted(os.path.join(src, "src", f) for f in os.listdir(os.path.join(src, "src"))
+                  if f.endswith(".c") and f not in ("luac.c", "onelua.c"))
+    lua = os.path.join(build, "lua")
+    r = run(["cc", "-O2", "-finstrument-functions", "-DLUA_COMPAT_5_3", "-DLUA_USE_LINUX",
+             "-Dluai_makeseed(L)=0", "-I" + build] + srcs + ["-o", lua, "-rdynamic", "-lm", "-ldl"])
+    if not check(r.returncode == 0, "Lua built with -finstrument-functions %s" % r.stderr.strip()[-300:]):
+        return
+    script = os.path.join(build, "work.lua")
+    with open(script, "w") as f:
+        f.write(LUA_SCRIPT)
+    plain = run([lua, script])
+    root = os.path.join(build, "atf")
+    r = run([atf, "record", "-o", root, "--", lua, script])
+    check(r.returncode == 0 and r.stdout == plain.stdout, "atf record: exit 0, output unchanged")
+    check(" 0 lost" in r.stderr, "atf record: 0 lost (%s)" % r.stderr.strip()[-200:])
+    pids = glob.glob(os.path.join(root, "session_*", "pid_*"))
+    if not check(len(pids) == 1, "one session (%s)" % pids):
+        return
+    session = pids[0]
+    r = run([atf, "validate", session])
+    check(r.returncode == 0, "atf validate: conformant (%s)" % (r.stdout + r.stderr).strip()[-300:])
+    r = run([atf, "report", "--json", "--sort", "name", session])
+    if not check(r.returncode == 0, "atf report --json (%s)" % r.stderr.strip()[-300:]):
+        return
+    rep = json.loads(r.stdout)
+    check(r.stderr == "", "atf report: clean session, nothing on stderr (%s)" % r.stderr.strip()[-200:])
+    unnamed = [f for f in rep["functions"] if f["name"].startswith("0x")]
+    check(not unnamed, "every function named (%d unnamed)" % len(unnamed))
+    ours = {}
+    for f in rep["functions"]:
+        ours[f["name"]] = ours.get(f["name"], 0) + f["calls"]
+    ud = os.path.join(build, "uftrace.data")
+    r = run(["uftrace", "record", "--no-libcall", "-d", ud, lua, script])
+    if not check(r.returncode == 0 and r.stdout == plain.stdout, "uftrace record (%s)" % r.stderr.strip()[-300:]):
+        return
+    r = run(["uftrace", "report", "-d", ud, "-f", "call", "--no-pager"])
+    if not check(r.returncode == 0, "uftrace report (%s)" % r.stderr.strip()[-300:]):
+        return
+    theirs = {}
+    for line in r.stdout.splitlines()[2:]:   # "Calls  Function" and a rule
+        parts = line.split(None, 1)
+        if len(parts) == 2 and parts[0].isdigit():
+            name = parts[1].strip()
+            if name.startswith("linux:"):    # scheduler events, not functions (see above)
+                continue
+            theirs[name] = theirs.get(name, 0) + int(parts[0])
+    diff = sorted((k, ours.get(k), theirs.get(k)) for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k))
+    check(len(theirs) > 300 and sum(theirs.values()) > 500000,
+          "uftrace counted %d functions, %d calls" % (len(theirs), sum(theirs.values())))
+    check(not diff, "atf report's calls = uftrace report's for all %d functions (%d calls); differences: %s"
+          % (len(ours), sum(ours.values()), diff[:20]))
+    for name in ("main", "luaV_execute", "luaD_precall", "luaH_getshortstr", "sort"):
+        check(ours.get(name, 0) > 0, "%s counted (%d calls)" % (name, ours.get(name, 0)))
+
+
+if __name__ == "__main__":
+    main()
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        sys.exit(1)
+    print("all checks passed")
