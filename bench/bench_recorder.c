@@ -18,6 +18,10 @@
  *       ones only once the idle ones' files exist and were seen idle.
  *       --rounds R alternates the two phases R times, in both orders: the
  *       median ratio.
+ *       --burst: the I idle threads start 10 ms into the main phase, while
+ *       the busy threads run (issue 26's burst: 1,000 threads registering
+ *       next to 10 busy ones); the ratio is then the busy threads' rate
+ *       during a registration burst against theirs alone.
  *   atf-bench recorder --churn T [--churn-parallel P] --events-per-thread M
  *       Thread churn: T short-lived threads (P at a time) each record M
  *       events and exit; threads/s created and finalized, peak RSS, memory
@@ -318,6 +322,7 @@ typedef struct scaling {
     unsigned idle, baseline;
     uint64_t churn;
     unsigned parallel, rounds;
+    int burst;
 } scaling;
 
 /* Resident set now and its peak since the last reset (VmRSS, VmHWM), bytes. */
@@ -414,6 +419,9 @@ typedef struct rec_run {
      * then the idle threads are released and the recorder stopped (t_stop). */
     int scaling;
     unsigned idle;
+    /* --burst: the idle threads start while the busy ones run (a burst of
+     * registrations next to busy rings), not before them. */
+    int burst;
     atf_recorder_options o;
     /* out */
     char session[4096];
@@ -511,7 +519,7 @@ static int rec_run_exec(rec_run *rr)
         fprintf(stderr, "atf-bench: out of memory\n");
         return 2;
     }
-    unsigned started = rr->idle_started = idle_start(&g, ia, ith, rr->idle, (uint64_t)threads + 2);
+    unsigned started = rr->idle_started = rr->burst ? 0 : idle_start(&g, ia, ith, rr->idle, (uint64_t)threads + 2);
     if (started) {
         /* The idle threads are idle: their files exist, and the writer
          * has seen them idle (parked) before the busy threads start. */
@@ -527,6 +535,13 @@ static int rec_run_exec(rec_run *rr)
     }
     pthread_barrier_wait(&barrier);
     double t0 = now_s();
+    if (rr->burst && rr->idle) {
+        /* 10 ms into the run, the burst: every idle thread starts and
+         * records its first pair while the busy threads produce. */
+        struct timespec ts = { 0, 10000000 };
+        nanosleep(&ts, NULL);
+        started = rr->idle_started = idle_start(&g, ia, ith, rr->idle, (uint64_t)threads + 2);
+    }
     for (unsigned i = 0; i < threads; i++)
         pthread_join(th[i], NULL);
     rr->t_prod = now_s() - t0;
@@ -610,7 +625,7 @@ typedef struct phase {
     char session[4096];
 } phase;
 
-static int run_phase(const atf_recorder_options *o, phase *ph, int validate)
+static int run_phase(const atf_recorder_options *o, phase *ph, int validate, int burst)
 {
     rec_run rr;
     memset(&rr, 0, sizeof rr);
@@ -618,6 +633,7 @@ static int run_phase(const atf_recorder_options *o, phase *ph, int validate)
     rr.per_thread = ph->per_thread;
     rr.scaling = 1;
     rr.idle = ph->idle;
+    rr.burst = burst;
     rr.o = *o;
     int rc = rec_run_exec(&rr);
     if (rc) {
@@ -693,7 +709,7 @@ static void print_phase(const char *name, const phase *ph, int json)
  * ratio reaches MIN, nothing was lost and every session is conformant. */
 static int bench_scaling(const atf_recorder_options *o, const char *out, unsigned busy, unsigned idle,
                          unsigned baseline, uint64_t per_thread, unsigned rounds, int json, int validate,
-                         double check_min)
+                         double check_min, int burst)
 {
     (void)out;
     if (baseline == 0)
@@ -723,9 +739,9 @@ static int bench_scaling(const atf_recorder_options *o, const char *out, unsigne
          * back from the disk slowed the phase right after it (64 threads
          * 41-49 M events/s after a validation, 49-62 without). */
         phase *first = k % 2 ? main : base, *second = k % 2 ? base : main;
-        int rc = run_phase(o, first, 0);
+        int rc = run_phase(o, first, 0, burst);
         if (!rc)
-            rc = run_phase(o, second, 0);
+            rc = run_phase(o, second, 0, burst);
         if (rc) {
             free(phases);
             return rc;
@@ -739,6 +755,10 @@ static int bench_scaling(const atf_recorder_options *o, const char *out, unsigne
         if (!json) {
             if (rounds > 1)
                 printf("round %u of %u (%s first)\n", k + 1, rounds, k % 2 ? "main" : "baseline");
+            if (burst && k == 0)
+                printf("burst:              the %u idle threads start 10 ms into the main phase, while its busy "
+                       "threads run\n",
+                       idle);
             print_phase(k % 2 ? "main:" : "baseline:", first, 0);
             print_phase(k % 2 ? "baseline:" : "main:", second, 0);
             printf("ratio:              %.2f busy events/s main/baseline (%.2f while producing); load average %.2f on "
@@ -766,7 +786,7 @@ static int bench_scaling(const atf_recorder_options *o, const char *out, unsigne
                    ph->f.warnings, ph->f.errors ? ": " : "", ph->f.errors ? ph->f.first : "", ph->session);
     }
     if (json) {
-        printf("{\"benchmark\":\"recorder-scaling\",\"rounds\":[");
+        printf("{\"benchmark\":\"recorder-scaling\",\"burst\":%s,\"rounds\":[", burst ? "true" : "false");
         for (unsigned k = 0; k < rounds; k++) {
             printf("%s{\"first\":\"%s\",", k ? "," : "", k % 2 ? "main" : "baseline");
             print_phase("baseline", &phases[2 * k], 1);
@@ -966,11 +986,12 @@ static int usage(void)
             "                          [--clock auto|system|counter] [--io auto|direct|buffered]\n"
             "                          [--ring-events N] [--chunk-mb N] [--chunks N] [--batch N] [--drop]\n"
             "                          [--budget-mb N] [--no-sync] [--raw-mb N] [--no-validate] [--check MIN_EVENTS_PER_SEC]\n"
-            "       atf-bench recorder --threads N [--idle I] [--baseline-threads B] [--rounds R] --events-per-thread M\n"
+            "       atf-bench recorder --threads N [--idle I [--burst]] [--baseline-threads B] [--rounds R] --events-per-thread M\n"
             "                          --out DIR\n"
             "       atf-bench recorder --churn T [--churn-parallel P] --events-per-thread M --out DIR\n"
             "  --idle/--baseline-threads: B busy threads alone, then N busy + I idle threads, one run, ratio printed;\n"
-            "           --rounds R alternates the two R times and prints the median ratio (--check: its minimum)\n"
+            "           --rounds R alternates the two R times and prints the median ratio (--check: its minimum);\n"
+            "           --burst: the I idle threads start while the busy ones run (registration burst)\n"
             "  --churn: T short-lived threads (P at a time, default 8) recording M events each\n"
             "  --check: exit 1 unless events/s >= MIN, no event (index or detail) was lost and the session\n"
             "           passes atf validate (the CI benchmark gate); the verdict goes to stderr\n");
@@ -986,7 +1007,7 @@ int bench_recorder(int argc, char **argv)
     double check_min = -1;
     uint64_t raw_mb = 4096;
     atf_recorder_options o = ATF_RECORDER_OPTIONS_INIT;
-    scaling sc = { 0, 0, 0, 8, 1 };
+    scaling sc = { 0, 0, 0, 8, 1, 0 };
     int per_thread_set = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1034,6 +1055,8 @@ int bench_recorder(int argc, char **argv)
             sc.idle = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(a, "--baseline-threads") && v)
             sc.baseline = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--burst"))
+            sc.burst = 1;
         else if (!strcmp(a, "--rounds") && v)
             sc.rounds = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(a, "--churn") && v)
@@ -1069,7 +1092,7 @@ int bench_recorder(int argc, char **argv)
                            check_min);
     if (sc.idle || sc.baseline)
         return bench_scaling(&o, out, threads, sc.idle, sc.baseline, per_thread, sc.rounds, json, validate,
-                             check_min);
+                             check_min, sc.burst);
     if (detail) {
         o.detail = 1;
         o.pre_roll_ns = 0;

@@ -408,6 +408,7 @@ typedef struct rec_writer {
     _Atomic uint64_t flush_done;
     rec_clock clock;             /* this writer's counter conversion */
     _Atomic(rec_thread *) incoming;  /* threads registered, not yet seen (LIFO) */
+    rec_thread *pend, *pend_tail;    /* seen, files not created yet (FIFO, writer only) */
     struct rec_wthread **list;   /* this writer's threads */
     size_t n, cap;
     uint64_t manifest_cost_ns;   /* how long the last manifest rewrite took */

@@ -1037,8 +1037,18 @@ static void review_ring(atf_recorder *r, rec_wthread *wt, uint64_t now)
 }
 
 /* Threads registered since the last pass join this writer's list (in
- * registration order). */
-static void adopt_incoming(rec_writer *w)
+ * registration order). Creating a thread's files (mkdir, open, rename of its
+ * directory) takes a few system calls each, more on a busy disk: a burst
+ * of a thousand new threads done in one pass left the busy threads' rings
+ * undrained for the whole burst, and those threads waited (backpressure).
+ * A pass creates files for about REC_ADOPT_NS of its time (eight threads at
+ * least) and leaves the rest for the next passes, between
+ * which every ring is drained; the manifest lists a thread once its
+ * directory exists, as before. Stopping or flushing (all), every thread is
+ * adopted in the pass: a flush covers every published event. */
+#define REC_ADOPT_NS 200000u
+
+static int adopt_incoming(rec_writer *w, int all)
 {
     rec_thread *in = atomic_exchange_explicit(&w->incoming, NULL, ACQ);
     rec_thread *rev = NULL;
@@ -1048,9 +1058,27 @@ static void adopt_incoming(rec_writer *w)
         rev = in;
         in = next;
     }
-    while (rev) {
-        rec_thread *t = rev;
-        rev = rev->inext;
+    /* rev is in registration order: it goes after the pending ones. */
+    if (rev) {
+        if (w->pend)
+            w->pend_tail->inext = rev;
+        else
+            w->pend = rev;
+        while (rev->inext)
+            rev = rev->inext;
+        w->pend_tail = rev;
+    }
+    uint64_t start = w->pend && !all ? rec_clock_system_ns() : 0;
+    unsigned done = 0;
+    while (w->pend) {
+        if (!all && done && (done & 7) == 0 && rec_clock_system_ns() - start > REC_ADOPT_NS)
+            break;
+        rec_thread *t = w->pend;
+        w->pend = t->inext;
+        if (!w->pend)
+            w->pend_tail = NULL;
+        t->inext = NULL;
+        done++;
         if (w->n == w->cap) {
             size_t cap = w->cap ? w->cap * 2 : 64;
             rec_wthread **l = realloc(w->list, cap * sizeof *l);
@@ -1071,6 +1099,7 @@ static void adopt_incoming(rec_writer *w)
             rec_sink_park(&wt->index);
         w->list[w->n++] = wt;
     }
+    return w->pend != NULL;
 }
 
 void rec_writer_push(rec_writer *w, rec_thread *t)
@@ -1098,7 +1127,7 @@ void *rec_writer_main(void *arg)
         uint64_t now;
         snapshot_windows(w, &now);   /* also keeps the capturing flag current */
         rec_clock_tick(&w->clock, now);
-        adopt_incoming(w);
+        int pending = adopt_incoming(w, stopping || freq != atomic_load_explicit(&w->flush_done, RLX));
         uint64_t moved = 0, io_seen = rec_io_completed(&w->io);
         w->io_wait = NULL;
         /* Summaries every 10 ms, less often with many threads. */
@@ -1169,7 +1198,7 @@ void *rec_writer_main(void *arg)
              * others' windows, freed meanwhile, unfilled). */
             if (!rec_sink_try_reserve(&w->io_wait->index, w->io_wait->index.chunk, 1))
                 rec_io_wait_completion(&w->io, io_seen);
-        } else if (moved == 0) {
+        } else if (moved == 0 && !pending) {
             uint32_t seq = atomic_load_explicit(&w->wake_seq, ACQ);
             atomic_store_explicit(&w->sleeping, 1, SEQ);
             if (atomic_load_explicit(&r->stopping, ACQ) == 0 &&

@@ -502,6 +502,42 @@ static void test_idle_and_busy(void **state)
     rt_rm_rf(dir);
 }
 
+/* Issue 26's burst: hundreds of threads register while busy ones run (the
+ * writer creates their directories and files, the manifest lists them):
+ * every event of both kinds is recorded, in order, and the session is
+ * complete and readable. */
+static void test_burst_while_busy(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "burst");
+    atf_recorder_options o = rt_options(dir);
+    o.ring_events = 1u << 16;
+    atf_recorder *r = rt_start(&o);
+    unsigned nidle = rt_scaled(500) < 64 ? 64 : (unsigned)rt_scaled(500), nbusy = 4;
+    producer *ps = calloc(nbusy + nidle, sizeof *ps);
+    assert_non_null(ps);
+    pthread_t th[4];
+    for (unsigned i = 0; i < nbusy; i++) {
+        ps[i] = (producer){ r, i + 1, rt_scaled(2000000), 0, 0, 0, NULL };
+        assert_int_equal(pthread_create(&th[i], NULL, produce, &ps[i]), 0);
+    }
+    sleepers z;
+    sleepers_start(&z, r, ps + nbusy, nidle, nbusy + 1);   /* while the busy threads run */
+    atf_recorder_stats mid;
+    atf_recorder_get_stats(r, &mid);
+    assert_true(mid.threads >= nidle);
+    for (unsigned i = 0; i < nbusy; i++)
+        pthread_join(th[i], NULL);
+    sleepers_finish(&z);
+    for (unsigned i = 0; i < nbusy + nidle; i++)
+        assert_int_equal(ps[i].refused, 0);
+    atf_recorder_stats st;
+    stop_check_all(r, dir, ps, nbusy + nidle, &st);
+    free(ps);
+    rt_rm_rf(dir);
+}
+
 /* Thread churn: n short-lived threads, `wave` at a time; every thread's
  * files are finalized while the session goes on, the memory goes back to
  * the baseline, one thread_K per thread, nothing lost. */
@@ -684,6 +720,7 @@ int main(void)
         cmocka_unit_test(test_idle_thread_at_stop),
         cmocka_unit_test(test_flush_visible),
         cmocka_unit_test(test_idle_and_busy),
+        cmocka_unit_test(test_burst_while_busy),
         cmocka_unit_test(test_churn_many),
         cmocka_unit_test(test_churn_tight_budget),
         cmocka_unit_test(test_churn_few_descriptors),
