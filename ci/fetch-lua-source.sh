@@ -3,10 +3,15 @@
 # program no one in this project wrote) unpacked under DEST, fetched once:
 # prints the source directory (the one holding src/lua.c). Adds a deb-src
 # entry for the archive the system's deb entries use when there is none.
-# Exits non-zero, saying why, when the source cannot be had.
+# Exits non-zero, saying why, when the source cannot be had. Used by the
+# real_program and rec_life_lua tests (the same DEST in the build tree).
 set -eu
 dest=${1:?usage: fetch-lua-source.sh DEST}
 mkdir -p "$dest"
+# Tests that run side by side share DEST: one fetches, the others wait for it.
+if [ -z "${ATF_LUA_FETCH_LOCKED:-}" ] && command -v flock >/dev/null; then
+    ATF_LUA_FETCH_LOCKED=1 exec flock "$dest/.lock" "$0" "$@"
+fi
 found() { for d in "$dest"/lua5.4-*/; do [ -f "$d/src/lua.c" ] && { printf '%s\n' "${d%/}"; return 0; }; done; return 1; }
 found && exit 0
 if ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then

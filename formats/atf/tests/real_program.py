@@ -53,7 +53,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     src = os.environ.get("ATF_LUA_SRC")
     if not src:
-        r = run(["sh", fetch, os.path.join(work, "lua-source")])
+        r = run(["sh", fetch, os.path.join(os.environ.get("ATF_LUA_CACHE") or work, "lua-source")])
         if not check(r.returncode == 0, "Lua 5.4's source (%s): %s" % (fetch, r.stderr.strip()[-400:])):
             return
         src = r.stdout.strip()

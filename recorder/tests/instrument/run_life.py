@@ -340,21 +340,20 @@ print(#t, t[1], t[#t])
 
 def lua_source(c):
     """Lua 5.4's source, a real program no one in this project wrote:
-    $ATF_LUA_SRC, else Debian's source package (apt-get source lua5.4,
-    which needs a deb-src entry), fetched once into the build tree."""
+    $ATF_LUA_SRC, else Debian's source package fetched once into the build
+    tree by ci/fetch-lua-source.sh (which adds a deb-src entry if needed),
+    shared with the real_program test."""
     src = os.environ.get("ATF_LUA_SRC")
     if src:
         return src
-    cache = os.path.join(c.bindir, "lua-source")
-    found = glob.glob(os.path.join(cache, "lua5.4-*", "src", "lua.c"))
-    if not found:
-        shutil.rmtree(cache, ignore_errors=True)
-        os.makedirs(cache)
-        r = run(["apt-get", "source", "lua5.4"], cwd=cache)
-        found = glob.glob(os.path.join(cache, "lua5.4-*", "src", "lua.c"))
-        if not check(bool(found), "lua: apt-get source lua5.4 (needs a deb-src entry): %s" % r.stderr.strip()[-300:]):
-            return None
-    return os.path.dirname(os.path.dirname(found[0]))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    cache = os.path.join(os.environ.get("ATF_LUA_CACHE") or c.bindir, "lua-source")
+    r = run(["sh", os.path.join(root, "ci", "fetch-lua-source.sh"), cache])
+    src = r.stdout.strip()
+    if not check(r.returncode == 0 and os.path.isfile(os.path.join(src, "src", "lua.c")),
+                 "lua: ci/fetch-lua-source.sh: %s" % r.stderr.strip()[-300:]):
+        return None
+    return src
 
 
 def case_lua(c, root):
