@@ -99,27 +99,11 @@ static const char usage_text[] =
     "no ATF input (an empty directory, a directory without index.atf,\n"
     "manifest.json, thread_* or pid_* entries)\n";
 
-void atf_cli_put_escaped(FILE *f, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\r')
-            fputs("\\r", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\x%02x", *p);
-        else
-            fputc(*p, f);
-    }
-}
-
 /* One message on stderr: "atf: " head, the argument escaped, tail. */
 static void say(const char *head, const char *arg, const char *tail)
 {
     fprintf(stderr, "atf: %s", head);
-    atf_cli_put_escaped(stderr, arg);
+    atf_fputs_escaped(arg, stderr);
     fputs(tail, stderr);
 }
 
@@ -311,7 +295,7 @@ static int common_option(common_args *c, int argc, char **argv, int *i)
             p = *end == ',' ? end + 1 : end;
             if (*end && *end != ',') {
                 fprintf(stderr, "atf: %s: --thread: bad id list '", c->name);
-                atf_cli_put_escaped(stderr, v);
+                atf_fputs_escaped(v, stderr);
                 fputs("'\n", stderr);
                 return -1;
             }
@@ -469,7 +453,7 @@ static int cmd_simple(const char *name, tool_fn fn, int allow_json, int argc, ch
             c.o.no_verify = 1;
         else if (argv[i][0] == '-') {
             fprintf(stderr, "atf: %s: unknown option ", name);
-            atf_cli_put_escaped(stderr, argv[i]);
+            atf_fputs_escaped(argv[i], stderr);
             fputs("\n", stderr);
             return usage(NULL);
         } else if (path)
@@ -661,7 +645,7 @@ static int cmd_export(int argc, char **argv)
         size_t n = strlen(outp);
         if (n < 10 || strcmp(outp + n - 10, ".wtf-trace") != 0) {
             fputs("atf: export: note: ", stderr);
-            atf_cli_put_escaped(stderr, outp);
+            atf_fputs_escaped(outp, stderr);
             fputs(" does not end in .wtf-trace, the name the WTF tools look for (the reference library reads other "
                   "names as JSON)\n", stderr);
         }
@@ -671,7 +655,7 @@ static int cmd_export(int argc, char **argv)
         FILE *out = !strcmp(outp, "-") ? stdout : fopen(outp, "wb");
         if (!out) {
             fputs("atf: error: ", stderr);
-            atf_cli_put_escaped(stderr, outp);
+            atf_fputs_escaped(outp, stderr);
             fprintf(stderr, ": cannot create: %s\n", strerror(errno));
             return EXIT_USAGE;
         }
@@ -679,7 +663,7 @@ static int cmd_export(int argc, char **argv)
         common_finish(&pl);
         if (out != stdout && fclose(out) != 0 && !st) {
             fputs("atf: error: ", stderr);
-            atf_cli_put_escaped(stderr, outp);
+            atf_fputs_escaped(outp, stderr);
             fprintf(stderr, ": cannot write: %s\n", strerror(errno));
             return EXIT_USAGE;
         }
@@ -696,7 +680,7 @@ static int cmd_export(int argc, char **argv)
             " exception instants, %" PRIu64 " detail events as arguments, %" PRIu64 " anchors; %" PRIu64
             " bytes to ",
             s.threads, s.events, k->begins, k->instants, s.details, s.anchors, s.bytes);
-    atf_cli_put_escaped(stderr, outp);
+    atf_fputs_escaped(outp, stderr);
     fputc('\n', stderr);
     /* The unclean-input line only when something was unclean (a clean
      * session's export says nothing of it). */
@@ -719,7 +703,7 @@ static int cmd_export(int argc, char **argv)
             char part[4200];
             if ((s.wtf_parts >> i & 1) && atf_export_wtf_part_path(part, sizeof part, outp, i) == 0) {
                 fprintf(stderr, "%s ", sep);
-                atf_cli_put_escaped(stderr, part);
+                atf_fputs_escaped(part, stderr);
                 sep = ",";
             }
         }
@@ -761,7 +745,7 @@ static int cmd_pack(int unpack, int argc, char **argv)
             uo.force = 1;
         else {
             fprintf(stderr, "atf: %s: unknown option or bad value: ", cmd);
-            atf_cli_put_escaped(stderr, a);
+            atf_fputs_escaped(a, stderr);
             fputs("\n", stderr);
             return usage(NULL);
         }
@@ -791,12 +775,12 @@ static int cmd_pack(int unpack, int argc, char **argv)
     if (st)
         return fail(st, &err);
     fputs("atf: pack: ", stderr);
-    atf_cli_put_escaped(stderr, path[0]);
+    atf_fputs_escaped(path[0], stderr);
     fprintf(stderr,
             ": %" PRIu64 " thread(s), %" PRIu64 " file(s), %" PRIu64 " index and %" PRIu64 " detail events, %" PRIu64
             " bytes -> ",
             s.threads, s.files, s.index_events, s.detail_events, s.bytes_in);
-    atf_cli_put_escaped(stderr, path[1]);
+    atf_fputs_escaped(path[1], stderr);
     fprintf(stderr, ": %" PRIu64 " bytes (Unit %" PRIu64 ", unit %" PRIu64 ", %" PRIu64 " manifest copies)\n",
             s.bytes_out, s.unit_size, s.subunit_size, s.manifest_copies);
     return EXIT_OK;

@@ -56,7 +56,7 @@ static int fail(int code, const char *fmt, const char *a, const char *b)
     char line[8192];
     snprintf(line, sizeof line, fmt, a, b);
     fputs("atf record: ", stderr);
-    atf_cli_put_escaped(stderr, line);
+    atf_fputs_escaped(line, stderr);
     fputc('\n', stderr);
     return code;
 }
@@ -407,20 +407,20 @@ int atf_cmd_record(int argc, char **argv)
     sum_sessions(rootabs, base, &t, &nsessions);
     if (WIFSIGNALED(status)) {
         fputs("atf record: ", stderr);
-        atf_cli_put_escaped(stderr, prog[0]);
+        atf_fputs_escaped(prog[0], stderr);
         fprintf(stderr, " was killed by signal %d (%s)\n", WTERMSIG(status), strsignal(WTERMSIG(status)));
     }
     if (t.events == 0) {
         fputs("atf record: no event recorded: ", stderr);
-        atf_cli_put_escaped(stderr, prog[0]);
+        atf_fputs_escaped(prog[0], stderr);
         fputs(" was not built with -finstrument-functions (or no instrumented function ran)\n", stderr);
         return rc ? rc : 2;
     }
     fputs("atf record: session ", stderr);
-    atf_cli_put_escaped(stderr, session);
+    atf_fputs_escaped(session, stderr);
     if (nsessions > 1) {
         fprintf(stderr, " (and %u more sessions started by exec: ", nsessions - 1);
-        atf_cli_put_escaped(stderr, session);
+        atf_fputs_escaped(session, stderr);
         fputs("_exec*)", stderr);
     }
     fputc('\n', stderr);

@@ -104,7 +104,7 @@ def main():
     for cmd in names:
         for h in ("--help", "-h"):
             rc, out, err = run([atf, cmd, h])
-            check(rc == 0 and re.search(r"^  " + re.escape(cmd) + r"\b", out, re.M) is not None and err == "",
+            check(rc == 0 and re.search(r"^(  |usage: atf )" + re.escape(cmd) + r"\b", out, re.M) is not None and err == "",
                   "atf %s %s: exit %s, stdout %s, stderr %s" % (cmd, h, rc, show(out[:200]), show(err)))
         if cmd in no_input:
             rc, out, err = run([atf, cmd, "--"])
@@ -132,7 +132,7 @@ def main():
                 # lone file that is no ATF file is invalid ATF (exit 1, the same
                 # for every reader); a directory holding no ATF input, or no
                 # input of the command's kind at all, is exit 2.
-                want = 1 if path == bad_file and cmd in ("info", "dump", "merge", "export", "validate") else 2
+                want = 1 if path == bad_file and cmd in ("info", "dump", "merge", "export", "validate", "report") else 2
                 if cmd == "record":
                     # PATH is the program to run: a launcher's exit codes, as
                     # env(1) and the shells have them (126 found but not executable).

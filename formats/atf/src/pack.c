@@ -56,24 +56,6 @@
 #define MAX_DEFAULT_UNIT ((uint64_t)1 << 20)
 #define DEFAULT_SUBUNIT ((uint64_t)1 << 17)
 
-/* Writes s with control characters escaped (\n, \r, \t, \xHH), as
- * atf_error_format() does: a name holding a newline never splits a line. */
-static void put_escaped(FILE *f, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\r')
-            fputs("\\r", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\x%02x", *p);
-        else
-            fputc(*p, f);
-    }
-}
-
 /* The default Unit for a session of `bytes` whose Meta takes `meta` bytes
  * and whose manifest.json `manifest` (docs/pack.md, "Unit size"). One
  * damaged Unit costs a share U/bytes of the session; every Unit costs
@@ -611,7 +593,7 @@ static atf_status session_load(session_files *sf, const char *dir, atf_pack_stat
             st->not_packed++;
             if (notes) {
                 fputs("atf: pack: not packed (not part of an ATF session): ", notes);
-                put_escaped(notes, p ? p : e->d_name);
+                atf_fputs_escaped(p ? p : e->d_name, notes);
                 fputc('\n', notes);
             }
         }
@@ -776,7 +758,7 @@ atf_status atf_pack(const char *session, const char *rtc_path, const atf_pack_op
                         char line[1024];
                         atf_error_format(line, sizeof line, &me);
                         fputs("atf: pack: warning: ", notes);
-                        put_escaped(notes, session);
+                        atf_fputs_escaped(session, notes);
                         fprintf(notes, "/manifest.json (%" PRIu64 " bytes) is no valid manifest, so `atf validate` "
                                        "rejects the session (SES-MAN-002): %s; it is packed as bytes, once\n",
                                 l->size, line);
@@ -1310,7 +1292,7 @@ static void report_rtc(FILE *rep, const char *path, const atf_rtc_reader *r, con
         return;
     static const char *const state[] = { "complete", "crash-truncated", "damaged" };
     fputs("atf: unpack: ", rep);
-    put_escaped(rep, path);
+    atf_fputs_escaped(path, rep);
     fprintf(rep, ": %s RTC file, %" PRIu64 " bytes, %" PRIu64 " Unit(s) read", state[s->state <= 2 ? s->state : 2],
             s->file_size, s->units);
     if (s->skipped_ranges)
@@ -1328,7 +1310,7 @@ static void report_rtc(FILE *rep, const char *path, const atf_rtc_reader *r, con
         atf_rtc_reader_unit(r, 0, &u);
         if (u.number > 0) {
             fputs("atf: unpack: ", rep);
-            put_escaped(rep, path);
+            atf_fputs_escaped(path, rep);
             fprintf(rep, ": cut at the start: the first Unit in the file is Unit %" PRIu64 ": Units 0 to %" PRIu64
                          " (%" PRIu64 " bytes) are missing\n",
                     u.number, u.number - 1, u.number * s->unit_size);
@@ -1346,7 +1328,7 @@ static atf_status report_all_damaged(FILE *rep, const char *path, const atf_rtc_
     uint64_t better = atf_pack_default_unit(sum->file_size, 2560, 1800);
     if (rep) {
         fputs("atf: unpack: ", rep);
-        put_escaped(rep, path);
+        atf_fputs_escaped(path, rep);
         fprintf(rep, ": the RTC file's %" PRIu64 " Unit(s) of %" PRIu64 " bytes are all damaged or missing (%" PRIu64
                      " of its %" PRIu64 " bytes skipped, first: %s): no intact Unit is left to describe the session, "
                      "so nothing of it can be recovered\n",
@@ -1545,7 +1527,7 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
                st->files_lost > 0 || bad_chunks > 0;
     if (!s && rep) {
         fputs("atf: unpack: ", rep);
-        put_escaped(rep, dir);
+        atf_fputs_escaped(dir, rep);
         fprintf(rep,
                 ": %" PRIu64 " thread(s) (%" PRIu64 " byte for byte), %" PRIu64 " of %" PRIu64
                 " index events, %" PRIu64 " of %" PRIu64 " detail events, manifest %s%s\n",

@@ -50,7 +50,7 @@ def main():
     check(r.returncode == 0 and [t["thread"] for t in j["threads"]] == [1] and j["events"] == 5000,
           "--threads --thread 1: thread 1 alone")
     r = run("report", "--help")
-    check(r.returncode == 0 and r.stdout.startswith("usage: atf report") and r.stderr == "", "--help on stdout, 0")
+    check(r.returncode == 0 and r.stdout.startswith("usage of atf report") and r.stderr == "", "--help on stdout, 0")
     os.makedirs(os.path.join(work, "empty"))
     for args, what in ((["empty"], "no ATF input"), (["nowhere"], "missing path"), ([], "no SESSION"),
                        (["--sort", "size", "--", "-s"], "bad --sort"), (["--bogus", "--", "-s"], "unknown option"),

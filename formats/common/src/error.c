@@ -29,6 +29,18 @@ const char *atf_status_name(atf_status status)
     }
 }
 
+/* The escape of c (\n, \r, \t, \xHH for other control characters) or c
+ * itself, NUL-terminated in e (8 bytes). @return its length. */
+static size_t escape_char(unsigned char c, char e[8])
+{
+    if (c == '\n' || c == '\r' || c == '\t')
+        return (size_t)snprintf(e, 8, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+    if (c < 0x20 || c == 0x7f)
+        return (size_t)snprintf(e, 8, "\\x%02x", c);
+    e[0] = (char)c, e[1] = '\0';
+    return 1;
+}
+
 /* Appends @s to dst[n..] (dst_cap bytes, NUL-terminated), control
  * characters written as escapes (\n, \r, \t, \xHH), so that a path holding
  * a newline or a terminal escape sequence prints as one inert line. An
@@ -36,21 +48,25 @@ const char *atf_status_name(atf_status status)
 static size_t append_escaped(char *dst, size_t dst_cap, size_t n, const char *s)
 {
     for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
         char e[8];
-        if (c == '\n' || c == '\r' || c == '\t')
-            snprintf(e, sizeof e, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
-        else if (c < 0x20 || c == 0x7f)
-            snprintf(e, sizeof e, "\\x%02x", c);
-        else
-            e[0] = (char)c, e[1] = '\0';
-        size_t len = strlen(e);
+        size_t len = escape_char((unsigned char)*s, e);
         if (n + len >= dst_cap)
             break;
         memcpy(dst + n, e, len + 1);
         n += len;
     }
     return n;
+}
+
+int atf_fputs_escaped(const char *s, FILE *f)
+{
+    for (; s && *s; s++) {
+        char e[8];
+        size_t len = escape_char((unsigned char)*s, e);
+        if (fwrite(e, 1, len, f) != len)
+            return EOF;
+    }
+    return 0;
 }
 
 size_t atf_error_format(char *dst, size_t dst_cap, const atf_error *err)

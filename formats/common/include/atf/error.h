@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <atf/version.h>
 
@@ -87,6 +88,15 @@ ATF_API const char *atf_status_name(atf_status status);
  * @return the number of characters written (excluding NUL), truncated to cap-1.
  */
 ATF_API size_t atf_error_format(char *dst, size_t dst_cap, const atf_error *err);
+
+/**
+ * Writes @p s (NULL: nothing) to @p f with control characters escaped as
+ * atf_error_format() escapes them (\n, \r, \t, \xHH): a path holding a
+ * newline or a terminal escape never breaks a message into lines.
+ *
+ * @return 0, or EOF on a write error.
+ */
+ATF_API int atf_fputs_escaped(const char *s, FILE *f);
 
 #ifdef __cplusplus
 }
