@@ -270,20 +270,29 @@ static int digits_u64(const char *s, size_t n, int base, uint64_t *out)
     return 1;
 }
 
+/* The token of a marker (text: as written; *integer: no fraction or
+ * exponent), or NULL with text "" when v is not a marker. */
+static const char *marker_number(const json_t *v, char *text, size_t text_cap, int *integer)
+{
+    const char *mk = marker(v);
+    size_t n = mk ? strlen(mk) : 0;
+    as_written(text, text_cap, mk ? mk : "", n);
+    *integer = 0;
+    if (mk)
+        number_len(mk, mk + n, integer);
+    return mk;
+}
+
 atf_json_num atf_manifest_json_u64(const json_t *v, uint64_t *out, char *text, size_t text_cap)
 {
-    as_written(text, text_cap, "", 0);
-    const char *mk = marker(v);
+    int integer;
+    const char *mk = marker_number(v, text, text_cap, &integer);
     if (mk) {
-        size_t n = strlen(mk);
-        as_written(text, text_cap, mk, n);
-        int integer = 0;
-        number_len(mk, mk + n, &integer);
         if (!integer)
             return ATF_JNUM_NOT_INTEGER;
         if (mk[0] == '-')
             return ATF_JNUM_OUT_OF_RANGE;
-        return digits_u64(mk, n, 10, out) == 1 ? ATF_JNUM_OK : ATF_JNUM_OUT_OF_RANGE;
+        return digits_u64(mk, strlen(mk), 10, out) == 1 ? ATF_JNUM_OK : ATF_JNUM_OUT_OF_RANGE;
     }
     if (json_is_integer(v)) {
         json_int_t i = json_integer_value(v);
@@ -309,15 +318,9 @@ atf_json_num atf_manifest_json_u64(const json_t *v, uint64_t *out, char *text, s
 atf_json_num atf_manifest_json_int(const json_t *v, int64_t lo, int64_t hi, int64_t *out, char *text,
                                    size_t text_cap)
 {
-    as_written(text, text_cap, "", 0);
-    const char *mk = marker(v);
-    if (mk) {
-        size_t n = strlen(mk);
-        as_written(text, text_cap, mk, n);
-        int integer = 0;
-        number_len(mk, mk + n, &integer);
+    int integer;
+    if (marker_number(v, text, text_cap, &integer))
         return integer ? ATF_JNUM_OUT_OF_RANGE : ATF_JNUM_NOT_INTEGER;
-    }
     if (!json_is_integer(v))
         return ATF_JNUM_NOT_NUMBER;
     json_int_t i = json_integer_value(v);
