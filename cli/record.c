@@ -44,6 +44,8 @@ static const char record_usage[] =
     "  --lossless          a full ring makes the thread wait for the writer (default)\n"
     "  --drop              a full ring drops the event (counted as lost); never waits\n"
     "  --no-sync           do not fdatasync the files at the end\n"
+    "  --io METHOD         auto (default: O_DIRECT where the file system takes it),\n"
+    "                      direct or buffered (through the page cache)\n"
     "  --lib PATH          the front end to preload (default: libatf_cyg.so next to atf)\n"
     "  -h, --help          this text\n"
     "\n"
@@ -251,7 +253,7 @@ static void sum_sessions(const char *root, const char *base, totals *t, unsigned
 
 int atf_cmd_record(int argc, char **argv)
 {
-    const char *root = "ada_traces", *lib_opt = NULL, *mode = "lossless";
+    const char *root = "ada_traces", *lib_opt = NULL, *mode = "lossless", *io = "auto";
     int detail = 0, sync = 1;
     unsigned long long budget = 0;
     int i = 0;
@@ -266,11 +268,16 @@ int atf_cmd_record(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(record_usage, stdout);
             return 0;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--budget") || !strcmp(a, "--lib")) {
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--budget") || !strcmp(a, "--lib") ||
+                   !strcmp(a, "--io")) {
             if (i + 1 >= argc)
                 return fail(2, "%s needs a value%s (atf record --help)", a, "");
             const char *v = argv[++i];
-            if (a[1] == 'o' || a[2] == 'o')
+            if (!strcmp(a, "--io")) {
+                if (strcmp(v, "auto") && strcmp(v, "direct") && strcmp(v, "buffered"))
+                    return fail(2, "--io %s: auto, direct or buffered%s", v, "");
+                io = v;
+            } else if (a[1] == 'o' || a[2] == 'o')
                 root = v;
             else if (a[2] == 'l')
                 lib_opt = v;
@@ -358,6 +365,7 @@ int atf_cmd_record(int argc, char **argv)
     setenv("ATF_RECORD_MODE", mode, 1);
     setenv("ATF_RECORD_DETAIL", detail ? "1" : "0", 1);
     setenv("ATF_RECORD_SYNC", sync ? "1" : "0", 1);
+    setenv("ATF_RECORD_IO", io, 1);
     if (budget)
         setenv("ATF_RECORD_BUDGET", budget_s, 1);
     else

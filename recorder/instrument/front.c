@@ -344,6 +344,13 @@ atf_recorder *front_start(void)
     o.detail = env_u64("ATF_RECORD_DETAIL", 0) != 0;
     o.memory_budget_bytes = env_u64("ATF_RECORD_BUDGET", 0);
     o.sync = (uint8_t)(env_u64("ATF_RECORD_SYNC", 1) != 0);
+    const char *io = getenv("ATF_RECORD_IO");   /* auto (or unset), direct, buffered */
+    if (io && !strcmp(io, "buffered"))
+        o.io = ATF_RECORDER_IO_BUFFERED;
+    else if (io && !strcmp(io, "direct"))
+        o.io = ATF_RECORDER_IO_DIRECT;
+    else if (io && *io && strcmp(io, "auto"))
+        fprintf(stderr, "atf record: ATF_RECORD_IO=%s is not auto, direct or buffered; using auto\n", io);
     const char *session = getenv("ATF_RECORD_SESSION");
     char dir[PATH_MAX];
     if (session && *session) {

@@ -306,6 +306,13 @@ def case_errors(c, root):
     m = c.manifest(c.pids(root)[0])
     check(m["recorder"]["overflow"] == "drop" and m["recorder"]["memory_bound_bytes"] == 8 << 20,
           "errors: --drop and --budget reach the recorder")
+    io_root = os.path.join(root, "io")
+    r = c.record(io_root, c.exe("life"), "threads", "1", opts=("--io", "buffered"))
+    p = c.pids(io_root)
+    check(r.returncode == 0 and len(p) == 1 and c.manifest(p[0])["recorder"]["io_method"] == "buffered",
+          "errors: --io buffered reaches the recorder")
+    r = run([c.atf, "record", "--io", "sideways", "--", c.exe("life")])
+    check(r.returncode == 2 and "--io sideways" in r.stderr, "errors: --io with a bad method: exit 2")
 
 
 def case_xray(c, root):
