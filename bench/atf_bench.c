@@ -1,11 +1,12 @@
 /* atf-bench: throughput benchmarks that print figures and ratios measured in
  * the same run. Never used as timed tests.
  *
- *   atf-bench read [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
+ *   atf-bench read [--detail] [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
  *       Index-file reading with full validation (CRC32-C + every event
  *       checked, on every CPU as the reader does by default) versus
  *       `cat FILE > /dev/null` on the same page-cached file (cat's read loop
- *       in this process: bench_cat_equivalent).
+ *       in this process: bench_cat_equivalent). --detail: a detail file
+ *       instead (events walked in order, CRC32-C in parts side by side).
  *
  *   atf-bench recorder --threads N --events-per-thread M --out DIR [--detail] [--json] ...
  *       The recorder's throughput versus the raw write bandwidth of the same
@@ -111,6 +112,47 @@ static int write_index(const char *path, uint64_t events)
     return 0;
 }
 
+/* A detail file of about `bytes` bytes: payloads of 8 to 232 bytes (the
+ * ARM64 register payloads are 40 to 200), one event per two index events. */
+static int write_detail(const char *path, uint64_t bytes, uint64_t *events)
+{
+    atf_writer_options o = ATF_WRITER_OPTIONS_INIT;
+    o.buffer_size = 4u << 20;
+    atf_detail_writer *w;
+    atf_error err;
+    if (atf_detail_writer_open(&w, path, &o, &err) != ATF_OK) {
+        fprintf(stderr, "atf-bench: %s: %s\n", path, err.message);
+        return -1;
+    }
+    uint8_t payload[256];
+    for (unsigned k = 0; k < sizeof payload; k++)
+        payload[k] = (uint8_t)(k * 37u + 11u);
+    uint64_t ts = 1000, written = 128, n = 0;
+    while (written < bytes) {
+        atf_detail_event e = { 0 };
+        ts += 1 + (n * 2654435761u >> 28);
+        e.event_type = (uint16_t)(3 + n % 2);
+        e.index_seq = 2 * n;
+        e.timestamp = ts;
+        e.payload = payload;
+        e.payload_size = 8 + 8 * (uint32_t)((n * 0x9E3779B97F4A7C15ull) >> 59);
+        if (atf_detail_writer_append(w, &e, NULL) != ATF_OK) {
+            atf_detail_writer_close(w);
+            return -1;
+        }
+        written += ATF_DETAIL_EVENT_HEADER_SIZE + e.payload_size;
+        n++;
+    }
+    if (atf_detail_writer_finalize(w, 0, &err) != ATF_OK) {
+        fprintf(stderr, "atf-bench: %s: %s\n", path, err.message);
+        atf_detail_writer_close(w);
+        return -1;
+    }
+    atf_detail_writer_close(w);
+    *events = n;
+    return 0;
+}
+
 /* bench.h */
 double bench_cat_equivalent(const char *path, uint64_t *bytes)
 {
@@ -134,6 +176,30 @@ double bench_cat_equivalent(const char *path, uint64_t *bytes)
 /* Seconds to open with full validation: the CRC32-C of every event and the
  * scan of every event (kinds, timestamps in order, links), with the
  * reader's default number of threads. */
+/* Opens (scan + verify) the detail file, as time_read() the index file. */
+static double time_read_detail(const char *path, uint64_t *events_out, uint64_t *sum_out, unsigned *threads)
+{
+    double t0 = bench_now();
+    atf_read_options ro = ATF_READ_OPTIONS_INIT;
+    atf_detail_reader *r;
+    atf_error err;
+    if (atf_detail_reader_open(&r, path, &ro, &err) != ATF_OK) {
+        fprintf(stderr, "atf-bench: %s: %s\n", path, err.message);
+        return -1;
+    }
+    const atf_detail_info *in = atf_detail_reader_info(r);
+    if (in->checksum != ATF_CHECKSUM_CRC32C || in->backwards_count) {
+        fprintf(stderr, "atf-bench: %s: validation failed\n", path);
+        atf_detail_reader_close(r);
+        return -1;
+    }
+    *events_out = in->event_count;
+    *sum_out = in->last_ts;
+    *threads = in->verify_threads;
+    atf_detail_reader_close(r);
+    return bench_now() - t0;
+}
+
 static double time_read(const char *path, uint64_t *events_out, uint64_t *sum_out, unsigned *threads)
 {
     double t0 = bench_now();
@@ -256,8 +322,18 @@ int bench_fit_disk(const char *file, uint64_t *size)
 
 static int bench_read(int argc, char **argv)
 {
+    /* --detail: the same for a detail file (variable-length events). */
+    int detail = 0;
+    char *args[64];
+    int nargs = 0;
+    for (int i = 0; i < argc && nargs < 64; i++) {
+        if (!strcmp(argv[i], "--detail"))
+            detail = 1;
+        else
+            args[nargs++] = argv[i];
+    }
     bench_file_opts o;
-    if (bench_file_opts_parse(&o, argc, argv, "read") != 0)
+    if (bench_file_opts_parse(&o, nargs, args, detail ? "read --detail" : "read") != 0)
         return 2;
     uint64_t size = o.size;
     const char *file = o.file;
@@ -265,7 +341,7 @@ static int bench_read(int argc, char **argv)
     char tmp[4096];
     if (!file) {
         const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-        snprintf(tmp, sizeof tmp, "%s/atf-bench-read-%d.atf", dir, (int)getpid());
+        snprintf(tmp, sizeof tmp, "%s/atf-bench-read-%d.%s", dir, (int)getpid(), detail ? "detail.atf" : "atf");
         file = tmp;
     }
     if (bench_fit_disk(file, &size) != 0)
@@ -273,7 +349,11 @@ static int bench_read(int argc, char **argv)
     uint64_t events = (size - 128) / ATF_INDEX_EVENT_SIZE;
     struct stat st;
     int reuse = stat(file, &st) == 0 && (uint64_t)st.st_size == 128 + events * ATF_INDEX_EVENT_SIZE;
-    if (!reuse) {
+    if (detail) {
+        fprintf(stderr, "atf-bench: writing a detail file of %.1f MiB to %s\n", (double)size / 1048576.0, file);
+        if (write_detail(file, size, &events) != 0)
+            return 2;
+    } else if (!reuse) {
         fprintf(stderr, "atf-bench: writing %" PRIu64 " events (%.1f MiB) to %s\n", events,
                 (double)(128 + events * 32) / 1048576.0, file);
         if (write_index(file, events) != 0)
@@ -290,23 +370,24 @@ static int bench_read(int argc, char **argv)
     unsigned threads = 0;
     for (int i = 0; i < repeat; i++) {
         cat_t[i] = bench_cat_equivalent(file, &cat_bytes);
-        read_t[i] = time_read(file, &n, &sum, &threads);
+        read_t[i] = detail ? time_read_detail(file, &n, &sum, &threads) : time_read(file, &n, &sum, &threads);
         if (cat_t[i] < 0 || read_t[i] < 0)
             return 2;
     }
     qsort(cat_t, (size_t)repeat, sizeof(double), bench_cmp_double);
     qsort(read_t, (size_t)repeat, sizeof(double), bench_cmp_double);
     double cat_med = cat_t[repeat / 2], read_med = read_t[repeat / 2];
-    double bytes = (double)(128 + n * 32);
+    double bytes = detail ? (double)cat_bytes : (double)(128 + n * 32);
     double ratio = cat_med / read_med;
     if (json)
-        printf("{\"benchmark\":\"read\",\"bytes\":%.0f,\"events\":%" PRIu64 ",\"crc32c\":\"%s\",\"verify_threads\":%u,"
+        printf("{\"benchmark\":\"%s\",\"bytes\":%.0f,\"events\":%" PRIu64 ",\"crc32c\":\"%s\",\"verify_threads\":%u,"
                "\"cat_seconds\":%.6f,\"read_seconds\":%.6f,\"cat_gb_per_s\":%.3f,\"read_gb_per_s\":%.3f,"
                "\"ratio\":%.3f,\"target\":%.2f,\"met\":%s,\"load_average\":%.2f}\n",
-               bytes, n, atf_crc32c_impl(), threads, cat_med, read_med, bytes / cat_med / 1e9, bytes / read_med / 1e9,
+               detail ? "read_detail" : "read", bytes, n, atf_crc32c_impl(), threads, cat_med, read_med, bytes / cat_med / 1e9, bytes / read_med / 1e9,
                ratio, READ_TARGET, ratio >= READ_TARGET ? "true" : "false", bench_load_average());
     else {
-        printf("file:            %s (%.1f MiB, %" PRIu64 " events, page-cached)\n", file, bytes / 1048576.0, n);
+        printf("file:            %s (%s, %.1f MiB, %" PRIu64 " events, page-cached)\n", file,
+               detail ? "detail lane" : "index lane", bytes / 1048576.0, n);
         printf("crc32c:          %s\n", atf_crc32c_impl());
         printf("verify threads:  %u (the reader's default: one per CPU, 16 MiB of events each at least)\n", threads);
         printf("cat > /dev/null: %.3f s  (%.2f GB/s, median of %d; cat's 128 KiB read()s in this process)\n", cat_med,
@@ -335,7 +416,7 @@ int main(int argc, char **argv)
         return bench_wtf(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "rtc"))
         return bench_rtc(argc - 2, argv + 2);
-    fprintf(stderr, "usage: atf-bench read [options]       (index reading vs cat)\n"
+    fprintf(stderr, "usage: atf-bench read [--detail] [options]  (index or detail reading vs cat)\n"
                     "       atf-bench recorder [options]   (recorder throughput vs raw writes)\n"
                     "       atf-bench merge|dump|export|report [options]\n"
                     "                                      (the read side vs the recorder's rate, same run)\n"

@@ -186,36 +186,14 @@ static void scan_part_join(scan_part *acc, const scan_part *q)
     acc->max_link1 = q->max_link1 > acc->max_link1 ? q->max_link1 : acc->max_link1;
 }
 
-/* Events per thread below which the default stays on one thread (16 MiB):
- * a thread's start costs tens of microseconds, 16 MiB about a millisecond. */
-#define SCAN_PART_MIN_EVENTS (((uint64_t)16 << 20) / ATF_INDEX_EVENT_SIZE)
-#define SCAN_THREADS_MAX 8
-
-/* Parts to verify: atf_read_options.threads, or by default one per CPU with
- * at least SCAN_PART_MIN_EVENTS each; never more than the events. */
-static unsigned scan_threads(unsigned wanted, uint64_t count)
-{
-    uint64_t n = wanted;
-    if (n == 0) {
-        n = count / SCAN_PART_MIN_EVENTS;
-        if (n < 2)
-            return 1; /* (no sysconf, which reads /sys, for the many small files of a session) */
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        n = cpus < 1 ? 1 : (uint64_t)cpus < n ? (uint64_t)cpus : n;
-    }
-    n = n > SCAN_THREADS_MAX ? SCAN_THREADS_MAX : n;
-    n = n > count ? count : n;
-    return n ? (unsigned)n : 1;
-}
-
 /* The events section verified in up to @threads parts side by side (the
  * calling thread takes the first); a thread that cannot start leaves its
  * part to the calling thread. The result is the same for any split. */
 static uint32_t scan_events(const uint8_t *ev, uint64_t count, atf_layout layout, int want_crc,
                             int want_scan, unsigned *threads, atf_index_scan *s)
 {
-    scan_part parts[SCAN_THREADS_MAX];
-    unsigned np = scan_threads(*threads, count), ran = 1;
+    scan_part parts[ATF_VERIFY_PARTS_MAX];
+    unsigned np = atf_verify_parts(*threads, count * ATF_INDEX_EVENT_SIZE, count), ran = 1;
     for (unsigned i = 0; i < np; i++) {
         uint64_t a = count * i / np, b = count * (i + 1) / np;
         parts[i] = (scan_part){.ev = ev, .first = a, .count = b - a, .layout = layout, .want_crc = want_crc,

@@ -247,6 +247,88 @@ static void test_checksum_states(void **state)
     }
 }
 
+/* The checksum computed in parts (atf_read_options.threads): the same
+ * verdict, error and events for any number of parts, the parts asked for
+ * run, and a walk that fails while the parts run still joins them. */
+static void test_verify_threads(void **state)
+{
+    (void)state;
+    cf_rng rng = cf_rng_seed(41);
+    static const unsigned counts[] = { 0, 1, 2, 3, 4, 7, 8, 9 };
+    static const size_t sizes[] = { 0, 1, 20, 300 };
+    for (int li = 0; li < 2; li++) {
+        atf_layout l = k_layouts[li];
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            size_t n = sizes[si];
+            cf_detail_set set = cf_random_detail_set(&rng, l, n, 100);
+            uint64_t *off = event_offsets(&set);
+            cf_detail_spec sp = spec(l, 1, 1, CF_SUM_CRC32C);
+            size_t size;
+            uint8_t *b = image(&sp, &set, &size);
+            uint64_t region = size - 64 - 64;   /* the events section */
+            /* variant 0: clean; 1: a payload or timestamp bit flipped
+             * (checksum mismatch); 2: an event's total_length broken (the
+             * walk fails while the parts run) */
+            for (int variant = 0; variant < 3; variant++) {
+                if (variant && n == 0)
+                    continue;
+                size_t at = 0;
+                uint8_t old[4];
+                if (variant == 1) {
+                    size_t i = (size_t)cf_below(&rng, n);
+                    at = (size_t)off[i] + 16 + (size_t)cf_below(&rng, 8 + set.ev[i].payload_size);
+                    memcpy(old, b + at, 1);
+                    b[at] ^= 0x10;
+                } else if (variant == 2) {
+                    at = (size_t)off[(size_t)cf_below(&rng, n)];
+                    memcpy(old, b + at, 4);
+                    b[at] = 3;   /* total_length 3: below the 24-byte header */
+                    b[at + 1] = b[at + 2] = b[at + 3] = 0;
+                }
+                atf_status want_st = ATF_OK;
+                atf_error want;
+                memset(&want, 0, sizeof want);
+                for (size_t t = 0; t < sizeof counts / sizeof counts[0]; t++) {
+                    atf_read_options o = ATF_READ_OPTIONS_INIT;
+                    o.threads = counts[t];
+                    atf_detail_reader *r = NULL;
+                    atf_error err;
+                    atf_status st = atf_detail_reader_open_memory(&r, b, size, "mem", &o, &err);
+                    if (t == 0) {
+                        want_st = st;
+                        want = err;
+                        assert_int_equal(st, variant == 0 ? ATF_OK : variant == 1 ? ATF_E_CHECKSUM : ATF_E_LENGTH);
+                    }
+                    assert_int_equal(st, want_st);
+                    if (st) {
+                        assert_null(r);
+                        assert_int_equal(err.offset, want.offset);
+                        assert_string_equal(err.field, want.field);
+                        assert_string_equal(err.message, want.message);
+                        continue;
+                    }
+                    const atf_detail_info *info = atf_detail_reader_info(r);
+                    /* (no events: the CRC of nothing is 0, "unchecked", no parts) */
+                    assert_int_equal(info->checksum, n ? ATF_CHECKSUM_CRC32C : ATF_CHECKSUM_ZERO);
+                    assert_int_equal(info->event_count, n);
+                    unsigned parts = counts[t] == 0 ? 1 : counts[t] > 8 ? 8 : counts[t];
+                    parts = n == 0 ? 1 : parts > region ? (unsigned)region : parts;
+                    assert_int_equal(info->verify_threads, parts);
+                    assert_events(r, &set, n);
+                    atf_detail_reader_close(r);
+                }
+                if (variant == 1)
+                    memcpy(b + at, old, 1);
+                else if (variant == 2)
+                    memcpy(b + at, old, 4);
+            }
+            free(b);
+            free(off);
+            cf_detail_set_free(&set);
+        }
+    }
+}
+
 /* ---- Footer, length and header errors ---------------------------------- */
 
 static void test_footer_errors(void **state)
@@ -919,6 +1001,7 @@ int main(void)
         cmocka_unit_test(test_footer_like_payload),
         cmocka_unit_test(test_navigation),
         cmocka_unit_test(test_file_mmap_and_read),
+        cmocka_unit_test(test_verify_threads),
         cmocka_unit_test(test_fuzz_random),
         cmocka_unit_test(test_fuzz_mutations),
     };

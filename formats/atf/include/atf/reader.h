@@ -54,10 +54,11 @@ extern "C" {
 typedef struct atf_read_options {
     unsigned verify;        /**< 1: verify the checksum and scan every event at open (default) */
     unsigned no_mmap;       /**< 1: read the file into memory instead of mapping it */
-    unsigned threads;       /**< verification of an index file at open, in parts side by side: 0 (default)
-                                 one thread per CPU, at most 8, with 16 MiB of events or more each;
-                                 1 the calling thread only; N: N parts (at most 8 and one per event),
-                                 the first on the calling thread. The result is the same for any N. */
+    unsigned threads;       /**< verification of an index or detail file at open, in parts side by side:
+                                 0 (default) one thread per CPU, at most 8, with 16 MiB of events or more
+                                 each; 1 the calling thread only; N: N parts (at most 8, and one per index
+                                 event), the first on the calling thread (a detail file's events are
+                                 walked there too, its checksum in parts). The result is the same for any N. */
     unsigned reserved[5];   /**< must be zero */
 } atf_read_options;
 #define ATF_READ_OPTIONS_INIT { 1u, 0u, 0u, { 0u, 0u, 0u, 0u, 0u } }
@@ -200,6 +201,8 @@ typedef struct atf_detail_info {
     uint64_t first_backwards_seq;
     uint64_t first_ts, last_ts;
     uint64_t min_index_seq, max_index_seq; /**< valid if event_count */
+    unsigned verify_threads;   /**< threads that verified the checksum at open, the calling one included
+                                    (atf_read_options.threads); the events are walked on the calling thread */
 } atf_detail_info;
 
 typedef struct atf_detail_reader atf_detail_reader;
