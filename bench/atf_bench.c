@@ -175,52 +175,33 @@ double bench_cat_equivalent(const char *path, uint64_t *bytes)
 
 /* Seconds to open with full validation: the CRC32-C of every event and the
  * scan of every event (kinds, timestamps in order, links), with the
- * reader's default number of threads. */
-/* Opens (scan + verify) the detail file, as time_read() the index file. */
-static double time_read_detail(const char *path, uint64_t *events_out, uint64_t *sum_out, unsigned *threads)
+ * reader's default number of threads; @detail: a detail file (every event
+ * walked, timestamps in order). */
+static double time_read(const char *path, int detail, uint64_t *events_out, uint64_t *sum_out, unsigned *threads)
 {
     double t0 = bench_now();
     atf_read_options ro = ATF_READ_OPTIONS_INIT;
-    atf_detail_reader *r;
+    atf_index_reader *r = NULL;
+    atf_detail_reader *dr = NULL;
     atf_error err;
-    if (atf_detail_reader_open(&r, path, &ro, &err) != ATF_OK) {
+    if ((detail ? atf_detail_reader_open(&dr, path, &ro, &err) : atf_index_reader_open(&r, path, &ro, &err)) != ATF_OK) {
         fprintf(stderr, "atf-bench: %s: %s\n", path, err.message);
         return -1;
     }
-    const atf_detail_info *in = atf_detail_reader_info(r);
-    if (in->checksum != ATF_CHECKSUM_CRC32C || in->backwards_count) {
+    const atf_index_info *in = r ? atf_index_reader_info(r) : NULL;
+    const atf_detail_info *din = dr ? atf_detail_reader_info(dr) : NULL;
+    int ok = in ? in->checksum == ATF_CHECKSUM_CRC32C && !in->scan.bad_kind_count && !in->scan.backwards_count
+                : din->checksum == ATF_CHECKSUM_CRC32C && !din->backwards_count;
+    if (ok) {
+        *events_out = in ? atf_index_reader_count(r) : din->event_count;
+        *sum_out = in ? in->scan.last_ts : din->last_ts;
+        *threads = in ? in->verify_threads : din->verify_threads;
+    } else {
         fprintf(stderr, "atf-bench: %s: validation failed\n", path);
-        atf_detail_reader_close(r);
-        return -1;
     }
-    *events_out = in->event_count;
-    *sum_out = in->last_ts;
-    *threads = in->verify_threads;
-    atf_detail_reader_close(r);
-    return bench_now() - t0;
-}
-
-static double time_read(const char *path, uint64_t *events_out, uint64_t *sum_out, unsigned *threads)
-{
-    double t0 = bench_now();
-    atf_read_options ro = ATF_READ_OPTIONS_INIT;
-    atf_index_reader *r;
-    atf_error err;
-    if (atf_index_reader_open(&r, path, &ro, &err) != ATF_OK) {
-        fprintf(stderr, "atf-bench: %s: %s\n", path, err.message);
-        return -1;
-    }
-    const atf_index_info *in = atf_index_reader_info(r);
-    if (in->checksum != ATF_CHECKSUM_CRC32C || in->scan.bad_kind_count || in->scan.backwards_count) {
-        fprintf(stderr, "atf-bench: %s: validation failed\n", path);
-        atf_index_reader_close(r);
-        return -1;
-    }
-    *events_out = atf_index_reader_count(r);
-    *sum_out = in->scan.last_ts;
-    *threads = in->verify_threads;
     atf_index_reader_close(r);
-    return bench_now() - t0;
+    atf_detail_reader_close(dr);
+    return ok ? bench_now() - t0 : -1;
 }
 
 /* Read and verify as fast as cat reads: the target of the read-side issue. */
@@ -370,7 +351,7 @@ static int bench_read(int argc, char **argv)
     unsigned threads = 0;
     for (int i = 0; i < repeat; i++) {
         cat_t[i] = bench_cat_equivalent(file, &cat_bytes);
-        read_t[i] = detail ? time_read_detail(file, &n, &sum, &threads) : time_read(file, &n, &sum, &threads);
+        read_t[i] = time_read(file, detail, &n, &sum, &threads);
         if (cat_t[i] < 0 || read_t[i] < 0)
             return 2;
     }
