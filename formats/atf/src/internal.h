@@ -59,12 +59,12 @@ typedef struct atf_crc_parts {
 } atf_crc_parts;
 
 /* Starts the CRC32-C (initial state 0) of [data, data + size) in @parts
- * equal parts, parts 1.. on threads of their own; the caller may work on
- * something else meanwhile. */
+ * equal parts, all but the last on threads of their own; the caller may work
+ * on something else meanwhile. */
 void atf_crc_parts_start(atf_crc_parts *j, const uint8_t *data, uint64_t size, unsigned parts);
-/* Computes part 0 on the calling thread (and any part whose thread did not
- * start), joins the threads and returns the joined CRC: the same for any
- * number of parts. @ran (may be NULL) receives the threads that ran. */
+/* Computes the last part on the calling thread (and any part whose thread
+ * did not start), joins the threads and returns the joined CRC: the same for
+ * any number of parts. @ran (may be NULL) receives the threads that ran. */
 uint32_t atf_crc_parts_finish(atf_crc_parts *j, unsigned *ran);
 
 #endif /* ATF_INTERNAL_H */

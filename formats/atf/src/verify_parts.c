@@ -2,7 +2,9 @@
  * parts, and the CRC32-C of a byte range computed in parts and joined. The
  * index reader scans and checksums each of its parts in one pass; the detail
  * reader, whose variable-length events can only be walked in order, walks
- * them on the calling thread while the parts' CRCs are computed. */
+ * them on the calling thread while the parts' CRCs are computed. The calling
+ * thread takes the last part: the threads start on the first ones, ahead of
+ * the walk, and their page faults map the file for it. */
 #include <pthread.h>
 #include <unistd.h>
 
@@ -42,24 +44,26 @@ void atf_crc_parts_start(atf_crc_parts *j, const uint8_t *data, uint64_t size, u
     for (unsigned i = 0; i < j->n; i++) {
         uint64_t a = size * i / j->n, b = size * (i + 1) / j->n;
         j->part[i] = (atf_crc_part){ .data = data + a, .size = b - a };
-        if (i > 0)
+        if (i + 1 < j->n)
             j->part[i].started = pthread_create(&j->part[i].tid, NULL, crc_part_main, &j->part[i]) == 0;
     }
 }
 
 uint32_t atf_crc_parts_finish(atf_crc_parts *j, unsigned *ran)
 {
-    crc_part_main(&j->part[0]);
-    uint32_t crc = j->part[0].crc;
+    crc_part_main(&j->part[j->n - 1]);
+    uint32_t crc = 0;
     unsigned r = 1;
-    for (unsigned i = 1; i < j->n; i++) {
-        if (j->part[i].started) {
-            pthread_join(j->part[i].tid, NULL);
-            r++;
-        } else {
-            crc_part_main(&j->part[i]); /* its thread did not start: the caller does it */
+    for (unsigned i = 0; i < j->n; i++) {
+        if (i + 1 < j->n) {
+            if (j->part[i].started) {
+                pthread_join(j->part[i].tid, NULL);
+                r++;
+            } else {
+                crc_part_main(&j->part[i]); /* its thread did not start: the caller does it */
+            }
         }
-        crc = atf_crc32c_combine(crc, j->part[i].crc, j->part[i].size);
+        crc = i ? atf_crc32c_combine(crc, j->part[i].crc, j->part[i].size) : j->part[i].crc;
     }
     if (ran)
         *ran = r;
