@@ -4,7 +4,8 @@
 # prints the source directory (the one holding src/lua.c). Adds a deb-src
 # entry for the archive the system's deb entries use when there is none.
 # Exits non-zero, saying why, when the source cannot be had. Used by the
-# real_program and rec_life_lua tests (the same DEST in the build tree).
+# real_program and rec_life_lua tests and bench/trace-real, through
+# ci/lua_build.py (the same DEST in the build tree).
 set -eu
 dest=${1:?usage: fetch-lua-source.sh DEST}
 mkdir -p "$dest"

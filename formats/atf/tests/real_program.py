@@ -7,8 +7,9 @@ the same binary and workload.
 
   real_program.py ATF_CLI WORKDIR FETCH_SCRIPT
 
-Lua's source: $ATF_LUA_SRC, else FETCH_SCRIPT (ci/fetch-lua-source.sh)
-fetches it once into WORKDIR/lua-source. If it cannot be had, the test fails.
+Lua's source and build: ci/lua_build.py, next to FETCH_SCRIPT
+(ci/fetch-lua-source.sh): $ATF_LUA_SRC, else fetched once into
+WORKDIR/lua-source. If it cannot be had, the test fails.
 
 Known differences, each with its cause:
 - uftrace adds "linux:schedule (pre-empted)" rows: its scheduler events
@@ -51,27 +52,18 @@ def run(cmd, **kw):
 def main():
     atf, work, fetch = sys.argv[1], sys.argv[2], sys.argv[3]
     os.makedirs(work, exist_ok=True)
-    src = os.environ.get("ATF_LUA_SRC")
-    if not src:
-        r = run(["sh", fetch, os.path.join(os.environ.get("ATF_LUA_CACHE") or work, "lua-source")])
-        if not check(r.returncode == 0, "Lua 5.4's source (%s): %s" % (fetch, r.stderr.strip()[-400:])):
-            return
-        src = r.stdout.strip()
-    if not check(os.path.isfile(os.path.join(src, "src", "lua.c")), "Lua source at %s" % src):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(fetch)))
+    global lua_build
+    import lua_build
+    src, why = lua_build.source(work)
+    if not check(src is not None, "Lua 5.4's source: %s" % (why or src)):
         return
     if not check(shutil.which("uftrace") is not None, "uftrace installed (ci/lib.sh)"):
         return
     build = os.path.join(work, "build")
     shutil.rmtree(build, ignore_errors=True)
-    os.makedirs(build)
-    with open(os.path.join(build, "lua5.4-deb-multiarch.h"), "w") as f:
-        f.write('#define DEB_HOST_MULTIARCH "unknown"\n')   # Debian's luaconf.h includes it
-    srcs = sorted(os.path.join(src, "src", f) for f in os.listdir(os.path.join(src, "src"))
-                  if f.endswith(".c") and f not in ("luac.c", "onelua.c"))
-    lua = os.path.join(build, "lua")
-    r = run(["cc", "-O2", "-finstrument-functions", "-DLUA_COMPAT_5_3", "-DLUA_USE_LINUX",
-             "-Dluai_makeseed(L)=0", "-I" + build] + srcs + ["-o", lua, "-rdynamic", "-lm", "-ldl"])
-    if not check(r.returncode == 0, "Lua built with -finstrument-functions %s" % r.stderr.strip()[-300:]):
+    lua, why = lua_build.build(src, build, instrumented=True)
+    if not check(lua is not None, "Lua built with -finstrument-functions %s" % (why or "")):
         return
     script = os.path.join(build, "work.lua")
     with open(script, "w") as f:

@@ -18,6 +18,8 @@ import subprocess
 import sys
 import time
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
 FAILS = []
 
 
@@ -345,38 +347,17 @@ print(#t, t[1], t[#t])
 """
 
 
-def lua_source(c):
-    """Lua 5.4's source, a real program no one in this project wrote:
-    $ATF_LUA_SRC, else Debian's source package fetched once into the build
-    tree by ci/fetch-lua-source.sh (which adds a deb-src entry if needed),
-    shared with the real_program test."""
-    src = os.environ.get("ATF_LUA_SRC")
-    if src:
-        return src
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    cache = os.path.join(os.environ.get("ATF_LUA_CACHE") or c.bindir, "lua-source")
-    r = run(["sh", os.path.join(root, "ci", "fetch-lua-source.sh"), cache])
-    src = r.stdout.strip()
-    if not check(r.returncode == 0 and os.path.isfile(os.path.join(src, "src", "lua.c")),
-                 "lua: ci/fetch-lua-source.sh: %s" % r.stderr.strip()[-300:]):
-        return None
-    return src
-
-
 def case_lua(c, root):
-    src = lua_source(c)
-    if not src:
+    # Lua 5.4's source, a real program no one in this project wrote, and its
+    # build: ci/lua_build.py (the same source cache as real_program).
+    sys.path.insert(0, os.path.join(ROOT, "ci"))
+    import lua_build
+    src, why = lua_build.source(c.bindir)
+    if not check(src is not None, "lua: Lua's source (%s)" % why):
         return
     build = os.path.join(c.work, "lua")
-    os.makedirs(build)
-    srcs = [os.path.join(src, "src", f) for f in sorted(os.listdir(os.path.join(src, "src")))
-            if f.endswith(".c") and f not in ("luac.c", "onelua.c")]
-    # Debian's luaconf.h includes the multiarch header its packaging writes.
-    with open(os.path.join(build, "lua5.4-deb-multiarch.h"), "w") as f:
-        f.write('#define DEB_HOST_MULTIARCH "%s"\n' % "unknown")
-    r = run(["cc", "-O2", "-finstrument-functions", "-DLUA_COMPAT_5_3", "-DLUA_USE_LINUX", "-I" + build]
-            + srcs + ["-o", os.path.join(build, "lua"), "-rdynamic", "-lm", "-ldl"])
-    if not check(r.returncode == 0, "lua: built with -finstrument-functions (%s)" % r.stderr.strip()[-300:]):
+    exe, why = lua_build.build(src, build, instrumented=True)
+    if not check(exe is not None, "lua: built with -finstrument-functions (%s)" % why):
         return
     script = os.path.join(build, "bench.lua")
     with open(script, "w") as f:
