@@ -901,4 +901,5 @@ void atf_recorder_get_stats(const atf_recorder *cr, atf_recorder_stats *out)
     }
     out->clock_source = r->clock.source;
     out->io_method = r->io_method;
+    out->syncs = (uint32_t)atomic_load_explicit(&r->syncs, RLX);
 }

@@ -169,7 +169,9 @@ typedef struct atf_recorder_stats {
     uint64_t clock_max_step_ns;    /**< counter clock: largest correction applied at a recalibration */
     uint32_t clock_source;         /**< ATF_RECORDER_CLOCK_SYSTEM or ATF_RECORDER_CLOCK_COUNTER */
     uint32_t io_method;            /**< ATF_RECORDER_IO_DIRECT or ATF_RECORDER_IO_BUFFERED */
-    uint32_t reserved[6];
+    uint32_t syncs;                /**< file system syncs made durable (atf_recorder_sync(), the
+                                        periodic policy, stop() with opts.sync) */
+    uint32_t reserved[5];
 } atf_recorder_stats;
 
 typedef struct atf_recorder atf_recorder;
