@@ -19,10 +19,15 @@
  *   M path             mkdir
  *   R old new          rename
  *   U path             unlink / rmdir
- *   S ino              fsync/fdatasync of a file (F ino: of a directory, by path: D path)
+ *   S ino              fsync/fdatasync of a file
  *   D path             fsync of a directory
  *   G                  syncfs (everything on the file system)
  *   N text             a note from the program (atf_plog_note)
+ * Also mkdirat, renameat(2), unlinkat. Not covered (none of the project's
+ * writers use them): pwritev, copy_file_range, mmap'ed writes, O_SYNC /
+ * O_DSYNC descriptors (their writes would be taken as unsynced: the
+ * harness would report states that cannot happen, never miss one), and
+ * calls the C library makes internally (remove(), stdio's writes).
  * Calls that fail are not logged. Threads are serialised by one lock, so
  * the log order is an order the calls could have taken effect in. */
 #ifndef _GNU_SOURCE
@@ -465,6 +470,61 @@ int rmdir(const char *path)
 {
     REAL(int, rmdir, const char *);
     return unlink_common(path, real_rmdir);
+}
+
+int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+    REAL(int, mkdirat, int, const char *, mode_t);
+    pthread_mutex_lock(&mu);
+    init();
+    int rc = real_mkdirat(dirfd, path, mode);
+    int e = errno;
+    char r[3 * PATH_MAX];
+    if (rc == 0 && rel(dirfd, path, r, sizeof r))
+        emit("M %s", r);
+    pthread_mutex_unlock(&mu);
+    errno = e;
+    return rc;
+}
+
+static int rename_common(int da, const char *a, int db, const char *b, unsigned flags)
+{
+    REAL(int, renameat2, int, const char *, int, const char *, unsigned);
+    pthread_mutex_lock(&mu);
+    init();
+    char ra[3 * PATH_MAX], rb[3 * PATH_MAX];
+    int in_a = rel(da, a, ra, sizeof ra), in_b = rel(db, b, rb, sizeof rb);
+    int rc = real_renameat2(da, a, db, b, flags);
+    int e = errno;
+    if (rc == 0 && in_a && in_b)
+        emit("R %s %s", ra, rb);
+    pthread_mutex_unlock(&mu);
+    errno = e;
+    return rc;
+}
+int renameat(int da, const char *a, int db, const char *b)
+{
+    return rename_common(da, a, db, b, 0);
+}
+int renameat2(int da, const char *a, int db, const char *b, unsigned flags)
+{
+    return rename_common(da, a, db, b, flags);
+}
+
+int unlinkat(int dirfd, const char *path, int flags)
+{
+    REAL(int, unlinkat, int, const char *, int);
+    pthread_mutex_lock(&mu);
+    init();
+    char r[3 * PATH_MAX];
+    int in = rel(dirfd, path, r, sizeof r);
+    int rc = real_unlinkat(dirfd, path, flags);
+    int e = errno;
+    if (rc == 0 && in)
+        emit("U %s", r);
+    pthread_mutex_unlock(&mu);
+    errno = e;
+    return rc;
 }
 
 void atf_plog_note(const char *text);
