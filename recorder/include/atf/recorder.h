@@ -116,7 +116,8 @@ typedef struct atf_recorder_options {
     uint32_t stop_grace_ms;        /**< how long stop() waits for live threads to publish their
                                         last events (default 20) */
     uint8_t checksum;              /**< 1: CRC32-C in the footers (default); 0: write 0 */
-    uint8_t sync;                  /**< 1: fdatasync files and manifest at finalize (default) */
+    uint8_t sync;                  /**< 1: fdatasync files and manifest at finalize, and syncfs the
+                                        session's file system at the end of stop() (default) */
     uint8_t detail;                /**< 1: enable the detail lane (see atf_recorder_detail_enable) */
     uint8_t durability;            /**< what survives a power cut: ATF_RECORDER_DURABLE_NONE
                                         (default) or ATF_RECORDER_DURABLE_PERIODIC; see
@@ -169,8 +170,8 @@ typedef struct atf_recorder_stats {
     uint64_t clock_max_step_ns;    /**< counter clock: largest correction applied at a recalibration */
     uint32_t clock_source;         /**< ATF_RECORDER_CLOCK_SYSTEM or ATF_RECORDER_CLOCK_COUNTER */
     uint32_t io_method;            /**< ATF_RECORDER_IO_DIRECT or ATF_RECORDER_IO_BUFFERED */
-    uint32_t syncs;                /**< file system syncs made durable (atf_recorder_sync(), the
-                                        periodic policy, stop() with opts.sync) */
+    uint32_t syncs;                /**< file system syncs done (atf_recorder_sync(), the periodic
+                                        policy, stop() with opts.sync) */
     uint32_t reserved[5];
 } atf_recorder_stats;
 
@@ -204,8 +205,10 @@ ATF_API atf_status atf_recorder_start(atf_recorder **out, const atf_recorder_opt
  * live threads get stop_grace_ms to publish their last events (the rest are
  * counted as events_lost_at_stop), open detail windows end now, every ring is
  * drained, every file finalized (footer, header, fdatasync when opts.sync)
- * and the final manifest written. Idempotent: later calls return the first
- * result. Called automatically at process exit for a recorder still running.
+ * and the final manifest written; with opts.sync, the session's file system
+ * is then synced (syncfs), so that the whole session survives a power cut.
+ * Idempotent: later calls return the first result. Called automatically at
+ * process exit for a recorder still running.
  *
  * @return ::ATF_OK; ::ATF_E_IO if a file could not be written (the events
  *         lost are counted); ::ATF_E_STATE in a forked child (the parent's
