@@ -25,6 +25,7 @@ for t in $targets; do
     seeds="$src/corpus/fuzz-seeds/$t"
     [ "$t" = check ] && seeds="$src/corpus/fuzz-seeds/session"
     [ "$t" = wtf_validate ] && seeds="$src/corpus/fuzz-seeds/wtf_file"
+    [ "$t" = rtc_validate ] && seeds="$src/corpus/fuzz-seeds/rtc_file"
     rm -f "$OUT/fuzz_${t}_seed_corpus.zip"
     (cd "$seeds" && zip -q -r "$OUT/fuzz_${t}_seed_corpus.zip" .)
     if compgen -G "$src/corpus/regressions/$t-*" >/dev/null; then

@@ -979,6 +979,77 @@ static int bench_churn(const atf_recorder_options *o, const char *out, uint64_t 
     return clean && valid != 0 ? 0 : 1;
 }
 
+/* The cost of the periodic durability policy (issue 22): the same run
+ * without it and with ATF_RECORDER_DURABLE_PERIODIC at the default
+ * interval, alternating R times in one process; events/s end to end
+ * (recorded, on disk, stopped: both stop with the same final sync) and the
+ * ratio periodic/none per round, then the median. */
+static int bench_durability(const atf_recorder_options *o, unsigned threads, uint64_t per_thread, unsigned rounds,
+                            int json, double check_min)
+{
+    double ratios[64], eps[2] = { 0, 0 };
+    uint32_t syncs = 0;
+    for (unsigned k = 0; k < rounds; k++) {
+        double e[2];
+        for (int m = 0; m < 2; m++) {
+            int periodic = (int)((k + (unsigned)m) % 2);   /* alternate which goes first */
+            rec_run rr;
+            memset(&rr, 0, sizeof rr);
+            rr.threads = threads;
+            rr.per_thread = per_thread;
+            rr.scaling = 1;
+            rr.o = *o;
+            rr.o.durability = periodic ? ATF_RECORDER_DURABLE_PERIODIC : ATF_RECORDER_DURABLE_NONE;
+            int rc = rec_run_exec(&rr);
+            free(rr.bt);
+            if (rc)
+                return rc;
+            if (rr.s.events_dropped) {
+                fprintf(stderr, "atf-bench: %" PRIu64 " events lost\n", rr.s.events_dropped);
+                return 1;
+            }
+            e[periodic] = (double)threads * (double)per_thread / rr.t_all;
+            if (periodic)
+                syncs = rr.s.syncs;
+            if (!json)
+                printf("round %u %-9s %.2f M events/s end to end (%.2f s, %u sync(s))\n", k + 1,
+                       periodic ? "periodic" : "none", e[periodic] / 1e6, rr.t_all, rr.s.syncs);
+        }
+        ratios[k] = e[1] / e[0];
+        eps[0] += e[0] / rounds;
+        eps[1] += e[1] / rounds;
+    }
+    double sorted[64];
+    memcpy(sorted, ratios, rounds * sizeof *ratios);
+    for (unsigned i = 1; i < rounds; i++)
+        for (unsigned j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            double t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    double median = rounds % 2 ? sorted[rounds / 2] : (sorted[rounds / 2 - 1] + sorted[rounds / 2]) / 2;
+    double load = bench_load_average();
+    uint32_t interval = o->sync_interval_ms ? o->sync_interval_ms : 1000;
+    if (json)
+        printf("{\"benchmark\":\"recorder-durability\",\"threads\":%u,\"events_per_thread\":%" PRIu64
+               ",\"sync_interval_ms\":%u,\"rounds\":%u,\"events_per_sec_none\":%.0f,\"events_per_sec_periodic\":%.0f"
+               ",\"median_ratio\":%.3f,\"min_ratio\":%.3f,\"syncs_last_round\":%u,\"load_average\":%.2f}\n",
+               threads, per_thread, interval, rounds, eps[0], eps[1], median, sorted[0], syncs, load);
+    else
+        printf("durability:         periodic sync every %u ms vs none, %u producer(s) x %" PRIu64
+               " events: %.2f vs %.2f M events/s (means); ratio periodic/none median %.3f (%.3f to %.3f over %u "
+               "rounds); load average %.2f on %ld CPUs\n",
+               interval, threads, per_thread, eps[1] / 1e6, eps[0] / 1e6, median, sorted[0], sorted[rounds - 1],
+               rounds, load, sysconf(_SC_NPROCESSORS_ONLN));
+    if (check_min >= 0) {
+        int pass = median >= check_min;
+        fprintf(stderr, "atf-bench check: %s: durability ratio %.3f (minimum %.3f)\n", pass ? "PASS" : "FAIL", median,
+                check_min);
+        return pass ? 0 : 1;
+    }
+    return 0;
+}
+
 static int usage(void)
 {
     fprintf(stderr,
@@ -989,6 +1060,10 @@ static int usage(void)
             "       atf-bench recorder --threads N [--idle I [--burst]] [--baseline-threads B] [--rounds R] --events-per-thread M\n"
             "                          --out DIR\n"
             "       atf-bench recorder --churn T [--churn-parallel P] --events-per-thread M --out DIR\n"
+            "       atf-bench recorder --durability [--sync-interval-ms N] [--rounds R] --threads N\n"
+            "                          --events-per-thread M --out DIR\n"
+            "  --durability: the same run without and with the periodic sync policy (default interval), R\n"
+            "           alternating rounds, the median ratio of events/s (--check: minimum median ratio)\n"
             "  --idle/--baseline-threads: B busy threads alone, then N busy + I idle threads, one run, ratio printed;\n"
             "           --rounds R alternates the two R times and prints the median ratio (--check: its minimum);\n"
             "           --burst: the I idle threads start while the busy ones run (registration burst)\n"
@@ -1008,7 +1083,7 @@ int bench_recorder(int argc, char **argv)
     uint64_t raw_mb = 4096;
     atf_recorder_options o = ATF_RECORDER_OPTIONS_INIT;
     scaling sc = { 0, 0, 0, 8, 1, 0 };
-    int per_thread_set = 0;
+    int per_thread_set = 0, durability = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--threads") && v)
@@ -1063,6 +1138,10 @@ int bench_recorder(int argc, char **argv)
             sc.churn = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(a, "--churn-parallel") && v)
             sc.parallel = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--durability"))
+            durability = 1;
+        else if (!strcmp(a, "--sync-interval-ms") && v)
+            o.sync_interval_ms = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (!strcmp(a, "--raw-mb") && v)
             raw_mb = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(a, "--check") && v) {
@@ -1087,6 +1166,8 @@ int bench_recorder(int argc, char **argv)
         return 2;
     }
     o.root = out;
+    if (durability)
+        return bench_durability(&o, threads, per_thread, sc.rounds, json, check_min);
     if (sc.churn)
         return bench_churn(&o, out, sc.churn, sc.parallel, per_thread_set ? per_thread : 10, json, validate,
                            check_min);

@@ -507,6 +507,13 @@ struct atf_recorder {
     atf_status stop_status;
     atf_error stop_err;
     atf_error io_err;             /* first I/O error (man_mu) */
+
+    /* Durability (rec_sync.c): the periodic policy's sync thread. */
+    pthread_mutex_t sync_mu;
+    pthread_cond_t sync_cv;
+    pthread_t sync_th;
+    int sync_init, sync_started, sync_quit;
+    _Atomic uint64_t syncs;       /* file system syncs done */
 };
 
 void rec_writer_push(rec_writer *w, rec_thread *t);
@@ -516,6 +523,15 @@ void rec_fmt(char *dst, size_t cap, const char *fmt, ...) __attribute__((format(
 /* Manifest (rec_manifest.c): rewrites manifest.json atomically; caller holds man_mu. */
 atf_status rec_manifest_write(atf_recorder *r, int sync, atf_error *err);
 rec_summary *rec_summary_get(atf_recorder *r, uint64_t id);   /* caller holds man_mu */
+
+/* Durability (rec_sync.c). start: the sync thread of the periodic policy
+ * (-1 if it cannot start); stop: ends it (before the writers stop);
+ * final: the sync at the end of stop() (opts.sync), which makes the
+ * finalized session's files and directory entries durable. */
+int rec_sync_start(atf_recorder *r);
+void rec_sync_stop(atf_recorder *r);
+void rec_sync_destroy(atf_recorder *r);
+atf_status rec_sync_final(atf_recorder *r, atf_error *err);
 
 /* Producer side (rec_producer.c). */
 void rec_producer_publish_self(atf_recorder *r);

@@ -195,6 +195,10 @@ static atf_status normalize(atf_recorder_options *o, atf_error *err)
         return bad_option(err, "writer_threads", "at most 64");
     if (o->stop_grace_ms == 0)
         o->stop_grace_ms = 20;
+    if (o->durability > ATF_RECORDER_DURABLE_PERIODIC)
+        return bad_option(err, "durability", "ATF_RECORDER_DURABLE_NONE or _PERIODIC");
+    if (o->sync_interval_ms == 0)
+        o->sync_interval_ms = 1000;
     if (o->checksum > 1 || o->sync > 1 || o->detail > 1)
         return bad_option(err, "checksum", "checksum, sync and detail are 0 or 1");
     if (o->detail) {
@@ -358,6 +362,7 @@ static void free_recorder(atf_recorder *r)
     pthread_mutex_destroy(&r->flush_mu);
     pthread_mutex_destroy(&r->stop_mu);
     pthread_cond_destroy(&r->flush_cv);
+    rec_sync_destroy(r);
     free(r);
 }
 
@@ -497,6 +502,14 @@ atf_status atf_recorder_start(atf_recorder **out, const atf_recorder_options *op
         }
         w->started = 1;
     }
+    if (rec_sync_start(r) != 0) {
+        st = ATF_E_NOMEM;
+        if (err) {
+            err->code = st;
+            rec_fmt(err->message, sizeof err->message, "cannot start the sync thread");
+        }
+        goto fail;
+    }
     r->id = atomic_fetch_add_explicit(&g_next_id, 1, RLX);
     atomic_store_explicit(&r->capturing, o.detail && o.pre_roll_ns > 0, RLX);
     atomic_store_explicit(&r->live_id, r->id, REL);
@@ -506,6 +519,7 @@ atf_status atf_recorder_start(atf_recorder **out, const atf_recorder_options *op
     return ATF_OK;
 fail:
     pthread_mutex_unlock(&g_mu);
+    rec_sync_stop(r);
     stop_writers(r);
     free_recorder(r);
     return st;
@@ -571,6 +585,7 @@ atf_status atf_recorder_stop(atf_recorder *r, atf_error *err)
     pthread_mutex_unlock(&r->win_mu);
     atomic_store_explicit(&r->capturing, 0, RLX);
 
+    rec_sync_stop(r);
     stop_writers(r);
 
     pthread_mutex_lock(&r->man_mu);
@@ -583,6 +598,11 @@ atf_status atf_recorder_stop(atf_recorder *r, atf_error *err)
         e = r->io_err;
     }
     pthread_mutex_unlock(&r->man_mu);
+    /* The files were fdatasynced at finalize, the manifest and its
+     * directory too; the threads' directories and files were created by
+     * mkdir + rename, which only a sync of their directories makes durable. */
+    if (st == ATF_OK && r->o.sync)
+        st = rec_sync_final(r, &e);
 
     pthread_mutex_lock(&g_mu);
     if (g_active == r)
@@ -881,4 +901,5 @@ void atf_recorder_get_stats(const atf_recorder *cr, atf_recorder_stats *out)
     }
     out->clock_source = r->clock.source;
     out->io_method = r->io_method;
+    out->syncs = (uint32_t)atomic_load_explicit(&r->syncs, RLX);
 }

@@ -666,10 +666,66 @@ static void test_io_methods(void **state)
     }
 }
 
+/* Durability (issue 22): atf_recorder_sync() flushes and syncs (the events
+ * are in the files when it returns), the periodic policy syncs on its own,
+ * stop() with opts.sync ends with a sync, and bad policies are refused.
+ * What survives a power cut is checked by the harness (ctest -L powerloss). */
+static void test_durability(void **state)
+{
+    (void)state;
+    char dir[256], sdir[300];
+    rt_mkdtemp(dir, sizeof dir, "durable");
+    snprintf(sdir, sizeof sdir, "%s/s", dir);
+    atf_recorder_options o = rt_options(sdir);
+    o.durability = 2;
+    atf_recorder *r = NULL;
+    assert_int_equal(atf_recorder_start(&r, &o, NULL), ATF_E_ARG);
+    o.durability = ATF_RECORDER_DURABLE_NONE;
+    o.sync = 1;
+    r = rt_start(&o);
+    atf_recorder_stats s;
+    for (uint64_t i = 0; i < 1000; i++)
+        assert_int_equal(atf_recorder_call(r, i), ATF_OK);
+    atf_error err;
+    assert_int_equal(atf_recorder_sync(r, &err), ATF_OK);
+    atf_recorder_get_stats(r, &s);
+    assert_int_equal(s.syncs, 1);
+    assert_int_equal(s.events_written, 1000);
+    rt_stop(r);
+    atf_recorder_get_stats(r, &s);
+    assert_int_equal(s.syncs, 2);   /* stop's own */
+    assert_int_equal(atf_recorder_sync(r, &err), ATF_OK);   /* after stop: a sync only */
+    atf_recorder_destroy(r);
+    rt_check(sdir, 0);
+    rt_rm_rf(sdir);
+
+    o.durability = ATF_RECORDER_DURABLE_PERIODIC;
+    o.sync_interval_ms = 10;
+    o.sync = 0;
+    r = rt_start(&o);
+    uint64_t t0 = rt_now_ns();
+    do {
+        assert_int_equal(atf_recorder_call(r, 1), ATF_OK);
+        rt_sleep_us(1000);
+        atf_recorder_get_stats(r, &s);
+    } while (s.syncs < 3 && rt_now_ns() - t0 < 20000000000ull);
+    assert_true(s.syncs >= 3);
+    rt_stop(r);
+    atf_recorder_get_stats(r, &s);
+    uint32_t at_stop = s.syncs;
+    rt_sleep_us(30000);
+    atf_recorder_get_stats(r, &s);
+    assert_int_equal(s.syncs, at_stop);   /* the sync thread ended with stop() */
+    atf_recorder_destroy(r);
+    rt_check(sdir, 0);
+    rt_rm_rf(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout2),
+        cmocka_unit_test(test_durability),
         cmocka_unit_test(test_layout1),
         cmocka_unit_test(test_session_dir_name),
         cmocka_unit_test(test_option_errors),

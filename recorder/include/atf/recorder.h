@@ -53,6 +53,18 @@ typedef enum atf_recorder_overflow {
     ATF_RECORDER_DROP = 1          /**< drop the event and count it (never blocks) */
 } atf_recorder_overflow;
 
+/** What a power cut (or a kernel crash) may take from a session; see
+ *  recorder/README.md, *Durability*. A process that is killed loses nothing
+ *  written under any policy; atf_recorder_sync() works under every policy. */
+typedef enum atf_recorder_durability {
+    ATF_RECORDER_DURABLE_NONE = 0,     /**< nothing is synced before stop(): a power cut may take
+                                            any event not yet finalized, and files or directories
+                                            created since the last sync (default) */
+    ATF_RECORDER_DURABLE_PERIODIC = 1  /**< a background thread makes everything recorded durable
+                                            every sync_interval_ms: a power cut takes at most the
+                                            events of the last interval (and of the sync running) */
+} atf_recorder_durability;
+
 /** Where event timestamps come from. The files always hold nanoseconds of
  *  the platform clock (CLOCK_BOOTTIME on Linux, clock_type 3). */
 typedef enum atf_recorder_clock {
@@ -104,9 +116,12 @@ typedef struct atf_recorder_options {
     uint32_t stop_grace_ms;        /**< how long stop() waits for live threads to publish their
                                         last events (default 20) */
     uint8_t checksum;              /**< 1: CRC32-C in the footers (default); 0: write 0 */
-    uint8_t sync;                  /**< 1: fdatasync files and manifest at finalize (default) */
+    uint8_t sync;                  /**< 1: fdatasync files and manifest at finalize, and syncfs the
+                                        session's file system at the end of stop() (default) */
     uint8_t detail;                /**< 1: enable the detail lane (see atf_recorder_detail_enable) */
-    uint8_t reserved0;
+    uint8_t durability;            /**< what survives a power cut: ATF_RECORDER_DURABLE_NONE
+                                        (default) or ATF_RECORDER_DURABLE_PERIODIC; see
+                                        atf_recorder_sync() and recorder/README.md */
     uint32_t detail_ring_bytes;    /**< detail ring per thread (default 1 MiB) */
     uint32_t detail_max_payload;   /**< largest detail payload accepted (default 4096) */
     uint64_t pre_roll_ns;          /**< detail events kept in memory before a trigger (default 0) */
@@ -117,13 +132,15 @@ typedef struct atf_recorder_options {
                                         number of threads (default 256 MiB, at least 4 MiB);
                                         when it is used up, rings and buffers stop growing and
                                         producers wait (backpressure) or drop (drop mode) */
-    uint32_t reserved[6];          /**< must be zero */
+    uint32_t sync_interval_ms;     /**< ATF_RECORDER_DURABLE_PERIODIC: everything recorded is
+                                        made durable at least this often (default 1000) */
+    uint32_t reserved[5];          /**< must be zero */
 } atf_recorder_options;
 
 #define ATF_RECORDER_OPTIONS_INIT                                                                  \
     { NULL, NULL, ATF_LAYOUT_2, 0u, 0u, 0u, ATF_RECORDER_BACKPRESSURE, ATF_RECORDER_CLOCK_AUTO,    \
-      ATF_RECORDER_IO_AUTO, 0u, 0u, 0u, 0u, 0u, 1u, 1u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u,              \
-      { 0u, 0u, 0u, 0u, 0u, 0u } }
+      ATF_RECORDER_IO_AUTO, 0u, 0u, 0u, 0u, 0u, 1u, 1u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u,          \
+      { 0u, 0u, 0u, 0u, 0u } }
 
 /** Counters of a recorder (atf_recorder_get_stats). All are totals since start. */
 typedef struct atf_recorder_stats {
@@ -153,7 +170,9 @@ typedef struct atf_recorder_stats {
     uint64_t clock_max_step_ns;    /**< counter clock: largest correction applied at a recalibration */
     uint32_t clock_source;         /**< ATF_RECORDER_CLOCK_SYSTEM or ATF_RECORDER_CLOCK_COUNTER */
     uint32_t io_method;            /**< ATF_RECORDER_IO_DIRECT or ATF_RECORDER_IO_BUFFERED */
-    uint32_t reserved[6];
+    uint32_t syncs;                /**< file system syncs done (atf_recorder_sync(), the periodic
+                                        policy, stop() with opts.sync) */
+    uint32_t reserved[5];
 } atf_recorder_stats;
 
 typedef struct atf_recorder atf_recorder;
@@ -186,8 +205,10 @@ ATF_API atf_status atf_recorder_start(atf_recorder **out, const atf_recorder_opt
  * live threads get stop_grace_ms to publish their last events (the rest are
  * counted as events_lost_at_stop), open detail windows end now, every ring is
  * drained, every file finalized (footer, header, fdatasync when opts.sync)
- * and the final manifest written. Idempotent: later calls return the first
- * result. Called automatically at process exit for a recorder still running.
+ * and the final manifest written; with opts.sync, the session's file system
+ * is then synced (syncfs), so that the whole session survives a power cut.
+ * Idempotent: later calls return the first result. Called automatically at
+ * process exit for a recorder still running.
  *
  * @return ::ATF_OK; ::ATF_E_IO if a file could not be written (the events
  *         lost are counted); ::ATF_E_STATE in a forked child (the parent's
@@ -314,6 +335,19 @@ ATF_API atf_status atf_recorder_add_symbol(atf_recorder *r, const atf_manifest_s
  *         ::ATF_E_LIMIT if @p timeout_ms passed first (0: wait forever).
  */
 ATF_API atf_status atf_recorder_flush(atf_recorder *r, uint32_t timeout_ms);
+
+/**
+ * Makes durable (on the storage device, surviving a power cut) every event
+ * that atf_recorder_flush() would have written: the calling thread's events
+ * and every event other threads had published (at every publish_batch
+ * events, at detach and at thread exit) before the call, with the files, the
+ * directories and a manifest listing them. It flushes, then syncs the file
+ * system of the session (syncfs). After stop() it only syncs. Works under
+ * every durability policy; the recording threads are not held up.
+ * @return ::ATF_OK when durable; ::ATF_E_IO if a write or the sync failed;
+ *         ::ATF_E_STATE in a forked child.
+ */
+ATF_API atf_status atf_recorder_sync(atf_recorder *r, atf_error *err);
 
 /**
  * Ends the calling thread's participation: publishes its events and lets the
