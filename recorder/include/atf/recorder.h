@@ -116,8 +116,8 @@ typedef struct atf_recorder_options {
     uint32_t stop_grace_ms;        /**< how long stop() waits for live threads to publish their
                                         last events (default 20) */
     uint8_t checksum;              /**< 1: CRC32-C in the footers (default); 0: write 0 */
-    uint8_t sync;                  /**< 1: fdatasync files and manifest at finalize, and syncfs the
-                                        session's file system at the end of stop() (default) */
+    uint8_t sync;                  /**< 1: fdatasync files and manifest at finalize, and fsync the
+                                        session's directories at the end of stop() (default) */
     uint8_t detail;                /**< 1: enable the detail lane (see atf_recorder_detail_enable) */
     uint8_t durability;            /**< what survives a power cut: ATF_RECORDER_DURABLE_NONE
                                         (default) or ATF_RECORDER_DURABLE_PERIODIC; see
@@ -205,8 +205,9 @@ ATF_API atf_status atf_recorder_start(atf_recorder **out, const atf_recorder_opt
  * live threads get stop_grace_ms to publish their last events (the rest are
  * counted as events_lost_at_stop), open detail windows end now, every ring is
  * drained, every file finalized (footer, header, fdatasync when opts.sync)
- * and the final manifest written; with opts.sync, the session's file system
- * is then synced (syncfs), so that the whole session survives a power cut.
+ * and the final manifest written; with opts.sync, the session's directories
+ * (the threads', the session's and the two above it) are then fsynced, so
+ * that the whole session survives a power cut.
  * Idempotent: later calls return the first result. Called automatically at
  * process exit for a recorder still running.
  *
