@@ -91,7 +91,10 @@ static int parse_size(const char *s, unsigned long long *out)
 static int resolve(const char *prog, char *out, size_t cap)
 {
     if (strchr(prog, '/')) {
-        if (access(prog, X_OK) != 0)
+        /* A directory passes access(X_OK): it is refused here, before the
+         * front end is looked for (126 "is a directory", as the shells). */
+        struct stat st;
+        if (stat(prog, &st) != 0 || S_ISDIR(st.st_mode) || access(prog, X_OK) != 0)
             return -1;
         snprintf(out, cap, "%s", prog);
         return 0;
