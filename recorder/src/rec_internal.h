@@ -532,6 +532,7 @@ int rec_sync_start(atf_recorder *r);
 void rec_sync_stop(atf_recorder *r);
 void rec_sync_destroy(atf_recorder *r);
 atf_status rec_sync_final(atf_recorder *r, atf_error *err);
+atf_status rec_owner_check(atf_recorder *r, atf_error *err);
 
 /* Producer side (rec_producer.c). */
 void rec_producer_publish_self(atf_recorder *r);

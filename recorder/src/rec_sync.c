@@ -44,17 +44,9 @@ static atf_status sync_fs(atf_recorder *r, atf_error *err)
 
 atf_status atf_recorder_sync(atf_recorder *r, atf_error *err)
 {
-    if (err)
-        memset(err, 0, sizeof *err);
-    if (!r)
-        return ATF_E_ARG;
-    if (r->forked || r->pid != getpid()) {
-        if (err) {
-            err->code = ATF_E_STATE;
-            rec_fmt(err->message, sizeof err->message, "the recorder belongs to the parent process");
-        }
-        return ATF_E_STATE;
-    }
+    atf_status own = rec_owner_check(r, err);
+    if (own != ATF_OK)
+        return own;
     atf_status st = atf_recorder_flush(r, 0);
     if (st == ATF_E_IO) {
         if (err) {

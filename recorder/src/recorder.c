@@ -549,7 +549,9 @@ static void grace(atf_recorder *r)
     }
 }
 
-atf_status atf_recorder_stop(atf_recorder *r, atf_error *err)
+/* Clears err; ATF_E_ARG without a recorder, ATF_E_STATE in a forked child
+ * (the recorder belongs to the parent): what stop() and sync() check first. */
+atf_status rec_owner_check(atf_recorder *r, atf_error *err)
 {
     if (err)
         memset(err, 0, sizeof *err);
@@ -562,6 +564,14 @@ atf_status atf_recorder_stop(atf_recorder *r, atf_error *err)
         }
         return ATF_E_STATE;
     }
+    return ATF_OK;
+}
+
+atf_status atf_recorder_stop(atf_recorder *r, atf_error *err)
+{
+    atf_status own = rec_owner_check(r, err);
+    if (own != ATF_OK)
+        return own;
     pthread_mutex_lock(&r->stop_mu);
     if (r->stopped) {
         if (err)
