@@ -432,6 +432,7 @@ int __lsan_is_turned_off(void)
 typedef struct spinner {
     atf_recorder *r;
     _Atomic int stop;
+    _Atomic int started;   /* set once the first event is recorded */
     uint64_t n;
 } spinner;
 
@@ -442,6 +443,8 @@ static void *spin(void *p)
     spinner *s = p;
     while (!atomic_load(&s->stop) && s->n < 2000000) {
         atf_recorder_call(s->r, s->n++);
+        if (s->n == 1)
+            atomic_store(&s->started, 1);
         if (s->n % 256 == 0)
             rt_sleep_us(200);
     }
@@ -458,9 +461,13 @@ static void test_fork_leaves_parent_session(void **state)
     rt_mkdtemp(dir, sizeof dir, "fork");
     atf_recorder_options o = rt_options(dir);
     atf_recorder *r = rt_start(&o);
-    spinner sp = { r, 0, 0 };
+    spinner sp = { r, 0, 0, 0 };
     pthread_t th;
     pthread_create(&th, NULL, spin, &sp);
+    /* The forks must happen while the other thread records: on a loaded
+     * machine it may not have run at all yet (CI once saw one thread). */
+    while (!atomic_load(&sp.started))
+        rt_sleep_us(100);
     record_pattern(r, 1000);
     for (int k = 0; k < 5; k++) {
         pid_t pid = fork();
