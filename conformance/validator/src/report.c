@@ -8,6 +8,7 @@
 #include <atf/crc32c.h>
 #include <atf/reader.h>
 
+#include "common.h"      /* the codec's: atf_strdup */
 #include "vinternal.h"
 
 /* ---- Clause table ------------------------------------------------------ */
@@ -46,15 +47,6 @@ const char *v_clause_id(vclause c) { return g_clauses[c].id; }
 
 /* ---- Report construction ----------------------------------------------- */
 
-static char *dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 atf_validation *v_create(const char *path, const atf_validate_options *opts)
 {
     atf_validation *v = calloc(1, sizeof *v);
@@ -66,7 +58,7 @@ atf_validation *v_create(const char *path, const atf_validate_options *opts)
         v->opts.max_per_clause = V_DEFAULT_MAX_PER_CLAUSE;
     if (!v->opts.max_findings)
         v->opts.max_findings = V_DEFAULT_MAX_FINDINGS;
-    v->path = dupstr(path ? path : "");
+    v->path = atf_strdup(path ? path : "");
     if (!v->path) {
         free(v);
         return NULL;
@@ -88,7 +80,7 @@ size_t v_file(atf_validation *v, const char *label)
     }
     vfile *f = &v->files[v->file_count];
     f->counts = NULL;
-    f->label = dupstr(label);
+    f->label = atf_strdup(label);
     if (!f->label) {
         v->oom = 1;
         return (size_t)-1;
@@ -109,8 +101,8 @@ static int push_finding(atf_validation *v, size_t file, vclause c, atf_severity 
     }
     vfinding *f = &v->findings[v->finding_count];
     memset(f, 0, sizeof *f);
-    f->message_copy = dupstr(msg);
-    f->field_copy = field ? dupstr(field) : NULL;
+    f->message_copy = atf_strdup(msg);
+    f->field_copy = field ? atf_strdup(field) : NULL;
     if (!f->message_copy || (field && !f->field_copy)) {
         free(f->message_copy);
         free(f->field_copy);

@@ -2,19 +2,17 @@
  * clauses of SPEC.md section 4), sessions (section 5 and GEN-LAY-002). */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atf/wtf.h>
 #include <atf/rtc.h>
 
-#include "internal.h"   /* the codec's: atf_thread_dir_misnamed */
+#include "internal.h"   /* the codec's: atf_thread_dir_misnamed, atf_blob */
 #include "manifest_check.h"
 
 #define MANIFEST_MAX_BYTES ((uint64_t)64 << 20)
@@ -104,81 +102,17 @@ static void base_name(const char *path, char *dst, size_t cap)
 
 /* ---- Files in memory -------------------------------------------------------- */
 
-typedef struct vmap {
-    const uint8_t *data;
-    uint64_t size;
-    uint64_t data_end;       /* past it a hole (zeros): atf_fd_data_end() */
-    void *map;
-    void *heap;
-} vmap;
-
-static atf_status vmap_open(vmap *m, const char *path, uint64_t limit, atf_error *err)
+/* atf_blob_open_limit() (mapped, or read where mapping fails), the error
+ * naming the path. */
+static atf_status vmap_open(atf_blob *m, const char *path, uint64_t limit, atf_error *err)
 {
-    memset(m, 0, sizeof *m);
-    m->data = (const uint8_t *)"";
-    /* O_NONBLOCK: a FIFO must not block the open; it is refused below. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return fail(err, ATF_E_IO, path, "cannot open: %s", strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return fail(err, ATF_E_IO, path, "cannot stat: %s", strerror(e));
+    atf_status st = atf_blob_open_limit(m, path, 0, limit, err);
+    if (st) {
+        memset(m, 0, sizeof *m);
+        m->data = (const uint8_t *)"";
+        atf_error_set_file(err, path);
     }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return fail(err, ATF_E_IO, path, "%s, not a regular file", atf_file_type_name((unsigned)st.st_mode));
-    }
-    if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX || (limit && (uint64_t)st.st_size > limit)) {
-        close(fd);
-        return fail(err, ATF_E_LIMIT, path, "file is too large (%" PRIu64 " bytes)", (uint64_t)st.st_size);
-    }
-    m->size = (uint64_t)st.st_size;
-    m->data_end = atf_fd_data_end(fd, m->size);
-    if (m->size == 0) {
-        close(fd);
-        return ATF_OK;
-    }
-    void *p = mmap(NULL, (size_t)m->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p != MAP_FAILED) {
-        (void)madvise(p, (size_t)m->size, MADV_SEQUENTIAL);
-        m->map = p;
-        m->data = p;
-        close(fd);
-        return ATF_OK;
-    }
-    /* Fallback: bounded by the real size from fstat. */
-    uint8_t *h = malloc((size_t)m->size);
-    if (!h) {
-        close(fd);
-        return fail(err, ATF_E_NOMEM, path, "cannot allocate %" PRIu64 " bytes", m->size);
-    }
-    uint64_t done = 0;
-    while (done < m->size) {
-        ssize_t k = pread(fd, h + done, (size_t)(m->size - done), (off_t)done);   /* atf_fd_data_end() moved the offset */
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            int e = errno;
-            free(h);
-            close(fd);
-            return fail(err, ATF_E_IO, path, "read failed: %s", k < 0 ? strerror(e) : "file shrank");
-        }
-        done += (uint64_t)k;
-    }
-    close(fd);
-    m->heap = h;
-    m->data = h;
-    return ATF_OK;
-}
-
-static void vmap_close(vmap *m)
-{
-    if (m->map)
-        munmap(m->map, (size_t)m->size);
-    free(m->heap);
-    memset(m, 0, sizeof *m);
+    return st;
 }
 
 /* ---- One thread ------------------------------------------------------------ */
@@ -250,7 +184,7 @@ static atf_status thread_dir(atf_validation *v, const char *tdir, const char *la
 {
     char *ip = join(tdir, "index.atf"), *dp = join(tdir, "detail.atf");
     atf_status st = ATF_OK;
-    vmap im, dm;
+    atf_blob im, dm;
     memset(&im, 0, sizeof im);
     memset(&dm, 0, sizeof dm);
     if (!ip || !dp) {
@@ -273,8 +207,8 @@ static atf_status thread_dir(atf_validation *v, const char *tdir, const char *la
     if (st)
         fail(err, st, tdir, NULL);
 out:
-    vmap_close(&im);
-    vmap_close(&dm);
+    atf_blob_close(&im);
+    atf_blob_close(&dm);
     free(ip);
     free(dp);
     return st;
@@ -378,7 +312,7 @@ static atf_status session(atf_validation *v, const char *dir, const char *prefix
         return err ? err->code : ATF_E_IO;
     }
     if (hm > 0) {
-        vmap mm;
+        atf_blob mm;
         atf_error e;
         st = vmap_open(&mm, mpath, MANIFEST_MAX_BYTES, &e);
         if (st == ATF_E_LIMIT) {
@@ -387,7 +321,7 @@ static atf_status session(atf_validation *v, const char *dir, const char *prefix
             st = ATF_OK;
         } else if (!st && mm.size == 0) {
             /* SPEC 7a.14: a writer killed while writing it: as if absent. */
-            vmap_close(&mm);
+            atf_blob_close(&mm);
             v_report(v, mf, C_SES_MAN_001, 0, V_NO_OFFSET, NULL,
                      "manifest.json is empty (a crash while it was being written): thread directories are discovered");
         } else if (st) {
@@ -395,7 +329,7 @@ static atf_status session(atf_validation *v, const char *dir, const char *prefix
                 *err = e;
         } else {
             st = v_manifest_check(v, mf, (const char *)mm.data, (size_t)mm.size, &man);
-            vmap_close(&mm);
+            atf_blob_close(&mm);
             if (st)
                 fail(err, st, mpath, NULL);
         }
@@ -582,7 +516,7 @@ static atf_status finish(atf_validation *v, atf_status st, atf_validation **out,
 /* A lone file: an index file unless its magic or its name says detail. */
 static atf_status lone_file(atf_validation *v, const char *path, atf_error *err)
 {
-    vmap m;
+    atf_blob m;
     atf_status st = vmap_open(&m, path, 0, err);
     if (st)
         return st;
@@ -591,13 +525,13 @@ static atf_status lone_file(atf_validation *v, const char *path, atf_error *err)
     if (atf_wtf_sniff(m.data, m.size < 4 ? (size_t)m.size : 4, path)) {
         /* A WTF file (SPEC-WTF.md 7): its magic, or a .wtf-trace name. */
         v_wtf_pass(v, v_file(v, name), m.data, m.size, m.data_end);
-        vmap_close(&m);
+        atf_blob_close(&m);
         return ATF_OK;
     }
     if (atf_rtc_sniff(m.data, m.size < 4 ? (size_t)m.size : 4, path)) {
         /* An RTC file (SPEC-RTC.md): a Marker at its start, or a .rtc name. */
         v_rtc_pass(v, v_file(v, name), m.data, m.size);
-        vmap_close(&m);
+        atf_blob_close(&m);
         return ATF_OK;
     }
     /* SPEC 7a.1: index.atf / detail.atf by name, any other file by its magic. */
@@ -616,7 +550,7 @@ static atf_status lone_file(atf_validation *v, const char *path, atf_error *err)
         vindex ix;
         v_index_pass(v, f, m.data, m.size, m.data_end, 0, 0, &ix);
     }
-    vmap_close(&m);
+    atf_blob_close(&m);
     return ATF_OK;
 }
 
@@ -639,6 +573,7 @@ atf_status atf_validate_path(atf_validation **out, const char *path, const atf_v
     } else if (S_ISDIR(sb.st_mode)) {
         char resolved[4096];
         atf_error e;
+        memset(&e, 0, sizeof e);
         atf_path_kind kind = atf_path_detect(path, resolved, sizeof resolved, &e);
         char *lone_ip = kind == ATF_PATH_THREAD ? join(path, "index.atf") : NULL;
         char *lone_dp = kind == ATF_PATH_THREAD ? join(path, "detail.atf") : NULL;
@@ -683,6 +618,8 @@ atf_status atf_validate_path(atf_validation **out, const char *path, const atf_v
                 free(prefix);
             }
             atf_session_list_free(list, n);
+        } else if (e.code == ATF_E_NOMEM || e.code == ATF_E_IO) {
+            st = fail(err, e.code, path, "%s", e.message);   /* detection could not run: no verdict */
         } else {
             st = fail(err, ATF_E_NOT_FOUND, path, "%s", e.message[0] ? e.message : "not an ATF file, thread or session");
         }

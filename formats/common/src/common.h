@@ -39,6 +39,9 @@ typedef struct atf_blob {
 } atf_blob;
 
 atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *err);
+/* atf_blob_open() of a file of at most @limit bytes (0: no limit): a larger
+ * one is ::ATF_E_LIMIT before anything is mapped or read. */
+atf_status atf_blob_open_limit(atf_blob *b, const char *path, int no_mmap, uint64_t limit, atf_error *err);
 void atf_blob_close(atf_blob *b);
 
 /* strdup that returns NULL on NULL. */

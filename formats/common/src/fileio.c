@@ -68,6 +68,11 @@ uint64_t atf_fd_data_end(int fd, uint64_t size)
 
 atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *err)
 {
+    return atf_blob_open_limit(b, path, no_mmap, 0, err);
+}
+
+atf_status atf_blob_open_limit(atf_blob *b, const char *path, int no_mmap, uint64_t limit, atf_error *err)
+{
     memset(b, 0, sizeof *b);
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused
      * below, like every file that is not a regular one. */
@@ -87,6 +92,11 @@ atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *
     if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
         close(fd);
         return atf_fail(err, ATF_E_LIMIT, ATF_NO_OFFSET, NULL, "file too large for this platform");
+    }
+    if (limit && (uint64_t)st.st_size > limit) {
+        close(fd);
+        return atf_fail(err, ATF_E_LIMIT, ATF_NO_OFFSET, NULL, "file is too large (%llu bytes, at most %llu)",
+                        (unsigned long long)st.st_size, (unsigned long long)limit);
     }
     b->size = (size_t)st.st_size;
     b->data_end = atf_fd_data_end(fd, b->size);
