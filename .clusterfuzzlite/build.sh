@@ -23,7 +23,7 @@ targets=$(sed -n '/^set(ATF_FUZZ_TARGETS$/,/)/p' "$src/fuzz/CMakeLists.txt" | se
 for t in $targets; do
     cp "$build/fuzz/fuzz_$t" "$OUT/"
     seeds="$src/corpus/fuzz-seeds/$t"
-    [ "$t" = check ] && seeds="$src/corpus/fuzz-seeds/session"
+    [ "$t" = validate ] && seeds="$src/corpus/fuzz-seeds/session"
     [ "$t" = wtf_validate ] && seeds="$src/corpus/fuzz-seeds/wtf_file"
     [ "$t" = rtc_validate ] && seeds="$src/corpus/fuzz-seeds/rtc_file"
     rm -f "$OUT/fuzz_${t}_seed_corpus.zip"

@@ -711,7 +711,7 @@ def main(argv):
 
     for name, files in sessions:
         packed = pack_files(files)
-        write(args.out, "session", name, packed)   # also the seeds of "check"
+        write(args.out, "session", name, packed)   # also the seeds of "validate"
         for rel, body in files:
             base = name + "-" + rel.replace("/", "-")
             golden = name.startswith("golden-")

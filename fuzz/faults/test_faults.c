@@ -35,6 +35,7 @@
 #include <jansson.h>
 
 #include <atf/tools.h>
+#include <atf/validator.h>
 
 /* ---- Allocation failures ------------------------------------------------- */
 
@@ -239,20 +240,22 @@ static atf_status sc_tools(void)
     return st;
 }
 
-static void count_errors(void *user, const atf_finding *f)
+static atf_status sc_validate(void)
 {
-    if (f->severity == ATF_SEV_ERROR)
-        ++*(unsigned *)user;
-}
-
-static atf_status sc_check(void)
-{
-    unsigned errors = 0;
+    atf_validation *v = NULL;
     atf_error err;
-    atf_status st = atf_tool_check(session, NULL, count_errors, &errors, &err);
-    /* An allocation failure while opening is reported, never a finding. */
-    if (st == ATF_OK)
+    atf_status st = atf_validate_path(&v, session, NULL, &err);
+    /* An allocation failure is reported as such, never as a finding. */
+    if (st == ATF_OK) {
+        uint64_t errors = 0, warnings = 0;
+        atf_validation_counts(v, &errors, &warnings);
+        if (errors)
+            atf_validation_write_text(stderr, v);
         assert_int_equal(errors, 0);
+    } else {
+        assert_null(v);
+    }
+    atf_validation_free(v);
     return st;
 }
 
@@ -408,7 +411,7 @@ static void test_oom_tools(void **state)
     ok_path = NULL;
     free(ok_data);
     ok_data = NULL;
-    under_oom(sc_check, "check");
+    under_oom(sc_validate, "validate");
 }
 
 static void test_oom_writers(void **state)
@@ -736,7 +739,7 @@ static void test_null_arguments(void **state)
     char resolved[64];
     atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
     assert_int_equal(atf_path_detect(NULL, resolved, sizeof resolved, &err), ATF_PATH_UNKNOWN);
-    assert_int_equal(atf_tool_check(NULL, &o, count_errors, NULL, &err), ATF_E_ARG);
+    assert_int_equal(atf_validate_path(NULL, session, NULL, &err), ATF_E_ARG);
     assert_int_equal(atf_tool_demo(NULL, NULL, &err), ATF_E_ARG);
     FILE *out = fopen("/dev/null", "w");
     assert_int_equal(atf_tool_merge(out, index_path, &o, &err), ATF_E_ARG); /* not a session */

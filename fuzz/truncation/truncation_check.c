@@ -41,7 +41,7 @@
  *          before min(L, end); zero-footer and zero tail: n events; garbage:
  *          n + the complete length-prefixed events the garbage happens to hold.
  *   trailing bytes: everything after the recovered events.
- *   findings (atf_tool_check on the thread directory, on every length that
+ *   findings (the validator on the thread directory, on every length that
  *          is a record boundary or next to one, inside the header or footer,
  *          and every Nth other): no error for any cut at or past 64 bytes, a
  *          placeholder cut or a detail tail; a warning on the cut file
@@ -61,6 +61,7 @@
 #include <unistd.h>
 
 #include <atf/tools.h>
+#include <atf/validator.h>
 
 #include "fuzz_atf.h"
 #include "truncation.h"
@@ -106,17 +107,20 @@ typedef struct findings {
     const char *want_field, *want_file;
 } findings;
 
-static void on_finding(void *user, const atf_finding *f)
+/* Counts the findings of one validation; notes a warning with the wanted
+ * field on the wanted file. */
+static void count_findings(findings *c, const atf_validation *v)
 {
-    findings *c = user;
-    if (f->severity == ATF_SEV_ERROR) {
-        c->errors++;
-        return;
+    for (size_t i = 0; i < atf_validation_finding_count(v); i++) {
+        const atf_validate_finding *f = atf_validation_finding_at(v, i);
+        if (f->severity == ATF_SEV_ERROR) {
+            c->errors++;
+            continue;
+        }
+        c->warnings++;
+        if (c->want_field && f->field && strcmp(f->field, c->want_field) == 0 && strstr(f->file, c->want_file))
+            c->warned_field = 1;
     }
-    c->warnings++;
-    if (c->want_field && f->field && strcmp(f->field, c->want_field) == 0 && f->file &&
-        strstr(f->file, c->want_file))
-        c->warned_field = 1;
 }
 
 /* ---- Scratch thread directory ----------------------------------------------- */
@@ -145,9 +149,13 @@ static findings run_check(const char *want_field, const char *want_file)
 {
     findings f = { 0, 0, 0, want_field, want_file };
     atf_error err;
-    atf_status st = atf_tool_check(check_target, NULL, on_finding, &f, &err);
+    atf_validation *v = NULL;
+    atf_status st = atf_validate_path(&v, check_target, NULL, &err);
     if (st)
-        failf("%s: atf_tool_check did not run: %s", check_target, err.message);
+        failf("%s: the validator did not run: %s", check_target, err.message);
+    else
+        count_findings(&f, v);
+    atf_validation_free(v);
     findings_runs++;
     return f;
 }
@@ -163,7 +171,7 @@ typedef struct expect {
 } expect;
 
 /* Independent of the validator: do the recovered index records break a rule
- * that atf_tool_check reports as an error? Event kinds 1..3, timestamps that
+ * that the validator reports as an error? Event kinds 1..3, timestamps that
  * never go backwards, forward links that reach a detail event pointing back
  * (the detail file is intact here). */
 static int index_breaks_rules(const original *o, const uint8_t *d, uint64_t n)
@@ -507,15 +515,6 @@ static void detail_variants(const original *o)
 
 /* ---- Cases -------------------------------------------------------------------- */
 
-static void dir_findings(void *user, const atf_finding *f)
-{
-    unsigned *errors = user;
-    if (f->severity == ATF_SEV_ERROR) {
-        (*errors)++;
-        fprintf(stderr, "  error: %s: %s: %s\n", f->file, f->field ? f->field : "-", f->message);
-    }
-}
-
 /* Loads a golden thread (index.atf and/or detail.atf) and checks that it is a
  * valid starting point: complete files (a footer; no trailing bytes) that the
  * structural checks accept without error. */
@@ -575,13 +574,20 @@ static int load_original(original *o, const char *dir)
             return 0;
         }
     }
-    unsigned errors = 0;
+    uint64_t errors = 0, warnings = 0;
+    atf_validation *v = NULL;
     snprintf(path, sizeof path, "%s%s", dir, o->index ? "" : "/detail.atf");
-    if (atf_tool_check(path, NULL, dir_findings, &errors, &err) != ATF_OK || errors) {
-        failf("%s: the original has %u error finding(s): not a valid case", dir, errors);
+    if (atf_validate_path(&v, path, NULL, &err) != ATF_OK) {
+        failf("%s: the validator did not run: %s", dir, err.message);
         return 0;
     }
-    return 1;
+    atf_validation_counts(v, &errors, &warnings);
+    if (errors) {
+        atf_validation_write_text(stderr, v);
+        failf("%s: the original has %llu error finding(s): not a valid case", dir, (unsigned long long)errors);
+    }
+    atf_validation_free(v);
+    return errors == 0;
 }
 
 static void run_thread(const char *dir)

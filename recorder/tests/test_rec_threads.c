@@ -201,7 +201,7 @@ static void test_drop_mode(void **state)
     assert_int_equal(st.events_dropped, refused);
     assert_int_equal(st.backpressure_waits, 0);
     assert_int_equal(check_threads(dir, ps, 3, 1), 3 * n - refused);
-    rt_check(dir, 0);
+    assert_int_equal(rt_check_allowing(dir, "SES-MAN-010"), 1);   /* lossy: events_dropped */
     json_t *j = rt_manifest_json(dir);
     assert_int_equal(rt_json_u64(j, "events_dropped", NULL), refused);
     assert_int_equal(rt_json_u64(j, "recorder", "events_dropped_ring_full", NULL), refused);
@@ -286,7 +286,7 @@ static void test_idle_thread_at_stop(void **state)
     assert_int_equal(st.events_dropped, 5);
     assert_int_equal(st.events_after_stop, 1);
     atf_recorder_destroy(r);
-    rt_check(dir, 0);
+    assert_int_equal(rt_check_allowing(dir, "SES-MAN-010"), 1);   /* lossy: events_dropped */
     json_t *j = rt_manifest_json(dir);
     assert_int_equal(rt_json_u64(j, "events_dropped", NULL), 5);
     assert_int_equal(rt_json_u64(j, "recorder", "events_lost_at_stop", NULL), 5);

@@ -552,7 +552,7 @@ static void test_memory_accounting(void **state)
     assert_int_equal(st.events_written + st.events_rejected, 6 * 50000);
     assert_int_equal(st.events_rejected, refused);
     atf_recorder_destroy(r);
-    rt_check(dir, 0);
+    assert_int_equal(rt_check_allowing(dir, "SES-MAN-010"), st.events_rejected > 0);   /* lossy: events_dropped */
     json_t *j = rt_manifest_json(dir);
     assert_int_equal(rt_json_u64(j, "events_dropped", NULL), st.events_rejected);
     assert_int_equal(rt_json_u64(j, "recorder", "memory_bound_bytes", NULL), st.memory_bound);

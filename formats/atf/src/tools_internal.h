@@ -1,4 +1,4 @@
-/* What dump.c and check.c share: a path opened as a list of threads. */
+/* What dump.c, export.c and report.c share: a path opened as a list of threads. */
 #ifndef ATF_TOOLS_INTERNAL_H
 #define ATF_TOOLS_INTERNAL_H
 

@@ -139,28 +139,8 @@ typedef struct atf_report_stats {
 ATF_API atf_status atf_tool_report(FILE *out, const char *path, const atf_tool_options *opts,
                                    const atf_report_options *ro, atf_report_stats *stats, atf_error *err);
 
+/** Severity of a finding of the validators (atf/validator.h, the RTC and WTF readers' findings). */
 typedef enum atf_severity { ATF_SEV_WARNING = 1, ATF_SEV_ERROR = 2 } atf_severity;
-
-/** One finding of a check. */
-typedef struct atf_finding {
-    atf_severity severity;
-    const char *file;
-    uint64_t offset;     /**< UINT64_MAX when no byte offset applies */
-    const char *field;   /**< may be NULL */
-    const char *message;
-} atf_finding;
-
-typedef void (*atf_finding_fn)(void *user, const atf_finding *f);
-
-/**
- * Structural checks of @p path (any kind): headers, footers, recovery,
- * event values, cross-lane links both ways, header flags vs files, manifest
- * vs directories. Calls @p fn once per finding.
- * @return ::ATF_OK when the checks ran (findings may still be errors), or
- *         the error that stopped them (unreadable path).
- */
-ATF_API atf_status atf_tool_check(const char *path, const atf_tool_options *opts, atf_finding_fn fn,
-                                  void *user, atf_error *err);
 
 /** Options of atf_tool_demo(). */
 typedef struct atf_demo_options {

@@ -1,5 +1,7 @@
-/* Tests for check.c: a valid demo session has no findings; each corruption
- * gives an ERROR finding naming the file, the field and the byte offset; a
+/* The validator on demo sessions and on what a crash leaves (these cases
+ * were once the tests of atf_tool_check, the structural check the validator
+ * replaced): a valid demo session has no findings; each corruption gives an
+ * ERROR finding naming its clause, the file and the byte offset; a
  * crash-truncated file gives a WARNING stating the recovered count. Patched
  * files get their footer CRC recomputed so that the finding under test is
  * not masked by a checksum mismatch. */
@@ -16,14 +18,16 @@
 
 #include <atf/reader.h>
 #include <atf/tools.h>
+#include <atf/validator.h>
 
 #include "session_test_util.h"
 
 /* ---- Collecting findings ------------------------------------------------- */
 
 typedef struct found {
+    char clause[32];
     atf_severity sev;
-    char file[512];
+    char file[512];       /* relative to the validated path */
     uint64_t offset;
     char field[64];
     char message[512];
@@ -34,34 +38,42 @@ typedef struct findings {
     found f[64];
 } findings;
 
-static void collect(void *user, const atf_finding *f)
-{
-    findings *fs = user;
-    assert_non_null(f->message);
-    if (fs->n == sizeof fs->f / sizeof fs->f[0])
-        return;
-    found *d = &fs->f[fs->n++];
-    d->sev = f->severity;
-    snprintf(d->file, sizeof d->file, "%s", f->file ? f->file : "");
-    d->offset = f->offset;
-    snprintf(d->field, sizeof d->field, "%s", f->field ? f->field : "");
-    snprintf(d->message, sizeof d->message, "%s", f->message);
-}
-
 static void print_findings(const findings *fs)
 {
     for (size_t i = 0; i < fs->n; i++)
-        print_message("  %s %s @%llu [%s] %s\n", fs->f[i].sev == ATF_SEV_ERROR ? "ERROR" : "WARNING", fs->f[i].file,
-                      (unsigned long long)fs->f[i].offset, fs->f[i].field, fs->f[i].message);
+        print_message("  %s %s %s @%llu [%s] %s\n", fs->f[i].clause, fs->f[i].sev == ATF_SEV_ERROR ? "ERROR" : "WARNING",
+                      fs->f[i].file, (unsigned long long)fs->f[i].offset, fs->f[i].field, fs->f[i].message);
+}
+
+static void run_check_opts(findings *fs, const char *path, const atf_validate_options *o)
+{
+    memset(fs, 0, sizeof *fs);
+    atf_error err;
+    atf_validation *v = NULL;
+    atf_status st = atf_validate_path(&v, path, o, &err);
+    if (st != ATF_OK)
+        fail_msg("validate %s: %s: %s", path, atf_status_name(st), err.message);
+    for (size_t i = 0; i < atf_validation_finding_count(v) && fs->n < sizeof fs->f / sizeof fs->f[0]; i++) {
+        const atf_validate_finding *f = atf_validation_finding_at(v, i);
+        assert_non_null(f->message);
+        found *d = &fs->f[fs->n++];
+        snprintf(d->clause, sizeof d->clause, "%s", f->clause);
+        d->sev = f->severity;
+        snprintf(d->file, sizeof d->file, "%s", f->file ? f->file : "");
+        d->offset = f->offset;
+        snprintf(d->field, sizeof d->field, "%s", f->field ? f->field : "");
+        snprintf(d->message, sizeof d->message, "%s", f->message);
+    }
+    atf_validation_free(v);
+    if (getenv("VT_SHOW")) {
+        print_message("%s:\n", path);
+        print_findings(fs);
+    }
 }
 
 static void run_check(findings *fs, const char *path)
 {
-    memset(fs, 0, sizeof *fs);
-    atf_error err;
-    atf_status st = atf_tool_check(path, NULL, collect, fs, &err);
-    if (st != ATF_OK)
-        fail_msg("check %s: %s: %s", path, atf_status_name(st), err.message);
+    run_check_opts(fs, path, NULL);
 }
 
 static size_t count_sev(const findings *fs, atf_severity sev)
@@ -72,21 +84,21 @@ static size_t count_sev(const findings *fs, atf_severity sev)
     return n;
 }
 
-/* The finding with this severity, file and field; fails if there is none. */
-static const found *expect(const findings *fs, atf_severity sev, const char *file, const char *field)
+/* The finding of this clause with this severity in this file; fails if there is none. */
+static const found *expect(const findings *fs, const char *clause, atf_severity sev, const char *file)
 {
     for (size_t i = 0; i < fs->n; i++)
-        if (fs->f[i].sev == sev && !strcmp(fs->f[i].file, file) && !strcmp(fs->f[i].field, field))
+        if (!strcmp(fs->f[i].clause, clause) && fs->f[i].sev == sev && !strcmp(fs->f[i].file, file))
             return &fs->f[i];
     print_findings(fs);
-    fail_msg("no %s finding for %s field %s", sev == ATF_SEV_ERROR ? "ERROR" : "WARNING", file, field);
+    fail_msg("no %s %s finding for %s", clause, sev == ATF_SEV_ERROR ? "ERROR" : "WARNING", file);
     return NULL;
 }
 
-static int has(const findings *fs, atf_severity sev, const char *field)
+static int has(const findings *fs, const char *clause)
 {
     for (size_t i = 0; i < fs->n; i++)
-        if (fs->f[i].sev == sev && !strcmp(fs->f[i].field, field))
+        if (!strcmp(fs->f[i].clause, clause))
             return 1;
     return 0;
 }
@@ -182,15 +194,18 @@ static void forward_link(atf_layout layout)
     tu_fix_index_crc(d.index);
     findings fs;
     run_check(&fs, d.dir);
-    const found *f = expect(&fs, ATF_SEV_ERROR, d.index, "detail_seq");
-    assert_int_equal(f->offset, ev_off(1));
-    assert_non_null(strstr(f->message, "seq 1"));
-    assert_false(has(&fs, ATF_SEV_ERROR, "index_seq"));
-    assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 1);
+    uint64_t at = ev_off(1) + (layout == ATF_LAYOUT_1 ? 28 : 16);   /* detail_seq */
+    const found *f = expect(&fs, "LINK-002", ATF_SEV_ERROR, "thread_1/index.atf");
+    assert_int_equal(f->offset, at);
+    assert_non_null(strstr(f->message, "event 1:"));
+    /* Two events now link to detail event 0: the links do not increase. */
+    assert_int_equal(expect(&fs, "IDX-EVT-005", ATF_SEV_ERROR, "thread_1/index.atf")->offset, at);
+    assert_false(has(&fs, "LINK-004"));
+    assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 2);
     /* The thread directory alone gives the same finding. */
     char p[160];
     run_check(&fs, tu_path(p, sizeof p, "%s/thread_1", d.dir));
-    expect(&fs, ATF_SEV_ERROR, d.index, "detail_seq");
+    expect(&fs, "LINK-002", ATF_SEV_ERROR, "index.atf");
     cf_rm_rf(d.dir);
 }
 
@@ -211,8 +226,8 @@ static void test_forward_link_past_detail_file(void **state)
     tu_fix_index_crc(d.index);
     findings fs;
     run_check(&fs, d.dir);
-    const found *f = expect(&fs, ATF_SEV_ERROR, d.index, "detail_seq");
-    assert_int_equal(f->offset, ev_off(3));
+    const found *f = expect(&fs, "LINK-001", ATF_SEV_ERROR, "thread_1/index.atf");
+    assert_int_equal(f->offset, ev_off(3) + 16);
     cf_rm_rf(d.dir);
 }
 
@@ -235,12 +250,12 @@ static void backward_link(atf_layout layout)
     tu_fix_detail_crc(d.detail);
     findings fs;
     run_check(&fs, d.dir);
-    const found *f = expect(&fs, ATF_SEV_ERROR, d.detail, "index_seq");
+    const found *f = expect(&fs, "LINK-004", ATF_SEV_ERROR, "thread_1/detail.atf");
     assert_int_equal(f->offset, off + 8);
-    assert_non_null(strstr(f->message, "detail seq 2"));
+    assert_non_null(strstr(f->message, "detail event 2:"));
     /* Index event 8 now points at a detail event that does not point back. */
-    f = expect(&fs, ATF_SEV_ERROR, d.index, "detail_seq");
-    assert_int_equal(f->offset, ev_off(8));
+    f = expect(&fs, "LINK-002", ATF_SEV_ERROR, "thread_1/index.atf");
+    assert_int_equal(f->offset, ev_off(8) + (layout == ATF_LAYOUT_1 ? 28 : 16));
     cf_rm_rf(d.dir);
 }
 
@@ -262,9 +277,8 @@ static void test_has_detail_flag_without_detail_file(void **state)
         tu_patch_le32(d.index, 8, ATF_INDEX_FLAG_HAS_DETAIL_FILE);
         findings fs;
         run_check(&fs, d.dir);
-        const found *f = expect(&fs, ATF_SEV_ERROR, d.index, "flags");
+        const found *f = expect(&fs, "LINK-005", ATF_SEV_ERROR, "thread_1/index.atf");
         assert_int_equal(f->offset, 8);
-        assert_non_null(strstr(f->message, "does not exist"));
         assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 1);
         cf_rm_rf(d.dir);
     }
@@ -274,9 +288,9 @@ static void test_has_detail_flag_without_detail_file(void **state)
     assert_int_equal(remove(d.detail), 0);
     findings fs;
     run_check(&fs, d.dir);
-    expect(&fs, ATF_SEV_ERROR, d.index, "flags");
+    expect(&fs, "LINK-005", ATF_SEV_ERROR, "thread_1/index.atf");
     /* The manifest said has_detail: a session warning. */
-    expect(&fs, ATF_SEV_WARNING, d.dir, "manifest");
+    expect(&fs, "SES-MAN-005", ATF_SEV_WARNING, "manifest.json");
     cf_rm_rf(d.dir);
 }
 
@@ -289,8 +303,8 @@ static void test_detail_file_without_flag(void **state)
     tu_patch_le32(d.index, 8, 0);
     findings fs;
     run_check(&fs, d.dir);
-    const found *f = expect(&fs, ATF_SEV_ERROR, d.index, "flags");
-    assert_non_null(strstr(f->message, "exists"));
+    const found *f = expect(&fs, "LINK-005", ATF_SEV_ERROR, "thread_1/index.atf");
+    assert_int_equal(f->offset, 8);
     cf_rm_rf(d.dir);
 }
 
@@ -306,9 +320,9 @@ static void test_timestamps_backwards(void **state)
         tu_fix_index_crc(d.index);
         findings fs;
         run_check(&fs, d.dir);
-        const found *f = expect(&fs, ATF_SEV_ERROR, d.index, "timestamp_ns");
+        const found *f = expect(&fs, "IDX-EVT-003", ATF_SEV_ERROR, "thread_1/index.atf");
         assert_int_equal(f->offset, ev_off(10));
-        assert_non_null(strstr(f->message, "seq 10"));
+        assert_non_null(strstr(f->message, "event 10:"));
         assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 1);
         cf_rm_rf(d.dir);
     }
@@ -327,7 +341,7 @@ static void test_equal_timestamps_are_fine(void **state)
     /* The detail lane's timestamps are independent; leave them. */
     findings fs;
     run_check(&fs, d.dir);
-    assert_false(has(&fs, ATF_SEV_ERROR, "timestamp_ns"));
+    assert_false(has(&fs, "IDX-EVT-003"));
     cf_rm_rf(d.dir);
 }
 
@@ -345,9 +359,9 @@ static void test_bad_event_kind(void **state)
         tu_fix_index_crc(d.index);
         findings fs;
         run_check(&fs, d.dir);
-        const found *f = expect(&fs, ATF_SEV_ERROR, d.index, "event_kind");
+        const found *f = expect(&fs, "IDX-EVT-001", ATF_SEV_ERROR, "thread_1/index.atf");
         assert_int_equal(f->offset, at);
-        assert_non_null(strstr(f->message, "seq 5"));
+        assert_non_null(strstr(f->message, "event 5:"));
         assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 1);
         cf_rm_rf(d.dir);
     }
@@ -358,7 +372,7 @@ static void test_bad_event_kind(void **state)
     tu_fix_index_crc(d.index);
     findings fs;
     run_check(&fs, d.dir);
-    assert_int_equal(expect(&fs, ATF_SEV_ERROR, d.index, "event_kind")->offset, ev_off(0) + 24);
+    assert_int_equal(expect(&fs, "IDX-EVT-001", ATF_SEV_ERROR, "thread_1/index.atf")->offset, ev_off(0) + 24);
     cf_rm_rf(d.dir);
 }
 
@@ -375,11 +389,13 @@ static void test_header_footer_count_disagree(void **state)
             tu_patch_le64(d.index, at, 201);
         findings fs;
         run_check(&fs, d.dir);
-        const found *f = expect(&fs, ATF_SEV_ERROR, d.index, "event_count");
+        const found *f = expect(&fs, "IDX-HDR-012", ATF_SEV_ERROR, "thread_1/index.atf");
         assert_int_equal(f->offset, at);
         assert_non_null(strstr(f->message, layout == 1 ? "199" : "201"));
         assert_non_null(strstr(f->message, "200"));
-        assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 1);
+        /* The footer is no longer where the header's count puts it. */
+        expect(&fs, "IDX-HDR-013", ATF_SEV_ERROR, "thread_1/index.atf");
+        assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 2);
         cf_rm_rf(d.dir);
     }
     /* Same in a detail file (event_count u64 @28). */
@@ -388,7 +404,7 @@ static void test_header_footer_count_disagree(void **state)
     tu_patch_le64(d.detail, 28, 3);
     findings fs;
     run_check(&fs, d.dir);
-    const found *f = expect(&fs, ATF_SEV_ERROR, d.detail, "event_count");
+    const found *f = expect(&fs, "DET-HDR-007", ATF_SEV_ERROR, "thread_1/detail.atf");
     assert_int_equal(f->offset, 28);
     cf_rm_rf(d.dir);
 }
@@ -403,13 +419,12 @@ static void test_checksum_mismatch_is_a_finding(void **state)
     tu_patch(d.index, ev_off(7) + 8, "\x55", 1);
     findings fs;
     run_check(&fs, d.dir);
-    expect(&fs, ATF_SEV_ERROR, d.index, "footer.checksum");
-    /* no_verify skips the checksum and the event scan. */
-    atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
+    expect(&fs, "CRC-001", ATF_SEV_ERROR, "thread_1/index.atf");
+    /* no_verify skips the checksum. */
+    atf_validate_options o = ATF_VALIDATE_OPTIONS_INIT;
     o.no_verify = 1;
-    memset(&fs, 0, sizeof fs);
-    assert_int_equal(atf_tool_check(d.dir, &o, collect, &fs, NULL), ATF_OK);
-    assert_false(has(&fs, ATF_SEV_ERROR, "footer.checksum"));
+    run_check_opts(&fs, d.dir, &o);
+    assert_false(has(&fs, "CRC-001"));
     cf_rm_rf(d.dir);
 }
 
@@ -428,8 +443,8 @@ static atf_session_writer *crash_while_recording(const char *dir, uint64_t n)
     assert_int_equal(atf_session_writer_add_thread(sw, 1, 1, 1, &tw, NULL), ATF_OK);
     for (uint64_t i = 0; i < n; i++) {
         atf_index_event ev = { .timestamp_ns = 100 + i, .function_id = i % 8, .event_kind = 1 + i % 2 };
-        uint8_t pl[8] = { (uint8_t)i };
-        atf_detail_event de = { .event_type = 3, .timestamp = 100 + i, .payload = pl, .payload_size = 8 };
+        uint8_t pl[100] = { (uint8_t)(i % 8) };   /* ARM64 payload: function_id, registers, no stack */
+        atf_detail_event de = { .event_type = 3, .timestamp = 100 + i, .payload = pl, .payload_size = sizeof pl };
         assert_int_equal(atf_thread_writer_append(tw, &ev, i % 3 == 0 ? &de : NULL, NULL), ATF_OK);
     }
     assert_int_equal(atf_index_writer_flush(atf_thread_writer_index(tw)), ATF_OK);
@@ -457,11 +472,12 @@ static void test_crash_truncated_warning(void **state)
 
     findings fs;
     run_check(&fs, dir);
-    const found *f = expect(&fs, ATF_SEV_WARNING, ip, "footer");
-    assert_non_null(strstr(f->message, "123 complete events recovered"));
-    assert_non_null(strstr(f->message, "5 trailing bytes"));
-    f = expect(&fs, ATF_SEV_WARNING, dp, "footer");
-    assert_non_null(strstr(f->message, "41 complete events recovered"));
+    const found *f = expect(&fs, "REC-001", ATF_SEV_WARNING, "thread_1/index.atf");
+    assert_non_null(strstr(f->message, "123"));
+    f = expect(&fs, "REC-002", ATF_SEV_WARNING, "thread_1/index.atf");
+    assert_non_null(strstr(f->message, "5"));
+    f = expect(&fs, "REC-001", ATF_SEV_WARNING, "thread_1/detail.atf");
+    assert_non_null(strstr(f->message, "41"));
     /* A crash is not corruption: no errors. */
     if (count_sev(&fs, ATF_SEV_ERROR)) {
         print_findings(&fs);
@@ -469,8 +485,8 @@ static void test_crash_truncated_warning(void **state)
     }
     /* The file alone gives the same warning. */
     run_check(&fs, ip);
-    f = expect(&fs, ATF_SEV_WARNING, ip, "footer");
-    assert_non_null(strstr(f->message, "123 complete events recovered"));
+    f = expect(&fs, "REC-001", ATF_SEV_WARNING, "index.atf");
+    assert_non_null(strstr(f->message, "123"));
     atf_session_writer_close(recording);
     cf_rm_rf(dir);
 }
@@ -485,11 +501,14 @@ static void test_truncated_finalized_file(void **state)
     findings fs;
     run_check(&fs, d.dir);
     /* Its header is finalized: damage (REC-004), an error; the events are recovered all the same. */
-    const found *f = expect(&fs, ATF_SEV_ERROR, d.index, "footer");
+    const found *f = expect(&fs, "REC-004", ATF_SEV_ERROR, "thread_1/index.atf");
     assert_non_null(strstr(f->message, "damaged"));
     assert_non_null(strstr(f->message, "50 complete events recovered"));
     assert_non_null(strstr(f->message, "13 trailing bytes"));
-    assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 1);
+    expect(&fs, "IDX-HDR-013", ATF_SEV_ERROR, "thread_1/index.atf");
+    /* The detail events linked to the lost events: recoverable, warnings. */
+    expect(&fs, "LINK-003", ATF_SEV_WARNING, "thread_1/detail.atf");
+    assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 2);
     cf_rm_rf(d.dir);
 }
 
@@ -508,12 +527,13 @@ static void test_truncated_detail_file(void **state)
     assert_int_equal(truncate(d.detail, (off_t)cut), 0);
     findings fs;
     run_check(&fs, d.dir);
-    const found *f = expect(&fs, ATF_SEV_ERROR, d.detail, "footer");
-    assert_non_null(strstr(f->message, "damaged"));
+    const found *f = expect(&fs, "REC-004", ATF_SEV_ERROR, "thread_1/detail.atf");
     assert_non_null(strstr(f->message, "10 complete events recovered"));
-    f = expect(&fs, ATF_SEV_WARNING, d.index, "detail_seq");
-    assert_non_null(strstr(f->message, "40 forward link(s)"));
-    assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 1);
+    expect(&fs, "DET-HDR-007", ATF_SEV_ERROR, "thread_1/detail.atf");
+    f = expect(&fs, "LINK-001", ATF_SEV_WARNING, "thread_1/index.atf");
+    assert_int_equal(f->offset, ev_off(40) + 16);
+    assert_non_null(strstr(f->message, "recoverable"));
+    assert_int_equal(count_sev(&fs, ATF_SEV_ERROR), 2);
     cf_rm_rf(d.dir);
 }
 
@@ -528,26 +548,25 @@ static void test_unreadable_inputs(void **state)
     atf_error err;
     char p[160];
 
-    /* A path that does not exist: the check cannot run. */
-    memset(&fs, 0, sizeof fs);
-    assert_int_equal(atf_tool_check(tu_path(p, sizeof p, "%s/nope", d.dir), NULL, collect, &fs, &err), ATF_E_IO);
-    assert_int_equal(fs.n, 0);
-    assert_int_equal(atf_tool_check(d.dir, NULL, NULL, NULL, &err), ATF_E_ARG);
-    assert_int_equal(atf_tool_check(NULL, NULL, collect, &fs, &err), ATF_E_ARG);
+    /* A path that does not exist: the validation cannot run. */
+    atf_validation *v = (atf_validation *)&fs;
+    assert_int_not_equal(atf_validate_path(&v, tu_path(p, sizeof p, "%s/nope", d.dir), NULL, &err), ATF_OK);
+    assert_null(v);
+    assert_int_equal(atf_validate_path(NULL, d.dir, NULL, &err), ATF_E_ARG);
+    assert_int_equal(atf_validate_path(&v, NULL, NULL, &err), ATF_E_ARG);
 
     /* A file that is not an index file where one should be: a finding. */
     tu_write_text(d.index, "this is not an ATF index file, but it is long enough to have a header. "
                            "this is not an ATF index file, but it is long enough to have a header.");
     run_check(&fs, d.dir);
-    expect(&fs, ATF_SEV_ERROR, d.index, "magic");
+    expect(&fs, "IDX-HDR-001", ATF_SEV_ERROR, "thread_1/index.atf");
 
     /* No manifest: a warning. */
     cf_rm_rf(d.dir);
     make_demo(&d, ATF_LAYOUT_2, 4);
     assert_int_equal(remove(tu_path(p, sizeof p, "%s/manifest.json", d.dir)), 0);
     run_check(&fs, d.dir);
-    const found *f = expect(&fs, ATF_SEV_WARNING, d.dir, "manifest");
-    assert_non_null(strstr(f->message, "no manifest.json"));
+    expect(&fs, "SES-MAN-001", ATF_SEV_WARNING, "manifest.json");
     assert_int_equal(fs.n, 1);
     cf_rm_rf(d.dir);
 }
