@@ -12,6 +12,7 @@
 #include <atf/wtf.h>
 #include <atf/rtc.h>
 
+#include "format_module.h"   /* the codec's: formats/registry.c */
 #include "internal.h"   /* the codec's: atf_thread_dir_misnamed, atf_blob */
 #include "manifest_check.h"
 
@@ -513,6 +514,23 @@ static atf_status finish(atf_validation *v, atf_status st, atf_validation **out,
     return ATF_OK;
 }
 
+/* The validation pass of each format module (by its name). */
+static const struct {
+    const char *format;
+    v_format_pass pass;
+} g_passes[] = {
+    { "WTF", v_wtf_pass },
+    { "RTC", v_rtc_pass },
+};
+
+static v_format_pass v_pass_of(const atf_format_module *fm)
+{
+    for (size_t i = 0; i < sizeof g_passes / sizeof g_passes[0]; i++)
+        if (!strcmp(g_passes[i].format, fm->name))
+            return g_passes[i].pass;
+    return NULL;
+}
+
 /* A lone file: an index file unless its magic or its name says detail. */
 static atf_status lone_file(atf_validation *v, const char *path, atf_error *err)
 {
@@ -522,15 +540,12 @@ static atf_status lone_file(atf_validation *v, const char *path, atf_error *err)
         return st;
     char name[256];
     base_name(path, name, sizeof name);
-    if (atf_wtf_sniff(m.data, m.size < 4 ? (size_t)m.size : 4, path)) {
-        /* A WTF file (SPEC-WTF.md 7): its magic, or a .wtf-trace name. */
-        v_wtf_pass(v, v_file(v, name), m.data, m.size, m.data_end);
-        atf_blob_close(&m);
-        return ATF_OK;
-    }
-    if (atf_rtc_sniff(m.data, m.size < 4 ? (size_t)m.size : 4, path)) {
-        /* An RTC file (SPEC-RTC.md): a Marker at its start, or a .rtc name. */
-        v_rtc_pass(v, v_file(v, name), m.data, m.size);
+    /* Another format's file (formats/registry.c bids: WTF's magic or a
+     * .wtf-trace name, SPEC-WTF.md 7; an RTC Marker or a .rtc name): its pass. */
+    const atf_format_module *fm = atf_format_bid(m.data, m.size < 4 ? (size_t)m.size : 4, path);
+    v_format_pass pass = fm ? v_pass_of(fm) : NULL;
+    if (pass) {
+        pass(v, v_file(v, name), m.data, m.size, m.data_end);
         atf_blob_close(&m);
         return ATF_OK;
     }
@@ -676,7 +691,7 @@ atf_status atf_validate_rtc_memory(atf_validation **out, const void *data, size_
     atf_validation *v = v_create(name ? name : "trace.rtc", opts);
     if (!v)
         return fail(err, ATF_E_NOMEM, name, NULL);
-    v_rtc_pass(v, v_file(v, name ? name : "trace.rtc"), data ? data : (const void *)"", size);
+    v_rtc_pass(v, v_file(v, name ? name : "trace.rtc"), data ? data : (const void *)"", size, size);
     return finish(v, ATF_OK, out, err);
 }
 

@@ -203,6 +203,8 @@ atf_status v_validate_wtf_memory(atf_validation **out, const void *data, size_t 
                                  const atf_validate_options *opts, int general_only, atf_error *err);
 
 /* The RTC pass (rtc_pass.c): every RTC-* clause over one file of @p size bytes. */
-void v_rtc_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size);
+void v_rtc_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end);
+/* The pass of one file of a format module (formats/registry.c): v_wtf_pass, v_rtc_pass. */
+typedef void (*v_format_pass)(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end);
 
 #endif /* ATF_VALIDATOR_INTERNAL_H */

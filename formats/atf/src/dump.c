@@ -11,14 +11,11 @@
 #include <unistd.h>
 
 #include <atf/tools.h>
-#include <atf/wtf.h>
-#include <atf/rtc.h>
 
+#include "format_module.h"   /* the other formats: formats/registry.c */
 #include "internal.h"
 #include "obuf.h"
 #include "tools_internal.h"
-#include "wtf_internal.h"
-#include "rtc_internal.h"
 
 /* ---- Path detection -------------------------------------------------- */
 
@@ -148,10 +145,9 @@ atf_path_kind atf_path_detect(const char *path, char *resolved, size_t cap, atf_
             return ATF_PATH_INDEX;
         if (k < 4 && !strcmp(base, "detail.atf") && atf_header_prefix_ok(magic, (size_t)k, ATF_DETAIL_MAGIC))
             return ATF_PATH_DETAIL;
-        if (atf_wtf_sniff(magic, (size_t)k, path))
-            return ATF_PATH_WTF;
-        if (atf_rtc_sniff(magic, (size_t)k, path))
-            return ATF_PATH_RTC;
+        const atf_format_module *fm = atf_format_bid(magic, (size_t)k, path);
+        if (fm)
+            return (atf_path_kind)fm->path_kind;
         /* Any other file too short for the magic but the start of an index
          * file's (empty among them) is what `atf validate` calls it: an index
          * file crash-truncated inside its header, 0 events (SPEC 7a.12), so
@@ -405,16 +401,18 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
         ro.verify = 0;
     src->kind = atf_path_detect(path, src->path, sizeof src->path, err);
     atf_status st = ATF_OK;
+    const atf_format_module *fm = atf_format_of_kind(src->kind);
+    if (fm) {
+        atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "a %s file: merge and export read ATF sessions", fm->name);
+        atf_error_set_file(err, path);
+        return ATF_E_ARG;
+    }
     switch (src->kind) {
     case ATF_PATH_UNKNOWN:
         return err->code;
     case ATF_PATH_ROOT:
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "a directory of sessions: read one session at a time");
-    case ATF_PATH_WTF:
-    case ATF_PATH_RTC:
-        atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "a %s file: merge and export read ATF sessions",
-                 src->kind == ATF_PATH_WTF ? "WTF" : "RTC");
-        atf_error_set_file(err, path);
+    default:   /* the kind of another format's module: refused above */
         return ATF_E_ARG;
     case ATF_PATH_INDEX:
         if ((st = atf_index_reader_open(&src->own_index, src->path, &ro, err)))
@@ -919,14 +917,13 @@ typedef atf_status (*source_fn)(FILE *out, const tool_source *src, const atf_too
 
 /* Runs fn on path, or on every session of a directory of sessions (each
  * introduced by a line naming it), after reporting what was not read whole. */
-/* A WTF or RTC file goes to its format's tools (formats/wtf/src/wtf_dump.c,
- * formats/rtc/src/rtc_dump.c): the kind, or ATF_PATH_UNKNOWN. */
-static atf_path_kind other_format(const char *path)
+/* A file of another format goes to its module's tools (formats/registry.c):
+ * the module, or NULL. */
+static const atf_format_module *other_format(const char *path)
 {
     char resolved[16];
     atf_error e;
-    atf_path_kind k = path ? atf_path_detect(path, resolved, sizeof resolved, &e) : ATF_PATH_UNKNOWN;
-    return k == ATF_PATH_WTF || k == ATF_PATH_RTC ? k : ATF_PATH_UNKNOWN;
+    return path ? atf_format_of_kind(atf_path_detect(path, resolved, sizeof resolved, &e)) : NULL;
 }
 
 static atf_status run_tool(FILE *out, const char *path, const atf_tool_options *opts, source_fn fn,
@@ -1235,11 +1232,9 @@ static atf_status dump_source(FILE *out, const tool_source *sp, const atf_tool_o
 
 atf_status atf_tool_dump(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
 {
-    atf_path_kind k = other_format(path);
-    if (k == ATF_PATH_WTF)
-        return wtf_tool_dump(out, path, opts, err);
-    if (k == ATF_PATH_RTC)
-        return rtc_tool_dump(out, path, opts, err);
+    const atf_format_module *fm = other_format(path);
+    if (fm)
+        return fm->dump(out, path, opts, err);
     return run_tool(out, path, opts, dump_source, err);
 }
 
@@ -1365,10 +1360,8 @@ static atf_status info_source(FILE *out, const tool_source *src_, const atf_tool
 
 atf_status atf_tool_info(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
 {
-    atf_path_kind k = other_format(path);
-    if (k == ATF_PATH_WTF)
-        return wtf_tool_info(out, path, opts, err);
-    if (k == ATF_PATH_RTC)
-        return rtc_tool_info(out, path, opts, err);
+    const atf_format_module *fm = other_format(path);
+    if (fm)
+        return fm->info(out, path, opts, err);
     return run_tool(out, path, opts, info_source, err);
 }
