@@ -542,7 +542,7 @@ static atf_status lone_file(atf_validation *v, const char *path, atf_error *err)
     base_name(path, name, sizeof name);
     /* Another format's file (formats/registry.c bids: WTF's magic or a
      * .wtf-trace name, SPEC-WTF.md 7; an RTC Marker or a .rtc name): its pass. */
-    const atf_format_module *fm = atf_format_bid(m.data, m.size < 4 ? (size_t)m.size : 4, path);
+    const atf_format_module *fm = atf_format_bid(m.data, m.size < 4 ? (size_t)m.size : 4, path, NULL);
     v_format_pass pass = fm ? v_pass_of(fm) : NULL;
     if (pass) {
         pass(v, v_file(v, name), m.data, m.size, m.data_end);

@@ -145,9 +145,9 @@ atf_path_kind atf_path_detect(const char *path, char *resolved, size_t cap, atf_
             return ATF_PATH_INDEX;
         if (k < 4 && !strcmp(base, "detail.atf") && atf_header_prefix_ok(magic, (size_t)k, ATF_DETAIL_MAGIC))
             return ATF_PATH_DETAIL;
-        const atf_format_module *fm = atf_format_bid(magic, (size_t)k, path);
-        if (fm)
-            return (atf_path_kind)fm->path_kind;
+        int other_kind;
+        if (atf_format_bid(magic, (size_t)k, path, &other_kind))
+            return (atf_path_kind)other_kind;
         /* Any other file too short for the magic but the start of an index
          * file's (empty among them) is what `atf validate` calls it: an index
          * file crash-truncated inside its header, 0 events (SPEC 7a.12), so

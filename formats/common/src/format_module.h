@@ -13,25 +13,21 @@
 #include <stdio.h>
 
 #include <atf/error.h>
-
-struct atf_tool_options;
+#include <atf/tool_options.h>
 
 typedef struct atf_format_module {
     const char *name;   /* as users write it: "WTF", "RTC" */
-    int path_kind;      /* its atf_path_kind (atf/tools.h) */
     /* 1 when a file whose first n bytes (n <= 4: fewer when the file is
      * shorter) are head, named path, is of this format. */
     int (*bid)(const void *head, size_t n, const char *path);
     /* `atf info` and `atf dump` of one file of this format. */
-    atf_status (*info)(FILE *out, const char *path, const struct atf_tool_options *opts, atf_error *err);
-    atf_status (*dump)(FILE *out, const char *path, const struct atf_tool_options *opts, atf_error *err);
+    atf_status (*info)(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err);
+    atf_status (*dump)(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err);
 } atf_format_module;
 
-/* The single-file formats, in the order they bid; NULL-terminated. */
-extern const atf_format_module *const atf_format_modules[];
-
-/* The first module that claims the file, or NULL. */
-const atf_format_module *atf_format_bid(const void *head, size_t n, const char *path);
+/* The first module that claims the file, or NULL; *path_kind (NULL: not
+ * wanted) receives its atf_path_kind (atf/tools.h). */
+const atf_format_module *atf_format_bid(const void *head, size_t n, const char *path, int *path_kind);
 /* The module of an atf_path_kind, or NULL (ATF's own kinds among them). */
 const atf_format_module *atf_format_of_kind(int path_kind);
 

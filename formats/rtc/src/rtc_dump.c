@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include <atf/rtc.h>
-#include <atf/tools.h>
+#include <atf/tool_options.h>
 
 #include "common.h"
 #include "obuf.h"

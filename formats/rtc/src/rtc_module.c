@@ -1,10 +1,9 @@
 /* RTC as a format module of the tools (formats/registry.c). */
 #include <atf/rtc.h>
-#include <atf/tools.h>
 
 #include "format_module.h"
 #include "rtc_internal.h"
 
 const atf_format_module atf_format_rtc = {
-    "RTC", ATF_PATH_RTC, atf_rtc_sniff, rtc_tool_info, rtc_tool_dump,
+    "RTC", atf_rtc_sniff, rtc_tool_info, rtc_tool_dump,
 };

@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include <atf/tools.h>
+#include <atf/tool_options.h>
 #include <atf/wtf.h>
 
 #include "common.h"
