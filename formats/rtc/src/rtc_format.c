@@ -8,13 +8,15 @@
 #include "rtc_internal.h"
 
 static const char *const clause_ids[] = {
-#define X(e, id, err) id,
-    RTC_CLAUSES(X)
+#define X(e, group, num, sev, rec, rule, hint) group "-" num,
+    RTC_CLAUSE_TABLE(X, )
 #undef X
 };
+#define RTC_SEV_E 1
+#define RTC_SEV_W 0
 static const unsigned char clause_err[] = {
-#define X(e, id, err) err,
-    RTC_CLAUSES(X)
+#define X(e, group, num, sev, rec, rule, hint) RTC_SEV_##sev,
+    RTC_CLAUSE_TABLE(X, )
 #undef X
 };
 

@@ -10,6 +10,7 @@
 #include <atf/rtc.h>
 
 #include "obuf.h"
+#include "rtc_clauses.h"
 
 /* The rtc-ref Crc's tables: MSB-first 0x04C11DB7 used with the LSB-first
  * update; [k]: the byte k places further (slicing by 8). The crc-32 Crc is
@@ -23,25 +24,9 @@ uint32_t rtc_crc_ref_t(const rtc_crc_tab *t, uint32_t crc, const uint8_t *p, siz
 /* 1 when the @p n bytes at @p d are the start of a Marker (n <= 1025). */
 int rtc_is_marker_prefix(const uint8_t *d, size_t n);
 
-/* The RTC clauses the reader finds (SPEC-RTC.md order) and their severity. */
-#define RTC_CLAUSES(X)                                                                                   \
-    X(FRM_001, "RTC-FRM-001", 1) X(FRM_002, "RTC-FRM-002", 1) X(FRM_003, "RTC-FRM-003", 1)               \
-    X(FRM_004, "RTC-FRM-004", 1) X(FRM_005, "RTC-FRM-005", 0) X(FRM_006, "RTC-FRM-006", 0)               \
-    X(FRM_007, "RTC-FRM-007", 0)                                                                       \
-    X(PAD_001, "RTC-PAD-001", 0) X(MRK_001, "RTC-MRK-001", 1) X(MRK_002, "RTC-MRK-002", 1)               \
-    X(MRK_003, "RTC-MRK-003", 1) X(UNI_001, "RTC-UNI-001", 1) X(UNI_002, "RTC-UNI-002", 1)               \
-    X(UNI_003, "RTC-UNI-003", 1) X(IDX_001, "RTC-IDX-001", 1) X(IDX_002, "RTC-IDX-002", 1)               \
-    X(IDX_003, "RTC-IDX-003", 1) X(IDX_004, "RTC-IDX-004", 1) X(IDX_005, "RTC-IDX-005", 0)               \
-    X(MET_001, "RTC-MET-001", 1) X(MET_002, "RTC-MET-002", 1) X(MET_003, "RTC-MET-003", 1)               \
-    X(MET_004, "RTC-MET-004", 1) X(MET_005, "RTC-MET-005", 1) X(FMT_001, "RTC-FMT-001", 1)               \
-    X(FMT_002, "RTC-FMT-002", 1) X(FMT_003, "RTC-FMT-003", 1) X(FMT_004, "RTC-FMT-004", 0)               \
-    X(PLT_001, "RTC-PLT-001", 1) X(PLT_002, "RTC-PLT-002", 0) X(CLK_001, "RTC-CLK-001", 1)               \
-    X(CLK_002, "RTC-CLK-002", 1) X(CLK_003, "RTC-CLK-003", 1) X(CLK_004, "RTC-CLK-004", 0)               \
-    X(CRC_001, "RTC-CRC-001", 1) X(CRC_002, "RTC-CRC-002", 1) X(CRC_003, "RTC-CRC-003", 0)               \
-    X(CRC_004, "RTC-CRC-004", 1) X(REC_001, "RTC-REC-001", 0) X(REC_002, "RTC-REC-002", 0)
-
-#define RTC_X_ENUM(e, id, err) RC_##e,
-typedef enum rtc_clause { RTC_CLAUSES(RTC_X_ENUM) RC_COUNT_, RC_NONE_ = -1 } rtc_clause;
+/* The RTC clauses the reader finds: the one table, rtc_clauses.h. */
+#define RTC_X_ENUM(e, group, num, sev, rec, rule, hint) RC_##e,
+typedef enum rtc_clause { RTC_CLAUSE_TABLE(RTC_X_ENUM, ) RC_COUNT_, RC_NONE_ = -1 } rtc_clause;
 #undef RTC_X_ENUM
 
 const char *rtc_clause_id(int c);

@@ -1,7 +1,8 @@
 /* The WTF clauses of conformance/SPEC-WTF.md, one X() line per clause, in
- * the spec's order; same form as clause_list.h (included from there). */
-#ifndef ATF_VALIDATOR_CLAUSE_LIST_WTF_H
-#define ATF_VALIDATOR_CLAUSE_LIST_WTF_H
+ * the spec's order; the form of formats/atf/src/atf_clauses.h. The one table
+ * of WTF's clauses (the validator reads it). */
+#ifndef ATF_WTF_CLAUSES_H
+#define ATF_WTF_CLAUSES_H
 
 #define ATF_CLAUSE_LIST_WTF(X)                                                                          \
     X(WTF_HDR_001, "WTF-HDR", "001", E, 0, "The file MUST be at least 12 bytes long and MUST start with the magic 0xDEADBEEF (bytes EF BE AD DE).", \
