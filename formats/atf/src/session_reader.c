@@ -240,10 +240,12 @@ atf_status atf_session_open(atf_session **out, const char *dir, const atf_read_o
     atf_status st = ATF_OK;
     char *mp = atf_path_join(dir, "manifest.json");
     int hm = mp ? regular_file(mp, &s->manifest_error) : -1;
+    int crash_left = 0;   /* an empty manifest.json: a session, even with no thread yet */
     if (!mp) {
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
     } else if (hm > 0 && empty_file(mp)) {
         /* SPEC 7a.14: a writer killed while it wrote manifest.json. */
+        crash_left = 1;
         warn(s, "%s: manifest.json is empty (a crash while it was being written); thread directories were "
                 "discovered", dir);
     } else if (hm > 0) {
@@ -264,7 +266,10 @@ atf_status atf_session_open(atf_session **out, const char *dir, const atf_read_o
     free(mp);
     if (!st)
         st = discover(s, err);
-    if (!st && s->thread_count == 0 && !s->manifest) {
+    /* No thread and no manifest is no session, unless the manifest is there
+     * but empty: killed before any thread started (SPEC 7a.12, 7a.14; the
+     * validator reads it so too: SES-MAN-001, SES-MAN-011). */
+    if (!st && s->thread_count == 0 && !s->manifest && !crash_left) {
         if (s->manifest_status) {
             if (err)   /* nothing else to read: the manifest's problem is the answer */
                 *err = s->manifest_error;
