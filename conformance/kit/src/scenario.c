@@ -14,6 +14,7 @@
 #include <atf/conform.h>
 #include <atf/format.h>
 
+#include "common.h"   /* the codec's: atf_utf8_decode */
 #include "kit_internal.h"
 
 #define MAX_LINE ((size_t)ATF_SCENARIO_MAX_PAYLOAD * 2u + 512u)
@@ -190,24 +191,11 @@ static int num(atf_scenario_reader *r, atf_error *err, const char *s, uint64_t m
 static int clean_utf8(const unsigned char *s, size_t n)
 {
     for (size_t i = 0; i < n;) {
-        unsigned c = s[i];
-        if (c < 0x20 || c == 0x7f)
+        uint32_t c;
+        size_t k = atf_utf8_decode(s + i, n - i, &c);
+        if (!k || c < 0x20 || c == 0x7f)
             return 0;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-        if (!len || i + len > n)
-            return 0;
-        for (size_t k = 1; k < len; k++)
-            if ((s[i + k] & 0xc0) != 0x80)
-                return 0;
-        unsigned c1 = s[i + 1];
-        if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) ||
-            (c == 0xf4 && c1 >= 0x90))
-            return 0;
-        i += len;
+        i += k;
     }
     return 1;
 }

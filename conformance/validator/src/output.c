@@ -4,34 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"      /* the codec's: atf_utf8_decode */
 #include "vinternal.h"
 
 /* Next code point of a NUL-terminated UTF-8 string; a malformed sequence
  * gives U+FFFD and consumes one byte. */
 static uint32_t next_cp(const unsigned char **pp)
 {
-    const unsigned char *p = *pp;
-    uint32_t c = *p++;
-    if (c < 0x80) {
-        *pp = p;
-        return c;
-    }
-    int extra = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 ? 2 : c >= 0xC2 && c < 0xE0 ? 1 : -1;
-    uint32_t cp = extra == 3 ? c & 0x07 : extra == 2 ? c & 0x0F : c & 0x1F;
-    for (int i = 0; i < extra; i++) {
-        if ((p[i] & 0xC0) != 0x80) {
-            extra = -1;
-            break;
-        }
-        cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    if (extra < 0 || (extra == 2 && cp < 0x800) || (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF)) {
-        *pp = *pp + 1;
-        return 0xFFFD;
-    }
-    *pp = p + extra;
-    return cp;
+    uint32_t cp;
+    size_t k = atf_utf8_decode(*pp, 4, &cp);   /* stops at the NUL: no continuation byte */
+    *pp += k ? k : 1;
+    return k ? cp : 0xFFFD;
 }
 
 static const char *sev_name(atf_severity s) { return s == ATF_SEV_ERROR ? "error" : "warning"; }

@@ -517,29 +517,6 @@ static void file_header_part(wpass *w, const atf_wtf_part *p)
     json_decref(j);
 }
 
-static int valid_utf8(const uint8_t *p, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = p[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 ? 2 : c >= 0xC2 && c < 0xE0 ? 1 : 0;
-        if (!k || k >= n - i)
-            return 0;
-        for (size_t j = 1; j <= k; j++)
-            if ((p[i + j] & 0xC0) != 0x80)
-                return 0;
-        if ((c == 0xE0 && p[i + 1] < 0xA0) || (c == 0xED && p[i + 1] >= 0xA0) || (c == 0xF0 && p[i + 1] < 0x90) ||
-            (c == 0xF4 && p[i + 1] >= 0x90))
-            return 0;
-        i += k + 1;
-    }
-    return 1;
-}
-
 /* One chunk at w->d + pos (@avail bytes to the end of the file). Returns the
  * next chunk's offset, or 0 to stop. */
 static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
@@ -749,7 +726,7 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
                 for (uint32_t i = 0; i < st.count; i++)
                     w->ord_state[i] = st.data[st.starts[i]] ? S_FULL : 0;
             }
-            if (!valid_utf8(w->d + strings->file_offset, strings->length))
+            if (!atf_utf8_valid(w->d + strings->file_offset, strings->length))
                 v_report(v, f, C_WTF_STR_003, 0, strings->file_offset, "string_table",
                          "the table holds bytes that are not UTF-8");
         }

@@ -44,6 +44,13 @@ atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *
 atf_status atf_blob_open_limit(atf_blob *b, const char *path, int no_mmap, uint64_t limit, atf_error *err);
 void atf_blob_close(atf_blob *b);
 
+/* The strict UTF-8 (RFC 3629) sequence at p (n bytes there): its length (1
+ * to 4), its code point in *cp (NULL: not wanted); 0 when it is not valid
+ * (overlong, a surrogate, above U+10FFFF, a bad or missing continuation). */
+size_t atf_utf8_decode(const uint8_t *p, size_t n, uint32_t *cp);
+/* 1 when the n bytes at p are strict UTF-8. */
+int atf_utf8_valid(const uint8_t *p, size_t n);
+
 /* strdup that returns NULL on NULL. */
 char *atf_strdup(const char *s);
 /* Joins a directory and a name into a new string. */

@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "bytes.h"
+#include "common.h"   /* atf_utf8_valid */
 #include "rtc_internal.h"
 
 static const char *const clause_ids[] = {
@@ -95,39 +96,6 @@ int rtc_format_is_clock(const char *f)
            !strcmp(f, "leb128") || !strcmp(f, "timespec");
 }
 
-int rtc_utf8_valid(const uint8_t *p, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = p[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k;
-        uint32_t v, min;
-        if (c >= 0xC2 && c <= 0xDF)
-            k = 1, v = c & 0x1F, min = 0x80;
-        else if (c >= 0xE0 && c <= 0xEF)
-            k = 2, v = c & 0x0F, min = 0x800;
-        else if (c >= 0xF0 && c <= 0xF4)
-            k = 3, v = c & 0x07, min = 0x10000;
-        else
-            return 0;
-        if (n - i <= k)
-            return 0;
-        for (size_t j = 1; j <= k; j++) {
-            if ((p[i + j] & 0xC0) != 0x80)
-                return 0;
-            v = (v << 6) | (p[i + j] & 0x3F);
-        }
-        if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-            return 0;
-        i += k + 1;
-    }
-    return 1;
-}
-
 static json_t *load_json(const uint8_t *p, size_t n)
 {
     return json_loadb((const char *)p, n, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, NULL);
@@ -210,7 +178,7 @@ void rtc_value_parse(const char *fmt, const uint8_t *p, size_t n, int big, rtc_v
     }
     if (!strcmp(fmt, "utf-8")) {
         v->kind = RV_UTF8;
-        if (!rtc_utf8_valid(p, n))
+        if (!atf_utf8_valid(p, n))
             v->bad = RC_FMT_004;
         return;
     }

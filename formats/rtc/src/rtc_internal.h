@@ -60,7 +60,6 @@ int rtc_json_render(obuf *o, const uint8_t *p, size_t n);
 /* 1 when format @p f can be a clock's (ints, floats, LEB128, timespec). */
 int rtc_format_is_clock(const char *f);
 /* 1 when the bytes are valid UTF-8 (no surrogates, no overlong forms). */
-int rtc_utf8_valid(const uint8_t *p, size_t n);
 
 /* ---- Tools ------------------------------------------------------------------ */
 struct atf_tool_options;
