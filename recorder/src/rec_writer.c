@@ -31,6 +31,10 @@
 #include <atf/reader.h>
 
 #include "rec_internal.h"
+#include "rec_manifest.h"
+#include "rec_ring.h"
+#include "rec_sink.h"
+#include "rec_writer.h"
 
 enum { D_PERSIST, D_DISCARD, D_WAIT };
 
@@ -74,18 +78,6 @@ static void record_io_error(atf_recorder *r, const char *path, int e, const char
     }
     pthread_mutex_unlock(&r->man_mu);
     atomic_fetch_add_explicit(&r->io_errors, 1, RLX);
-}
-
-/* Wakes the owner if it sleeps for space and the tail reached what it
- * waits for (half its ring: see wait_space in rec_producer.c). */
-static void wake_producer(rec_thread *t)
-{
-    atomic_thread_fence(SEQ);
-    if (atomic_load_explicit(&t->waiting, ACQ) &&
-        atomic_load_explicit(&t->tail, RLX) >= atomic_load_explicit(&t->wake_tail, RLX)) {
-        atomic_fetch_add_explicit(&t->space_seq, 1, REL);
-        rec_wake32(&t->space_seq);
-    }
 }
 
 static void encode_index_header(const atf_recorder *r, const rec_wthread *wt, uint8_t out[64], int final)
@@ -562,8 +554,7 @@ static void pull_detail(rec_writer *w, rec_wthread *wt, uint64_t now, int final)
         moved = 1;
     }
     if (moved) {
-        atomic_store_explicit(&t->dtail, wt->dconsumed, REL);
-        wake_producer(t);
+        rec_ring_release_detail(t, wt->dconsumed);
     }
 }
 
@@ -651,12 +642,6 @@ static int sinks_ready(rec_writer *w, rec_wthread *wt, int final)
     return 1;
 }
 
-static void release_tail(rec_wthread *wt)
-{
-    atomic_store_explicit(&wt->t->tail, wt->consumed, REL);
-    wake_producer(wt->t);
-}
-
 /* One pass over one thread. @return bytes moved. */
 static uint64_t drain(rec_writer *w, rec_wthread *wt, int final)
 {
@@ -678,26 +663,10 @@ static uint64_t drain(rec_writer *w, rec_wthread *wt, int final)
     if (ih - wt->consumed > wt->backlog_max)
         wt->backlog_max = ih - wt->consumed;
     while (wt->consumed < ih) {
-        rec_ring *g = wt->ring;
-        uint64_t end = atomic_load_explicit(&g->end, ACQ);
-        if (wt->consumed == end) {
-            /* The producer moved on to a new ring: this one is copied. */
-            wt->ring = g->next;
-            t->wring = g->next;
-            atomic_fetch_sub_explicit(&t->mem_bytes, g->bytes, RLX);
-            rec_budget_give(&r->budget, g->bytes);
-            rec_ring_free(g);
-            continue;
-        }
-        uint64_t n = (end < ih ? end : ih) - wt->consumed;
-        uint64_t rpos = wt->consumed & g->mask;
-        if (n > g->mask + 1 - rpos)
-            n = g->mask + 1 - rpos;
         /* Blocks of 256 events (8 KiB): copied, converted, linked and
          * checksummed while they are in the L1 cache. */
-        if (n > 256)
-            n = 256;
-        const uint8_t *src = g->slots + rpos * ATF_INDEX_EVENT_SIZE;
+        uint64_t n;
+        const uint8_t *src = rec_ring_run(t, &wt->ring, wt->consumed, ih, 256, &n);
         if (wt->failed || wt->consumed >= wt->index_limit) {
             /* No file (or the layout-1 count limit): count, do not write. */
             if (wt->failed)
@@ -746,12 +715,12 @@ static uint64_t drain(rec_writer *w, rec_wthread *wt, int final)
         wt->consumed += n;
         /* Release ring space every 4096 events (and at the end). */
         if ((wt->consumed & 4095) < n || wt->consumed == ih)
-            release_tail(wt);
+            rec_ring_release(wt->t, wt->consumed);
         if (t->dsize && wt->qhead != wt->qtail && wt->dconsumed != atomic_load_explicit(&t->dpub, RLX))
             pull_detail(w, wt, now, final);
     }
     if (atomic_load_explicit(&t->tail, RLX) != wt->consumed)
-        release_tail(wt);   /* left early: the window was full */
+        rec_ring_release(wt->t, wt->consumed);   /* left early: the window was full */
     if (moved) {
         atomic_fetch_add_explicit(&r->events_written, moved / ATF_INDEX_EVENT_SIZE, RLX);
         atomic_fetch_add_explicit(&r->bytes_written, moved, RLX);
@@ -901,20 +870,7 @@ static void finish_thread(rec_writer *w, rec_wthread *wt, int final)
     r->manifest_dirty = 2;
     pthread_mutex_unlock(&r->man_mu);
 
-    atomic_store_explicit(&t->closed, 1, SEQ);
-    /* A ring switch in progress completes first (it saw closed == 0). */
-    while (atomic_load_explicit(&t->resizing, SEQ))
-        sched_yield();
-    atomic_fetch_add_explicit(&t->space_seq, 1, REL);
-    rec_wake32(&t->space_seq);
-    if (!atomic_load_explicit(&t->exited, ACQ)) {
-        /* The owner is alive: give the rings' memory back now (they are
-         * unmapped when the owner lets go of them). */
-        for (rec_ring *g = wt->ring; g; g = g->next)
-            madvise(g->slots, g->bytes, MADV_DONTNEED);
-        if (t->dbuf)
-            madvise(t->dbuf, t->dsize, MADV_DONTNEED);
-    }
+    rec_ring_close(t, wt->ring);
     pthread_mutex_lock(&r->reg_mu);
     if (t->gprev)
         t->gprev->gnext = t->gnext;
@@ -1010,16 +966,6 @@ static void flush_timers(rec_writer *w, rec_wthread *wt, uint64_t now, int force
     }
 }
 
-/* The newest ring of the thread the writer knows of (the producer links
- * a ring before publishing into it). */
-static rec_ring *newest_ring(rec_wthread *wt)
-{
-    rec_ring *g = wt->ring;
-    while (atomic_load_explicit(&g->end, ACQ) != UINT64_MAX)
-        g = g->next;
-    return g;
-}
-
 /* Once a second: a ring that never held more than an eighth of itself is
  * bigger than the thread's rate needs; ask its owner for a smaller one (it
  * acts at its next publish, so an idle thread keeps its ring). */
@@ -1027,10 +973,9 @@ static void review_ring(atf_recorder *r, rec_wthread *wt, uint64_t now)
 {
     if (now - wt->period_ns < 1000000000u)
         return;
-    rec_ring *g = newest_ring(wt);
+    rec_ring *g = rec_ring_newest(wt->ring);
     if (g->mask + 1 > r->ring_min && wt->backlog_max < (g->mask + 1) / 8) {
-        atomic_store_explicit(&wt->t->shrink_req, 1, RLX);
-        atomic_store_explicit(&wt->t->flush_req, 1, RLX);
+        rec_ring_ask_shrink(wt->t);
     }
     wt->backlog_max = 0;
     wt->period_ns = now;

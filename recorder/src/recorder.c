@@ -17,6 +17,12 @@
 #include "internal.h"        /* the codec's: atf_make_dirs */
 #include "manifest_json.h"
 #include "rec_internal.h"
+#include "rec_manifest.h"
+#include "rec_producer.h"
+#include "rec_ring.h"
+#include "rec_sink.h"
+#include "rec_sync.h"
+#include "rec_writer.h"
 
 /* Process-wide state: which recorder is active (for the atexit and fork
  * hooks), and recorder ids (never reused, so a stale thread-local cache can
@@ -72,32 +78,6 @@ void rec_fmt(char *dst, size_t cap, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(dst, cap, fmt, ap);
     va_end(ap);
-}
-
-int rec_budget_take(rec_budget *b, uint64_t n, int kind)
-{
-    uint64_t cap = kind == REC_TAKE_GROW ? b->limit / 8 * REC_GROW_SHARE : b->limit;
-    uint64_t used = atomic_load_explicit(&b->used, RLX);
-    do {
-        if (kind != REC_TAKE_FORCE && (used > cap || n > cap - used))
-            return 0;
-    } while (!atomic_compare_exchange_weak_explicit(&b->used, &used, used + n, RLX, RLX));
-    uint64_t now = used + n, peak = atomic_load_explicit(&b->peak, RLX);
-    while (now > peak && !atomic_compare_exchange_weak_explicit(&b->peak, &peak, now, RLX, RLX))
-        ;
-    return 1;
-}
-
-void rec_budget_give(rec_budget *b, uint64_t n)
-{
-    atomic_fetch_sub_explicit(&b->used, n, RLX);
-}
-
-uint64_t rec_budget_share(rec_budget *b, unsigned joining)
-{
-    uint64_t busy = atomic_load_explicit(&b->grown, RLX) + joining;
-    uint64_t share = b->limit / 8 * REC_GROW_SHARE / 2 / (busy ? busy : 1);
-    return share > REC_SHARE_MIN ? share : REC_SHARE_MIN;
 }
 
 const char *atf_recorder_clock_name(uint32_t clock_source)
@@ -902,8 +882,8 @@ void atf_recorder_get_stats(const atf_recorder *cr, atf_recorder_stats *out)
     out->detail_written = atomic_load_explicit(&r->detail_written, RLX);
     out->bytes_written = atomic_load_explicit(&r->bytes_written, RLX);
     out->memory_bound = r->memory_bound;
-    out->memory_allocated = atomic_load_explicit(&r->mem_alloc, RLX);
-    out->memory_peak = atomic_load_explicit(&r->mem_peak, RLX);
+    out->memory_allocated = atomic_load_explicit(&r->budget.used, RLX);
+    out->memory_peak = atomic_load_explicit(&r->budget.peak, RLX);
     for (unsigned i = 0; i < r->nwriters; i++) {
         uint64_t m = atomic_load_explicit(&r->writers[i].clock.max_step_ns, RLX);
         if (m > out->clock_max_step_ns)
