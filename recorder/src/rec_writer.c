@@ -1056,6 +1056,94 @@ void rec_writer_push(rec_writer *w, rec_thread *t)
     rec_writer_wake(w);
 }
 
+/* One pass over the writer's threads: each drained; one that left (or
+ * every one, stopping) with nothing more to copy is finished; the others'
+ * flush timers, ring sizes and summaries looked after. @return bytes moved. */
+static uint64_t pass_threads(rec_writer *w, uint64_t now, int stopping, int flushing, int sync_now)
+{
+    atf_recorder *r = w->r;
+    uint64_t moved = 0;
+    int tight = atomic_load_explicit(&r->budget.used, RLX) > r->budget.limit / 8 * REC_GROW_SHARE ||
+                atomic_load_explicit(&r->budget.files, RLX) > r->budget.files_cap;
+    for (size_t i = 0; i < w->n;) {
+        rec_wthread *wt = w->list[i];
+        rec_thread *t = wt->t;
+        if (!wt->scratch)
+            wt->scratch = malloc(SCRATCH + 16);
+        moved += drain(w, wt, stopping);
+        int exited = atomic_load_explicit(&t->exited, ACQ);
+        if (stopping || (exited && wt->consumed == atomic_load_explicit(&t->pub_head, ACQ) &&
+                         wt->dconsumed == atomic_load_explicit(&t->dpub, ACQ) && q_empty(wt))) {
+            if (stopping)
+                moved += drain(w, wt, 1);
+            finish_thread(w, wt, stopping);
+            w->list[i] = w->list[--w->n];
+            continue;
+        }
+        /* A borrowed spare window goes back at once. */
+        if (w->spare_user == wt && rec_sink_park(&wt->index))
+            w->spare_user = NULL;
+        flush_timers(w, wt, now, flushing, tight);
+        review_ring(r, wt, now);
+        if (sync_now) {
+            pthread_mutex_lock(&r->man_mu);
+            sync_summary(r, wt, 0);
+            pthread_mutex_unlock(&r->man_mu);
+        }
+        i++;
+    }
+    return moved;
+}
+
+/* Writer 0 (and any writer serving a flush) rewrites the manifest when due:
+ * it lists every thread of the session, so rewriting it takes longer as
+ * they add up; it is rewritten at most once per 20 times its last cost
+ * (the writer spends <= 5 % there). */
+static void manifest_when_due(rec_writer *w, uint64_t now, int stopping, int flushing)
+{
+    atf_recorder *r = w->r;
+    pthread_mutex_lock(&r->man_mu);
+    uint64_t gap = 20 * w->manifest_cost_ns;
+    int due = (r->manifest_dirty == 2 && now - r->manifest_written_ns > 50000000u + gap) ||
+              now - r->manifest_written_ns > 1000000000u + gap || flushing;
+    if (due && !stopping && !r->complete) {
+        uint64_t start = rec_clock_system_ns();
+        rec_manifest_write(r, 0, NULL);
+        uint64_t end = rec_clock_system_ns();
+        w->manifest_cost_ns = end - start;
+        r->manifest_written_ns = end;
+        r->manifest_dirty = 0;
+    }
+    pthread_mutex_unlock(&r->man_mu);
+}
+
+/* Nothing moved this pass: wait for the disk if every file with events
+ * waits for it, else sleep (longer each idle pass, up to 1 ms) until a
+ * producer, a flush or stop wakes the writer. */
+static void wait_for_work(rec_writer *w, uint64_t moved, int pending, uint64_t io_seen, uint64_t *idle_ns)
+{
+    atf_recorder *r = w->r;
+    if (moved == 0 && w->io_wait) {
+        /* Every file with events to write waits for the disk: a bigger
+         * window for one of them, or the next write done, whichever
+         * file's it is (waiting for one file's own writes left the
+         * others' windows, freed meanwhile, unfilled). */
+        if (!rec_sink_try_reserve(&w->io_wait->index, w->io_wait->index.chunk, 1))
+            rec_io_wait_completion(&w->io, io_seen);
+    } else if (moved == 0 && !pending) {
+        uint32_t seq = atomic_load_explicit(&w->wake_seq, ACQ);
+        atomic_store_explicit(&w->sleeping, 1, SEQ);
+        if (atomic_load_explicit(&r->stopping, ACQ) == 0 &&
+            atomic_load_explicit(&r->flush_req, ACQ) == atomic_load_explicit(&w->flush_done, RLX))
+            rec_wait32(&w->wake_seq, seq, *idle_ns);
+        atomic_store_explicit(&w->sleeping, 0, RLX);
+        if (*idle_ns < 1000000u)
+            *idle_ns *= 2;
+    } else {
+        *idle_ns = 20000;
+    }
+}
+
 void *rec_writer_main(void *arg)
 {
     rec_writer *w = arg;
@@ -1069,66 +1157,22 @@ void *rec_writer_main(void *arg)
     for (;;) {
         int stopping = atomic_load_explicit(&r->stopping, ACQ);
         uint64_t freq = atomic_load_explicit(&r->flush_req, ACQ);
+        int flushing = freq != atomic_load_explicit(&w->flush_done, RLX);
         uint64_t now;
         snapshot_windows(w, &now);   /* also keeps the capturing flag current */
         rec_clock_tick(&w->clock, now);
-        int pending = adopt_incoming(w, stopping || freq != atomic_load_explicit(&w->flush_done, RLX));
-        uint64_t moved = 0, io_seen = rec_io_completed(&w->io);
+        int pending = adopt_incoming(w, stopping || flushing);
+        uint64_t io_seen = rec_io_completed(&w->io);
         w->io_wait = NULL;
         /* Summaries every 10 ms, less often with many threads. */
         uint64_t sync_every = 10000000u + (uint64_t)w->n * 10000u;
-        int sync_now = now - w->last_sync_ns > sync_every || stopping || freq != atomic_load(&w->flush_done);
-        int tight = atomic_load_explicit(&r->budget.used, RLX) > r->budget.limit / 8 * REC_GROW_SHARE ||
-                    atomic_load_explicit(&r->budget.files, RLX) > r->budget.files_cap;
-        for (size_t i = 0; i < w->n;) {
-            rec_wthread *wt = w->list[i];
-            rec_thread *t = wt->t;
-            if (!wt->scratch)
-                wt->scratch = malloc(SCRATCH + 16);
-            moved += drain(w, wt, stopping);
-            int exited = atomic_load_explicit(&t->exited, ACQ);
-            if (stopping || (exited && wt->consumed == atomic_load_explicit(&t->pub_head, ACQ) &&
-                             wt->dconsumed == atomic_load_explicit(&t->dpub, ACQ) && q_empty(wt))) {
-                if (stopping)
-                    moved += drain(w, wt, 1);
-                finish_thread(w, wt, stopping);
-                w->list[i] = w->list[--w->n];
-                continue;
-            }
-            /* A borrowed spare window goes back at once. */
-            if (w->spare_user == wt && rec_sink_park(&wt->index))
-                w->spare_user = NULL;
-            flush_timers(w, wt, now, freq != atomic_load_explicit(&w->flush_done, RLX), tight);
-            review_ring(r, wt, now);
-            if (sync_now) {
-                pthread_mutex_lock(&r->man_mu);
-                sync_summary(r, wt, 0);
-                pthread_mutex_unlock(&r->man_mu);
-            }
-            i++;
-        }
+        int sync_now = now - w->last_sync_ns > sync_every || stopping || flushing;
+        uint64_t moved = pass_threads(w, now, stopping, flushing, sync_now);
         if (sync_now)
             w->last_sync_ns = now;
-        if (w->index == 0 || freq != atomic_load_explicit(&w->flush_done, RLX)) {
-            pthread_mutex_lock(&r->man_mu);
-            /* The manifest lists every thread of the session: rewriting it
-             * takes longer as they add up, so it is rewritten at most once
-             * per 20 times its last cost (the writer spends <= 5 % there). */
-            uint64_t gap = 20 * w->manifest_cost_ns;
-            int due = (r->manifest_dirty == 2 && now - r->manifest_written_ns > 50000000u + gap) ||
-                      now - r->manifest_written_ns > 1000000000u + gap ||
-                      freq != atomic_load_explicit(&w->flush_done, RLX);
-            if (due && !stopping && !r->complete) {
-                uint64_t start = rec_clock_system_ns();
-                rec_manifest_write(r, 0, NULL);
-                uint64_t end = rec_clock_system_ns();
-                w->manifest_cost_ns = end - start;
-                r->manifest_written_ns = end;
-                r->manifest_dirty = 0;
-            }
-            pthread_mutex_unlock(&r->man_mu);
-        }
-        if (freq != atomic_load_explicit(&w->flush_done, RLX)) {
+        if (w->index == 0 || flushing)
+            manifest_when_due(w, now, stopping, flushing);
+        if (flushing) {
             pthread_mutex_lock(&r->flush_mu);
             atomic_store_explicit(&w->flush_done, freq, REL);
             pthread_cond_broadcast(&r->flush_cv);
@@ -1136,25 +1180,7 @@ void *rec_writer_main(void *arg)
         }
         if (stopping)
             break;
-        if (moved == 0 && w->io_wait) {
-            /* Every file with events to write waits for the disk: a bigger
-             * window for one of them, or the next write done, whichever
-             * file's it is (waiting for one file's own writes left the
-             * others' windows, freed meanwhile, unfilled). */
-            if (!rec_sink_try_reserve(&w->io_wait->index, w->io_wait->index.chunk, 1))
-                rec_io_wait_completion(&w->io, io_seen);
-        } else if (moved == 0 && !pending) {
-            uint32_t seq = atomic_load_explicit(&w->wake_seq, ACQ);
-            atomic_store_explicit(&w->sleeping, 1, SEQ);
-            if (atomic_load_explicit(&r->stopping, ACQ) == 0 &&
-                atomic_load_explicit(&r->flush_req, ACQ) == atomic_load_explicit(&w->flush_done, RLX))
-                rec_wait32(&w->wake_seq, seq, idle_ns);
-            atomic_store_explicit(&w->sleeping, 0, RLX);
-            if (idle_ns < 1000000u)
-                idle_ns *= 2;
-        } else {
-            idle_ns = 20000;
-        }
+        wait_for_work(w, moved, pending, io_seen, &idle_ns);
     }
     if (w->spare)
         munmap(w->spare, REC_SINK_MIN);
