@@ -18,15 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__linux__)
-#  include <linux/futex.h>
-#  include <sys/syscall.h>
-#endif
 #if defined(__x86_64__)
 #  include <cpuid.h>
 #endif
 
-#include "rec_internal.h"
+#include <atf/recorder.h>
+
+#include "rec_base.h"
+#include "rec_clock.h"
 
 #define STEP_LIMIT_NS 1000000u   /* larger positive errors are stepped */
 
@@ -184,28 +183,4 @@ void rec_clock_tick(rec_clock *c, uint64_t now_ns)
     if (mag > atomic_load_explicit(&c->max_step_ns, RLX))
         atomic_store_explicit(&c->max_step_ns, mag, RLX);
     publish(c, &s);
-}
-
-/* ---- Sleeping ------------------------------------------------------------- */
-
-void rec_wait32(_Atomic uint32_t *addr, uint32_t val, uint64_t timeout_ns)
-{
-#if defined(__linux__)
-    struct timespec ts = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
-#else
-    if (atomic_load_explicit(addr, ACQ) != val)
-        return;
-    struct timespec ts = { 0, (long)(timeout_ns < 200000u ? timeout_ns : 200000u) };
-    nanosleep(&ts, NULL);
-#endif
-}
-
-void rec_wake32(_Atomic uint32_t *addr)
-{
-#if defined(__linux__)
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-#else
-    (void)addr;
-#endif
 }

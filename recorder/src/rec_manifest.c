@@ -17,6 +17,8 @@
 
 #include "manifest_json.h"
 #include "rec_internal.h"
+#include "rec_manifest.h"
+#include "rec_writer.h"
 
 rec_summary *rec_summary_get(atf_recorder *r, uint64_t id)
 {
@@ -116,7 +118,7 @@ static json_t *build(atf_recorder *r, atf_jb *b)
     atf_jb_set(b, rec, "io_chunk_bytes", json_integer(r->o.io_chunk_bytes));
     atf_jb_set(b, rec, "max_threads", json_integer(r->o.max_threads));
     atf_jb_set(b, rec, "memory_bound_bytes", U64(r->memory_bound));
-    atf_jb_set(b, rec, "memory_peak_bytes", U64(atomic_load_explicit(&r->mem_peak, RLX)));
+    atf_jb_set(b, rec, "memory_peak_bytes", U64(atomic_load_explicit(&r->budget.peak, RLX)));
     atf_jb_set(b, rec, "events_dropped_ring_full", U64(dropped));
     atf_jb_set(b, rec, "events_lost_at_stop", U64(lost_stop));
     atf_jb_set(b, rec, "events_lost_io", U64(lost_io));

@@ -23,6 +23,9 @@
 #endif
 
 #include "rec_internal.h"
+#include "rec_producer.h"
+#include "rec_ring.h"
+#include "rec_writer.h"
 
 typedef struct rec_tls {
     uint64_t rec_id;        /* recorder the cached thread belongs to (0: none) */
@@ -35,8 +38,6 @@ static __thread rec_tls tls __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-#define LE64(x) REC_LE64(x)
-
 /* Single-writer counters: a relaxed load and store, no read-modify-write. */
 static inline void bump(_Atomic uint64_t *c, uint64_t n)
 {
@@ -48,137 +49,7 @@ static inline uint64_t read_ts(const rec_thread *t)
     return t->counter_clock ? rec_counter_read() : rec_clock_system_ns();
 }
 
-/* ---- Rings that follow the rate ------------------------------------------- */
-
-static void *map_ring(size_t bytes, int populate)
-{
-    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
-    return m == MAP_FAILED ? NULL : m;
-}
-
-/* A ring of `events` slots starting at sequence number start, its bytes
- * taken from the budget (kind: REC_TAKE_*). */
-static rec_ring *ring_new(rec_budget *b, uint64_t events, uint64_t start, int kind)
-{
-    size_t bytes = (size_t)events * ATF_INDEX_EVENT_SIZE;
-    if (!rec_budget_take(b, bytes, kind))
-        return NULL;
-    rec_ring *g = malloc(sizeof *g);
-    uint8_t *m = g ? map_ring(bytes, 1) : NULL;
-    if (!m) {
-        free(g);
-        rec_budget_give(b, bytes);
-        return NULL;
-    }
-    g->slots = m;
-    g->mask = events - 1;
-    g->start = start;
-    atomic_init(&g->end, UINT64_MAX);
-    g->next = NULL;
-    g->bytes = bytes;
-    return g;
-}
-
-void rec_ring_free(rec_ring *g)
-{
-    munmap(g->slots, g->bytes);
-    free(g);
-}
-
-/* Continues the thread's events at head in a new ring of `events` slots
- * (bigger: the thread records faster than its ring is drained; smaller: the
- * writer saw it hold far less than its size). The old ring keeps the
- * events before head until the writer has copied them. Owner only.
- * @return 1 if switched. */
-static int switch_ring(rec_thread *t, uint64_t events, int kind)
-{
-    /* Against finish_thread(): either it sees resizing and waits, or we
-     * see closed and leave the rings alone. */
-    atomic_store_explicit(&t->resizing, 1, SEQ);
-    int ok = 0;
-    if (!atomic_load_explicit(&t->closed, SEQ)) {
-        uint64_t h = atomic_load_explicit(&t->head, RLX);
-        rec_ring *g = ring_new(t->budget, events, h, kind);
-        if (g) {
-            atomic_fetch_add_explicit(&t->mem_bytes, g->bytes, RLX);
-            t->ring->next = g;
-            atomic_store_explicit(&t->ring->end, h, REL);
-            t->ring = g;
-            t->slots = g->slots;
-            t->mask = g->mask;
-            t->ring_start = h;
-            t->limit = h + events;
-            ok = 1;
-            uint32_t grown = events > t->r->ring_min;
-            if (grown != atomic_load_explicit(&t->grown, RLX)) {
-                atomic_store_explicit(&t->grown, grown, RLX);
-                if (grown)
-                    atomic_fetch_add_explicit(&t->budget->grown, 1, RLX);
-                else
-                    atomic_fetch_sub_explicit(&t->budget->grown, 1, RLX);
-            }
-        }
-    }
-    atomic_store_explicit(&t->resizing, 0, REL);
-    return ok;
-}
-
-/* The ring is full: a bigger one if it may grow (never past ring_events,
- * only with growth budget left, and within the thread's share of it: see
- * rec_budget_share). */
-static int grow_ring(rec_thread *t)
-{
-    uint64_t events = t->mask + 1;
-    if (events >= t->r->ring_events)
-        return 0;
-    uint64_t want = events * 4 < t->r->ring_events ? events * 4 : t->r->ring_events;
-    if (want * ATF_INDEX_EVENT_SIZE > rec_budget_share(t->budget, !atomic_load_explicit(&t->grown, RLX)))
-        return 0;
-    return switch_ring(t, want, REC_TAKE_GROW);
-}
-
-static void maybe_shrink(rec_thread *t)
-{
-    if (!atomic_load_explicit(&t->shrink_req, RLX))
-        return;
-    atomic_store_explicit(&t->shrink_req, 0, RLX);
-    uint64_t events = (t->mask + 1) / 4;
-    if (events < t->r->ring_min)
-        events = t->r->ring_min;
-    if (events < t->mask + 1)
-        switch_ring(t, events, REC_TAKE_FLOOR);
-}
-
-static __attribute__((noinline)) void publish(rec_thread *t, uint64_t h)
-{
-    if (atomic_load_explicit(&t->flush_req, RLX)) {
-        atomic_store_explicit(&t->flush_req, 0, RLX);
-        maybe_shrink(t);
-    }
-    atomic_store_explicit(&t->pub_head, h, REL);
-    t->pub_next = h + t->batch;
-}
-
 /* ---- Waiting for space ------------------------------------------------------ */
-
-static int have_index_space(rec_thread *t, uint64_t h)
-{
-    uint64_t tail = atomic_load_explicit(&t->tail, ACQ);
-    /* Events before ring_start live in older rings. */
-    uint64_t base = tail > t->ring_start ? tail : t->ring_start;
-    if (h - base > t->mask)
-        return 0;
-    t->limit = base + t->mask + 1;
-    return 1;
-}
-
-static int have_detail_space(rec_thread *t, uint64_t need)
-{
-    uint64_t dt = atomic_load_explicit(&t->dtail, ACQ);
-    t->dlimit_tail = dt;
-    return t->dsize - (t->dhead - dt) >= need;
-}
 
 /* Backpressure: publish what we have, wake the writer and wait for space.
  * A short spin takes any space; once asleep, the producer waits until half
@@ -189,15 +60,15 @@ static int have_detail_space(rec_thread *t, uint64_t need)
  * this ring. */
 static int wait_space(rec_thread *t, int detail, uint64_t need)
 {
-    publish(t, atomic_load_explicit(&t->head, RLX));
+    rec_ring_publish(t, atomic_load_explicit(&t->head, RLX));
     bump(&t->bp_waits, 1);
     uint64_t t0 = rec_clock_system_ns();
     unsigned spins = 0;
     uint64_t want_tail = 0;   /* index: the writer's tail to sleep for */
     int ok = 1;
     for (;;) {
-        if (detail ? have_detail_space(t, need)
-                   : atomic_load_explicit(&t->tail, ACQ) >= want_tail && have_index_space(t, need))
+        if (detail ? rec_ring_detail_space(t, need)
+                   : atomic_load_explicit(&t->tail, ACQ) >= want_tail && rec_ring_index_space(t, need))
             break;
         if (atomic_load_explicit(&t->closed, ACQ)) {
             ok = 0;
@@ -209,7 +80,7 @@ static int wait_space(rec_thread *t, int detail, uint64_t need)
             continue;
         }
         /* The budget may have room for a bigger ring by now. */
-        if (!detail && grow_ring(t))
+        if (!detail && rec_ring_grow(t))
             break;
         /* With more busy threads (rings that grew) than CPUs, sleep until
          * half the ring is free; with fewer, wake at any space: the producer
@@ -224,8 +95,8 @@ static int wait_space(rec_thread *t, int detail, uint64_t need)
         atomic_store_explicit(&t->wake_tail, want_tail, RLX);
         atomic_store_explicit(&t->waiting, 1, SEQ);
         atomic_thread_fence(SEQ);
-        if ((detail ? have_detail_space(t, need)
-                    : atomic_load_explicit(&t->tail, ACQ) >= want_tail && have_index_space(t, need)) ||
+        if ((detail ? rec_ring_detail_space(t, need)
+                    : atomic_load_explicit(&t->tail, ACQ) >= want_tail && rec_ring_index_space(t, need)) ||
             atomic_load_explicit(&t->closed, ACQ)) {
             atomic_store_explicit(&t->waiting, 0, RLX);
             continue;
@@ -243,7 +114,7 @@ static int wait_space(rec_thread *t, int detail, uint64_t need)
 /* The ring looked full at the cached limit: look at tail, then drop or wait. */
 static __attribute__((noinline)) int index_space(atf_recorder *r, rec_thread *t, uint64_t h)
 {
-    if (have_index_space(t, h) || grow_ring(t))
+    if (rec_ring_index_space(t, h) || rec_ring_grow(t))
         return 1;
     if (t->drop_mode) {
         bump(&t->dropped, 1);
@@ -269,24 +140,6 @@ static inline uint32_t track_depth(rec_thread *t, uint32_t kind)
         t->depth = d;
     }
     return d;
-}
-
-static inline void put_index(rec_thread *t, uint64_t h, uint64_t ts, uint32_t kind, uint64_t fid, uint32_t depth)
-{
-    uint64_t *s = (uint64_t *)(void *)(t->slots + ((h & t->mask) << 5));
-    s[0] = LE64(ts);
-    s[1] = LE64(fid);
-    if (t->layout == ATF_LAYOUT_2) {
-        s[2] = UINT64_MAX;
-        s[3] = LE64(kind);
-    } else {
-        s[2] = LE64((uint64_t)t->os_tid | (uint64_t)kind << 32);
-        s[3] = LE64((uint64_t)depth | 0xFFFFFFFF00000000ull);
-    }
-    t->last_ts = ts;
-    atomic_store_explicit(&t->head, h + 1, RLX);
-    if (REC_UNLIKELY(h + 1 >= t->pub_next) || REC_UNLIKELY(atomic_load_explicit(&t->flush_req, RLX)))
-        publish(t, h + 1);
 }
 
 typedef struct rec_args {
@@ -316,7 +169,7 @@ static __attribute__((noinline)) atf_status record_cold(atf_recorder *r, uint32_
     uint64_t h = atomic_load_explicit(&t->head, RLX);
     if (h == t->limit && !index_space(r, t, h))
         return ATF_E_LIMIT;
-    put_index(t, h, read_ts(t), kind, fid, depth);
+    rec_ring_put(t, h, read_ts(t), kind, fid, depth);
     return ATF_OK;
 }
 
@@ -330,7 +183,7 @@ static __attribute__((noinline)) atf_status record_system(atf_recorder *r, uint3
     if (REC_UNLIKELY(h == t->limit))
         return record_cold(r, kind, fid);
     uint32_t depth = track_depth(t, kind);
-    put_index(t, h, ts, kind, fid, depth);
+    rec_ring_put(t, h, ts, kind, fid, depth);
     return ATF_OK;
 }
 
@@ -345,7 +198,7 @@ static inline atf_status record(atf_recorder *r, uint32_t kind, uint64_t fid)
             if (REC_UNLIKELY(!t->counter_clock))
                 return record_system(r, kind, fid);
             uint32_t depth = track_depth(t, kind);
-            put_index(t, h, rec_counter_read(), kind, fid, depth);
+            rec_ring_put(t, h, rec_counter_read(), kind, fid, depth);
             return ATF_OK;
         }
     }
@@ -364,7 +217,7 @@ static int detail_put(atf_recorder *r, rec_thread *t, uint64_t seq, uint64_t ts,
     uint64_t pos = t->dhead & (t->dsize - 1);
     uint64_t to_end = t->dsize - pos;
     uint64_t need = rec <= to_end ? rec : to_end + rec;
-    if (t->dsize - (t->dhead - t->dlimit_tail) < need && !have_detail_space(t, need)) {
+    if (t->dsize - (t->dhead - t->dlimit_tail) < need && !rec_ring_detail_space(t, need)) {
         if (t->drop_mode || !wait_space(t, 1, need)) {
             bump(&t->detail_dropped, 1);
             return 0;
@@ -424,25 +277,11 @@ static atf_status record_detail(atf_recorder *r, const rec_args *a)
     } else if (!detail_put(r, t, h, ts, a)) {
         st = ATF_E_LIMIT;
     }
-    put_index(t, h, ts, a->kind, a->fid, depth);
+    rec_ring_put(t, h, ts, a->kind, a->fid, depth);
     return st;
 }
 
 /* ---- Registration and thread exit ------------------------------------------ */
-
-void rec_thread_release(rec_thread *t)
-{
-    if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
-        return;
-    for (rec_ring *g = t->wring; g;) {
-        rec_ring *next = g->next;
-        rec_ring_free(g);
-        g = next;
-    }
-    if (t->dbuf)
-        munmap(t->dbuf, t->dsize);
-    free(t);
-}
 
 /* The owner leaves: publish everything, mark exited, drop its reference. */
 static void leave(rec_thread *t)
@@ -542,7 +381,7 @@ static rec_thread *register_thread(atf_recorder *r, int *limit)
     rec_thread *t = NULL;
     rec_ring *g = NULL;
     while (!g) {
-        g = ring_new(&r->budget, r->ring_min, 0, REC_TAKE_FLOOR);
+        g = rec_ring_new(&r->budget, r->ring_min, 0, REC_TAKE_FLOOR);
         if (!g && !take_floor(r, r->ring_min * ATF_INDEX_EVENT_SIZE, &waits, &wait_ns))
             break;
         if (!g)
@@ -552,7 +391,7 @@ static rec_thread *register_thread(atf_recorder *r, int *limit)
         t = NULL;
     if (t) {
         memset(t, 0, sizeof *t);
-        t->dbuf = dsize ? map_ring(dsize, 0) : NULL;
+        t->dbuf = dsize ? rec_ring_map(dsize, 0) : NULL;
     }
     if (!t || (dsize && !t->dbuf)) {
         if (g) {
@@ -635,7 +474,7 @@ static __attribute__((noinline)) atf_status slow_record(atf_recorder *r, const r
          * for the stop's grace period, refuse the event. */
         rec_thread *old = find_registration(r->id);
         if (old && !atomic_load_explicit(&old->closed, ACQ))
-            publish(old, atomic_load_explicit(&old->head, RLX));
+            rec_ring_publish(old, atomic_load_explicit(&old->head, RLX));
         atomic_fetch_add_explicit(&r->events_after_stop, 1, RLX);
         return ATF_E_STATE;
     }
@@ -722,7 +561,7 @@ void rec_producer_publish_self(atf_recorder *r)
 {
     rec_thread *t = find_registration(r->id);
     if (t && !atomic_load_explicit(&t->closed, ACQ))
-        publish(t, atomic_load_explicit(&t->head, RLX));
+        rec_ring_publish(t, atomic_load_explicit(&t->head, RLX));
 }
 
 atf_status atf_recorder_thread_detach(atf_recorder *r)

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "rec_internal.h"
+#include "rec_sync.h"
+#include "rec_writer.h"
 
 static atf_status sync_fs(atf_recorder *r, atf_error *err)
 {

@@ -31,6 +31,10 @@
 #include <atf/reader.h>
 
 #include "rec_internal.h"
+#include "rec_manifest.h"
+#include "rec_ring.h"
+#include "rec_sink.h"
+#include "rec_writer.h"
 
 enum { D_PERSIST, D_DISCARD, D_WAIT };
 
@@ -74,18 +78,6 @@ static void record_io_error(atf_recorder *r, const char *path, int e, const char
     }
     pthread_mutex_unlock(&r->man_mu);
     atomic_fetch_add_explicit(&r->io_errors, 1, RLX);
-}
-
-/* Wakes the owner if it sleeps for space and the tail reached what it
- * waits for (half its ring: see wait_space in rec_producer.c). */
-static void wake_producer(rec_thread *t)
-{
-    atomic_thread_fence(SEQ);
-    if (atomic_load_explicit(&t->waiting, ACQ) &&
-        atomic_load_explicit(&t->tail, RLX) >= atomic_load_explicit(&t->wake_tail, RLX)) {
-        atomic_fetch_add_explicit(&t->space_seq, 1, REL);
-        rec_wake32(&t->space_seq);
-    }
 }
 
 static void encode_index_header(const atf_recorder *r, const rec_wthread *wt, uint8_t out[64], int final)
@@ -562,8 +554,7 @@ static void pull_detail(rec_writer *w, rec_wthread *wt, uint64_t now, int final)
         moved = 1;
     }
     if (moved) {
-        atomic_store_explicit(&t->dtail, wt->dconsumed, REL);
-        wake_producer(t);
+        rec_ring_release_detail(t, wt->dconsumed);
     }
 }
 
@@ -651,12 +642,6 @@ static int sinks_ready(rec_writer *w, rec_wthread *wt, int final)
     return 1;
 }
 
-static void release_tail(rec_wthread *wt)
-{
-    atomic_store_explicit(&wt->t->tail, wt->consumed, REL);
-    wake_producer(wt->t);
-}
-
 /* One pass over one thread. @return bytes moved. */
 static uint64_t drain(rec_writer *w, rec_wthread *wt, int final)
 {
@@ -678,26 +663,10 @@ static uint64_t drain(rec_writer *w, rec_wthread *wt, int final)
     if (ih - wt->consumed > wt->backlog_max)
         wt->backlog_max = ih - wt->consumed;
     while (wt->consumed < ih) {
-        rec_ring *g = wt->ring;
-        uint64_t end = atomic_load_explicit(&g->end, ACQ);
-        if (wt->consumed == end) {
-            /* The producer moved on to a new ring: this one is copied. */
-            wt->ring = g->next;
-            t->wring = g->next;
-            atomic_fetch_sub_explicit(&t->mem_bytes, g->bytes, RLX);
-            rec_budget_give(&r->budget, g->bytes);
-            rec_ring_free(g);
-            continue;
-        }
-        uint64_t n = (end < ih ? end : ih) - wt->consumed;
-        uint64_t rpos = wt->consumed & g->mask;
-        if (n > g->mask + 1 - rpos)
-            n = g->mask + 1 - rpos;
         /* Blocks of 256 events (8 KiB): copied, converted, linked and
          * checksummed while they are in the L1 cache. */
-        if (n > 256)
-            n = 256;
-        const uint8_t *src = g->slots + rpos * ATF_INDEX_EVENT_SIZE;
+        uint64_t n;
+        const uint8_t *src = rec_ring_run(t, &wt->ring, wt->consumed, ih, 256, &n);
         if (wt->failed || wt->consumed >= wt->index_limit) {
             /* No file (or the layout-1 count limit): count, do not write. */
             if (wt->failed)
@@ -746,12 +715,12 @@ static uint64_t drain(rec_writer *w, rec_wthread *wt, int final)
         wt->consumed += n;
         /* Release ring space every 4096 events (and at the end). */
         if ((wt->consumed & 4095) < n || wt->consumed == ih)
-            release_tail(wt);
+            rec_ring_release(wt->t, wt->consumed);
         if (t->dsize && wt->qhead != wt->qtail && wt->dconsumed != atomic_load_explicit(&t->dpub, RLX))
             pull_detail(w, wt, now, final);
     }
     if (atomic_load_explicit(&t->tail, RLX) != wt->consumed)
-        release_tail(wt);   /* left early: the window was full */
+        rec_ring_release(wt->t, wt->consumed);   /* left early: the window was full */
     if (moved) {
         atomic_fetch_add_explicit(&r->events_written, moved / ATF_INDEX_EVENT_SIZE, RLX);
         atomic_fetch_add_explicit(&r->bytes_written, moved, RLX);
@@ -901,20 +870,7 @@ static void finish_thread(rec_writer *w, rec_wthread *wt, int final)
     r->manifest_dirty = 2;
     pthread_mutex_unlock(&r->man_mu);
 
-    atomic_store_explicit(&t->closed, 1, SEQ);
-    /* A ring switch in progress completes first (it saw closed == 0). */
-    while (atomic_load_explicit(&t->resizing, SEQ))
-        sched_yield();
-    atomic_fetch_add_explicit(&t->space_seq, 1, REL);
-    rec_wake32(&t->space_seq);
-    if (!atomic_load_explicit(&t->exited, ACQ)) {
-        /* The owner is alive: give the rings' memory back now (they are
-         * unmapped when the owner lets go of them). */
-        for (rec_ring *g = wt->ring; g; g = g->next)
-            madvise(g->slots, g->bytes, MADV_DONTNEED);
-        if (t->dbuf)
-            madvise(t->dbuf, t->dsize, MADV_DONTNEED);
-    }
+    rec_ring_close(t, wt->ring);
     pthread_mutex_lock(&r->reg_mu);
     if (t->gprev)
         t->gprev->gnext = t->gnext;
@@ -1010,16 +966,6 @@ static void flush_timers(rec_writer *w, rec_wthread *wt, uint64_t now, int force
     }
 }
 
-/* The newest ring of the thread the writer knows of (the producer links
- * a ring before publishing into it). */
-static rec_ring *newest_ring(rec_wthread *wt)
-{
-    rec_ring *g = wt->ring;
-    while (atomic_load_explicit(&g->end, ACQ) != UINT64_MAX)
-        g = g->next;
-    return g;
-}
-
 /* Once a second: a ring that never held more than an eighth of itself is
  * bigger than the thread's rate needs; ask its owner for a smaller one (it
  * acts at its next publish, so an idle thread keeps its ring). */
@@ -1027,10 +973,9 @@ static void review_ring(atf_recorder *r, rec_wthread *wt, uint64_t now)
 {
     if (now - wt->period_ns < 1000000000u)
         return;
-    rec_ring *g = newest_ring(wt);
+    rec_ring *g = rec_ring_newest(wt->ring);
     if (g->mask + 1 > r->ring_min && wt->backlog_max < (g->mask + 1) / 8) {
-        atomic_store_explicit(&wt->t->shrink_req, 1, RLX);
-        atomic_store_explicit(&wt->t->flush_req, 1, RLX);
+        rec_ring_ask_shrink(wt->t);
     }
     wt->backlog_max = 0;
     wt->period_ns = now;
@@ -1111,6 +1056,94 @@ void rec_writer_push(rec_writer *w, rec_thread *t)
     rec_writer_wake(w);
 }
 
+/* One pass over the writer's threads: each drained; one that left (or
+ * every one, stopping) with nothing more to copy is finished; the others'
+ * flush timers, ring sizes and summaries looked after. @return bytes moved. */
+static uint64_t pass_threads(rec_writer *w, uint64_t now, int stopping, int flushing, int sync_now)
+{
+    atf_recorder *r = w->r;
+    uint64_t moved = 0;
+    int tight = atomic_load_explicit(&r->budget.used, RLX) > r->budget.limit / 8 * REC_GROW_SHARE ||
+                atomic_load_explicit(&r->budget.files, RLX) > r->budget.files_cap;
+    for (size_t i = 0; i < w->n;) {
+        rec_wthread *wt = w->list[i];
+        rec_thread *t = wt->t;
+        if (!wt->scratch)
+            wt->scratch = malloc(SCRATCH + 16);
+        moved += drain(w, wt, stopping);
+        int exited = atomic_load_explicit(&t->exited, ACQ);
+        if (stopping || (exited && wt->consumed == atomic_load_explicit(&t->pub_head, ACQ) &&
+                         wt->dconsumed == atomic_load_explicit(&t->dpub, ACQ) && q_empty(wt))) {
+            if (stopping)
+                moved += drain(w, wt, 1);
+            finish_thread(w, wt, stopping);
+            w->list[i] = w->list[--w->n];
+            continue;
+        }
+        /* A borrowed spare window goes back at once. */
+        if (w->spare_user == wt && rec_sink_park(&wt->index))
+            w->spare_user = NULL;
+        flush_timers(w, wt, now, flushing, tight);
+        review_ring(r, wt, now);
+        if (sync_now) {
+            pthread_mutex_lock(&r->man_mu);
+            sync_summary(r, wt, 0);
+            pthread_mutex_unlock(&r->man_mu);
+        }
+        i++;
+    }
+    return moved;
+}
+
+/* Writer 0 (and any writer serving a flush) rewrites the manifest when due:
+ * it lists every thread of the session, so rewriting it takes longer as
+ * they add up; it is rewritten at most once per 20 times its last cost
+ * (the writer spends <= 5 % there). */
+static void manifest_when_due(rec_writer *w, uint64_t now, int stopping, int flushing)
+{
+    atf_recorder *r = w->r;
+    pthread_mutex_lock(&r->man_mu);
+    uint64_t gap = 20 * w->manifest_cost_ns;
+    int due = (r->manifest_dirty == 2 && now - r->manifest_written_ns > 50000000u + gap) ||
+              now - r->manifest_written_ns > 1000000000u + gap || flushing;
+    if (due && !stopping && !r->complete) {
+        uint64_t start = rec_clock_system_ns();
+        rec_manifest_write(r, 0, NULL);
+        uint64_t end = rec_clock_system_ns();
+        w->manifest_cost_ns = end - start;
+        r->manifest_written_ns = end;
+        r->manifest_dirty = 0;
+    }
+    pthread_mutex_unlock(&r->man_mu);
+}
+
+/* Nothing moved this pass: wait for the disk if every file with events
+ * waits for it, else sleep (longer each idle pass, up to 1 ms) until a
+ * producer, a flush or stop wakes the writer. */
+static void wait_for_work(rec_writer *w, uint64_t moved, int pending, uint64_t io_seen, uint64_t *idle_ns)
+{
+    atf_recorder *r = w->r;
+    if (moved == 0 && w->io_wait) {
+        /* Every file with events to write waits for the disk: a bigger
+         * window for one of them, or the next write done, whichever
+         * file's it is (waiting for one file's own writes left the
+         * others' windows, freed meanwhile, unfilled). */
+        if (!rec_sink_try_reserve(&w->io_wait->index, w->io_wait->index.chunk, 1))
+            rec_io_wait_completion(&w->io, io_seen);
+    } else if (moved == 0 && !pending) {
+        uint32_t seq = atomic_load_explicit(&w->wake_seq, ACQ);
+        atomic_store_explicit(&w->sleeping, 1, SEQ);
+        if (atomic_load_explicit(&r->stopping, ACQ) == 0 &&
+            atomic_load_explicit(&r->flush_req, ACQ) == atomic_load_explicit(&w->flush_done, RLX))
+            rec_wait32(&w->wake_seq, seq, *idle_ns);
+        atomic_store_explicit(&w->sleeping, 0, RLX);
+        if (*idle_ns < 1000000u)
+            *idle_ns *= 2;
+    } else {
+        *idle_ns = 20000;
+    }
+}
+
 void *rec_writer_main(void *arg)
 {
     rec_writer *w = arg;
@@ -1124,66 +1157,22 @@ void *rec_writer_main(void *arg)
     for (;;) {
         int stopping = atomic_load_explicit(&r->stopping, ACQ);
         uint64_t freq = atomic_load_explicit(&r->flush_req, ACQ);
+        int flushing = freq != atomic_load_explicit(&w->flush_done, RLX);
         uint64_t now;
         snapshot_windows(w, &now);   /* also keeps the capturing flag current */
         rec_clock_tick(&w->clock, now);
-        int pending = adopt_incoming(w, stopping || freq != atomic_load_explicit(&w->flush_done, RLX));
-        uint64_t moved = 0, io_seen = rec_io_completed(&w->io);
+        int pending = adopt_incoming(w, stopping || flushing);
+        uint64_t io_seen = rec_io_completed(&w->io);
         w->io_wait = NULL;
         /* Summaries every 10 ms, less often with many threads. */
         uint64_t sync_every = 10000000u + (uint64_t)w->n * 10000u;
-        int sync_now = now - w->last_sync_ns > sync_every || stopping || freq != atomic_load(&w->flush_done);
-        int tight = atomic_load_explicit(&r->budget.used, RLX) > r->budget.limit / 8 * REC_GROW_SHARE ||
-                    atomic_load_explicit(&r->budget.files, RLX) > r->budget.files_cap;
-        for (size_t i = 0; i < w->n;) {
-            rec_wthread *wt = w->list[i];
-            rec_thread *t = wt->t;
-            if (!wt->scratch)
-                wt->scratch = malloc(SCRATCH + 16);
-            moved += drain(w, wt, stopping);
-            int exited = atomic_load_explicit(&t->exited, ACQ);
-            if (stopping || (exited && wt->consumed == atomic_load_explicit(&t->pub_head, ACQ) &&
-                             wt->dconsumed == atomic_load_explicit(&t->dpub, ACQ) && q_empty(wt))) {
-                if (stopping)
-                    moved += drain(w, wt, 1);
-                finish_thread(w, wt, stopping);
-                w->list[i] = w->list[--w->n];
-                continue;
-            }
-            /* A borrowed spare window goes back at once. */
-            if (w->spare_user == wt && rec_sink_park(&wt->index))
-                w->spare_user = NULL;
-            flush_timers(w, wt, now, freq != atomic_load_explicit(&w->flush_done, RLX), tight);
-            review_ring(r, wt, now);
-            if (sync_now) {
-                pthread_mutex_lock(&r->man_mu);
-                sync_summary(r, wt, 0);
-                pthread_mutex_unlock(&r->man_mu);
-            }
-            i++;
-        }
+        int sync_now = now - w->last_sync_ns > sync_every || stopping || flushing;
+        uint64_t moved = pass_threads(w, now, stopping, flushing, sync_now);
         if (sync_now)
             w->last_sync_ns = now;
-        if (w->index == 0 || freq != atomic_load_explicit(&w->flush_done, RLX)) {
-            pthread_mutex_lock(&r->man_mu);
-            /* The manifest lists every thread of the session: rewriting it
-             * takes longer as they add up, so it is rewritten at most once
-             * per 20 times its last cost (the writer spends <= 5 % there). */
-            uint64_t gap = 20 * w->manifest_cost_ns;
-            int due = (r->manifest_dirty == 2 && now - r->manifest_written_ns > 50000000u + gap) ||
-                      now - r->manifest_written_ns > 1000000000u + gap ||
-                      freq != atomic_load_explicit(&w->flush_done, RLX);
-            if (due && !stopping && !r->complete) {
-                uint64_t start = rec_clock_system_ns();
-                rec_manifest_write(r, 0, NULL);
-                uint64_t end = rec_clock_system_ns();
-                w->manifest_cost_ns = end - start;
-                r->manifest_written_ns = end;
-                r->manifest_dirty = 0;
-            }
-            pthread_mutex_unlock(&r->man_mu);
-        }
-        if (freq != atomic_load_explicit(&w->flush_done, RLX)) {
+        if (w->index == 0 || flushing)
+            manifest_when_due(w, now, stopping, flushing);
+        if (flushing) {
             pthread_mutex_lock(&r->flush_mu);
             atomic_store_explicit(&w->flush_done, freq, REL);
             pthread_cond_broadcast(&r->flush_cv);
@@ -1191,25 +1180,7 @@ void *rec_writer_main(void *arg)
         }
         if (stopping)
             break;
-        if (moved == 0 && w->io_wait) {
-            /* Every file with events to write waits for the disk: a bigger
-             * window for one of them, or the next write done, whichever
-             * file's it is (waiting for one file's own writes left the
-             * others' windows, freed meanwhile, unfilled). */
-            if (!rec_sink_try_reserve(&w->io_wait->index, w->io_wait->index.chunk, 1))
-                rec_io_wait_completion(&w->io, io_seen);
-        } else if (moved == 0 && !pending) {
-            uint32_t seq = atomic_load_explicit(&w->wake_seq, ACQ);
-            atomic_store_explicit(&w->sleeping, 1, SEQ);
-            if (atomic_load_explicit(&r->stopping, ACQ) == 0 &&
-                atomic_load_explicit(&r->flush_req, ACQ) == atomic_load_explicit(&w->flush_done, RLX))
-                rec_wait32(&w->wake_seq, seq, idle_ns);
-            atomic_store_explicit(&w->sleeping, 0, RLX);
-            if (idle_ns < 1000000u)
-                idle_ns *= 2;
-        } else {
-            idle_ns = 20000;
-        }
+        wait_for_work(w, moved, pending, io_seen, &idle_ns);
     }
     if (w->spare)
         munmap(w->spare, REC_SINK_MIN);

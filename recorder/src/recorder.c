@@ -17,6 +17,12 @@
 #include "internal.h"        /* the codec's: atf_make_dirs */
 #include "manifest_json.h"
 #include "rec_internal.h"
+#include "rec_manifest.h"
+#include "rec_producer.h"
+#include "rec_ring.h"
+#include "rec_sink.h"
+#include "rec_sync.h"
+#include "rec_writer.h"
 
 /* Process-wide state: which recorder is active (for the atexit and fork
  * hooks), and recorder ids (never reused, so a stale thread-local cache can
@@ -72,32 +78,6 @@ void rec_fmt(char *dst, size_t cap, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(dst, cap, fmt, ap);
     va_end(ap);
-}
-
-int rec_budget_take(rec_budget *b, uint64_t n, int kind)
-{
-    uint64_t cap = kind == REC_TAKE_GROW ? b->limit / 8 * REC_GROW_SHARE : b->limit;
-    uint64_t used = atomic_load_explicit(&b->used, RLX);
-    do {
-        if (kind != REC_TAKE_FORCE && (used > cap || n > cap - used))
-            return 0;
-    } while (!atomic_compare_exchange_weak_explicit(&b->used, &used, used + n, RLX, RLX));
-    uint64_t now = used + n, peak = atomic_load_explicit(&b->peak, RLX);
-    while (now > peak && !atomic_compare_exchange_weak_explicit(&b->peak, &peak, now, RLX, RLX))
-        ;
-    return 1;
-}
-
-void rec_budget_give(rec_budget *b, uint64_t n)
-{
-    atomic_fetch_sub_explicit(&b->used, n, RLX);
-}
-
-uint64_t rec_budget_share(rec_budget *b, unsigned joining)
-{
-    uint64_t busy = atomic_load_explicit(&b->grown, RLX) + joining;
-    uint64_t share = b->limit / 8 * REC_GROW_SHARE / 2 / (busy ? busy : 1);
-    return share > REC_SHARE_MIN ? share : REC_SHARE_MIN;
 }
 
 const char *atf_recorder_clock_name(uint32_t clock_source)
@@ -383,6 +363,119 @@ static void stop_writers(atf_recorder *r)
     }
 }
 
+/* The clock source the options ask for and the machine has. */
+static atf_status pick_clock(const atf_recorder_options *o, uint32_t *source, atf_error *err)
+{
+    *source = o->clock == ATF_RECORDER_CLOCK_SYSTEM ? ATF_RECORDER_CLOCK_SYSTEM
+              : rec_counter_available()            ? ATF_RECORDER_CLOCK_COUNTER
+                                                   : ATF_RECORDER_CLOCK_SYSTEM;
+    if (o->clock == ATF_RECORDER_CLOCK_COUNTER && *source != ATF_RECORDER_CLOCK_COUNTER) {
+        if (err) {
+            err->code = ATF_E_UNSUPPORTED;
+            snprintf(err->message, sizeof err->message,
+                     "no reliable CPU counter (invariant TSC used by the kernel, or CNTVCT_EL0)");
+        }
+        return ATF_E_UNSUPPORTED;
+    }
+    return ATF_OK;
+}
+
+/* A stopped recorder for the normalized options: locks, sizes, the budget
+ * and the writers' slots (no thread, no file yet). NULL: no memory. */
+static atf_recorder *new_recorder(const atf_recorder_options *o)
+{
+    atf_recorder *r = NULL;
+    if (posix_memalign((void **)&r, REC_LINE, sizeof *r) != 0)
+        return NULL;
+    memset(r, 0, sizeof *r);
+    pthread_mutex_init(&r->reg_mu, NULL);
+    pthread_mutex_init(&r->win_mu, NULL);
+    pthread_mutex_init(&r->man_mu, NULL);
+    pthread_mutex_init(&r->flush_mu, NULL);
+    pthread_mutex_init(&r->stop_mu, NULL);
+    pthread_cond_init(&r->flush_cv, NULL);
+    atomic_init(&r->live_id, REC_DEAD_ID);
+    r->o = *o;
+    r->o.root = NULL;
+    r->o.session_dir = NULL;
+    r->pid = getpid();
+    r->ring_events = o->ring_events;
+    /* A thread's first ring: one page, or 4 publish batches. */
+    r->ring_min = 4096u / ATF_INDEX_EVENT_SIZE;
+    if (r->ring_min < 4u * o->publish_batch)
+        r->ring_min = pow2_at_least(4u * o->publish_batch);
+    if (r->ring_min > r->ring_events)
+        r->ring_min = r->ring_events;
+    r->memory_bound = o->memory_budget_bytes;
+    r->nwriters = o->writer_threads;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    r->ncpu = cpus < 1 ? 1u : (unsigned)cpus;
+    /* Each writer keeps one spare window out of the budget (rec_writer.c). */
+    r->budget.limit = o->memory_budget_bytes - (uint64_t)r->nwriters * REC_SINK_MIN;
+    /* Files keep their descriptors while they fit in half the process's
+     * limit; beyond that idle ones are parked at once (and reopened). */
+    struct rlimit nofile;
+    r->budget.files_cap = 512;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0)
+        r->budget.files_cap = nofile.rlim_cur == RLIM_INFINITY ? 1u << 20
+                              : nofile.rlim_cur / 2 > 64     ? nofile.rlim_cur / 2
+                                                             : 64;
+    r->writers = calloc(r->nwriters, sizeof *r->writers);
+    if (!r->writers) {
+        free_recorder(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* O_DIRECT if asked for or if the session's file system takes it. */
+static atf_status choose_io(atf_recorder *r, const atf_recorder_options *o, atf_error *err)
+{
+    if (o->io == ATF_RECORDER_IO_BUFFERED) {
+        r->io_method = ATF_RECORDER_IO_BUFFERED;
+    } else if (direct_io_works(r->dir)) {
+        r->io_method = ATF_RECORDER_IO_DIRECT;
+    } else if (o->io == ATF_RECORDER_IO_DIRECT) {
+        if (err) {
+            err->code = ATF_E_UNSUPPORTED;
+            rec_fmt(err->file, sizeof err->file, "%s", r->dir);
+            rec_fmt(err->message, sizeof err->message, "the file system does not support O_DIRECT writes");
+        }
+        return ATF_E_UNSUPPORTED;
+    } else {
+        r->io_method = ATF_RECORDER_IO_BUFFERED;
+    }
+    return ATF_OK;
+}
+
+static atf_status start_failed(atf_error *err, const char *what)
+{
+    if (err) {
+        err->code = ATF_E_NOMEM;
+        rec_fmt(err->message, sizeof err->message, "cannot start the %s", what);
+    }
+    return ATF_E_NOMEM;
+}
+
+/* The writers (each with its I/O threads) and the sync thread. */
+static atf_status start_threads(atf_recorder *r, atf_error *err)
+{
+    for (unsigned i = 0; i < r->nwriters; i++) {
+        r->writers[i].r = r;
+        r->writers[i].index = i;
+        r->writers[i].clock = r->clock;
+    }
+    for (unsigned i = 0; i < r->nwriters; i++) {
+        rec_writer *w = &r->writers[i];
+        if (rec_io_start(&w->io) != 0 || pthread_create(&w->th, NULL, rec_writer_main, w) != 0)
+            return start_failed(err, "writer threads");
+        w->started = 1;
+    }
+    if (rec_sync_start(r) != 0)
+        return start_failed(err, "sync thread");
+    return ATF_OK;
+}
+
 atf_status atf_recorder_start(atf_recorder **out, const atf_recorder_options *opts, atf_error *err)
 {
     if (err)
@@ -397,59 +490,13 @@ atf_status atf_recorder_start(atf_recorder **out, const atf_recorder_options *op
     atf_status st = normalize(&o, err);
     if (st)
         return st;
-    uint32_t source = o.clock == ATF_RECORDER_CLOCK_SYSTEM ? ATF_RECORDER_CLOCK_SYSTEM
-                      : rec_counter_available()           ? ATF_RECORDER_CLOCK_COUNTER
-                                                          : ATF_RECORDER_CLOCK_SYSTEM;
-    if (o.clock == ATF_RECORDER_CLOCK_COUNTER && source != ATF_RECORDER_CLOCK_COUNTER) {
-        if (err) {
-            err->code = ATF_E_UNSUPPORTED;
-            snprintf(err->message, sizeof err->message,
-                     "no reliable CPU counter (invariant TSC used by the kernel, or CNTVCT_EL0)");
-        }
-        return ATF_E_UNSUPPORTED;
-    }
-
-    atf_recorder *r = NULL;
-    if (posix_memalign((void **)&r, REC_LINE, sizeof *r) != 0)
+    uint32_t source;
+    st = pick_clock(&o, &source, err);
+    if (st)
+        return st;
+    atf_recorder *r = new_recorder(&o);
+    if (!r)
         return ATF_E_NOMEM;
-    memset(r, 0, sizeof *r);
-    pthread_mutex_init(&r->reg_mu, NULL);
-    pthread_mutex_init(&r->win_mu, NULL);
-    pthread_mutex_init(&r->man_mu, NULL);
-    pthread_mutex_init(&r->flush_mu, NULL);
-    pthread_mutex_init(&r->stop_mu, NULL);
-    pthread_cond_init(&r->flush_cv, NULL);
-    atomic_init(&r->live_id, REC_DEAD_ID);
-    r->o = o;
-    r->o.root = NULL;
-    r->o.session_dir = NULL;
-    r->pid = getpid();
-    r->ring_events = o.ring_events;
-    /* A thread's first ring: one page, or 4 publish batches. */
-    r->ring_min = 4096u / ATF_INDEX_EVENT_SIZE;
-    if (r->ring_min < 4u * o.publish_batch)
-        r->ring_min = pow2_at_least(4u * o.publish_batch);
-    if (r->ring_min > r->ring_events)
-        r->ring_min = r->ring_events;
-    r->memory_bound = o.memory_budget_bytes;
-    r->nwriters = o.writer_threads;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    r->ncpu = cpus < 1 ? 1u : (unsigned)cpus;
-    /* Each writer keeps one spare window out of the budget (rec_writer.c). */
-    r->budget.limit = o.memory_budget_bytes - (uint64_t)r->nwriters * REC_SINK_MIN;
-    /* Files keep their descriptors while they fit in half the process's
-     * limit; beyond that idle ones are parked at once (and reopened). */
-    struct rlimit nofile;
-    r->budget.files_cap = 512;
-    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0)
-        r->budget.files_cap = nofile.rlim_cur == RLIM_INFINITY ? 1u << 20
-                              : nofile.rlim_cur / 2 > 64     ? nofile.rlim_cur / 2
-                                                             : 64;
-    r->writers = calloc(r->nwriters, sizeof *r->writers);
-    if (!r->writers) {
-        free_recorder(r);
-        return ATF_E_NOMEM;
-    }
 
     pthread_mutex_lock(&g_mu);
     if (g_active) {
@@ -462,54 +509,18 @@ atf_status atf_recorder_start(atf_recorder **out, const atf_recorder_options *op
         return ATF_E_STATE;
     }
     st = make_session_dir(r, &o, err);
+    if (!st)
+        st = choose_io(r, &o, err);
     if (st)
         goto fail;
-    if (o.io == ATF_RECORDER_IO_BUFFERED) {
-        r->io_method = ATF_RECORDER_IO_BUFFERED;
-    } else if (direct_io_works(r->dir)) {
-        r->io_method = ATF_RECORDER_IO_DIRECT;
-    } else if (o.io == ATF_RECORDER_IO_DIRECT) {
-        st = ATF_E_UNSUPPORTED;
-        if (err) {
-            err->code = st;
-            rec_fmt(err->file, sizeof err->file, "%s", r->dir);
-            rec_fmt(err->message, sizeof err->message, "the file system does not support O_DIRECT writes");
-        }
-        goto fail;
-    } else {
-        r->io_method = ATF_RECORDER_IO_BUFFERED;
-    }
     rec_clock_init(&r->clock, source);
     pthread_mutex_lock(&r->man_mu);
     st = rec_manifest_write(r, 0, err);
     pthread_mutex_unlock(&r->man_mu);
+    if (!st)
+        st = start_threads(r, err);
     if (st)
         goto fail;
-    for (unsigned i = 0; i < r->nwriters; i++) {
-        r->writers[i].r = r;
-        r->writers[i].index = i;
-        r->writers[i].clock = r->clock;
-    }
-    for (unsigned i = 0; i < r->nwriters; i++) {
-        rec_writer *w = &r->writers[i];
-        if (rec_io_start(&w->io) != 0 || pthread_create(&w->th, NULL, rec_writer_main, w) != 0) {
-            st = ATF_E_NOMEM;
-            if (err) {
-                err->code = st;
-                rec_fmt(err->message, sizeof err->message, "cannot start the writer threads");
-            }
-            goto fail;
-        }
-        w->started = 1;
-    }
-    if (rec_sync_start(r) != 0) {
-        st = ATF_E_NOMEM;
-        if (err) {
-            err->code = st;
-            rec_fmt(err->message, sizeof err->message, "cannot start the sync thread");
-        }
-        goto fail;
-    }
     r->id = atomic_fetch_add_explicit(&g_next_id, 1, RLX);
     atomic_store_explicit(&r->capturing, o.detail && o.pre_roll_ns > 0, RLX);
     atomic_store_explicit(&r->live_id, r->id, REL);
@@ -902,8 +913,8 @@ void atf_recorder_get_stats(const atf_recorder *cr, atf_recorder_stats *out)
     out->detail_written = atomic_load_explicit(&r->detail_written, RLX);
     out->bytes_written = atomic_load_explicit(&r->bytes_written, RLX);
     out->memory_bound = r->memory_bound;
-    out->memory_allocated = atomic_load_explicit(&r->mem_alloc, RLX);
-    out->memory_peak = atomic_load_explicit(&r->mem_peak, RLX);
+    out->memory_allocated = atomic_load_explicit(&r->budget.used, RLX);
+    out->memory_peak = atomic_load_explicit(&r->budget.peak, RLX);
     for (unsigned i = 0; i < r->nwriters; i++) {
         uint64_t m = atomic_load_explicit(&r->writers[i].clock.max_step_ns, RLX);
         if (m > out->clock_max_step_ns)

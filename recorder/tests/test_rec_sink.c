@@ -7,7 +7,8 @@
 
 #include <atf/crc32c.h>
 
-#include "rec_internal.h"
+#include "rec_io.h"
+#include "rec_sink.h"
 
 static void test_crc_patch_math(void **state)
 {
@@ -145,46 +146,6 @@ static void test_sink_buffered(void **state)
     run_sink(0);
 }
 
-/* The I/O threads' rule: the first queued request whose file has none
- * running, so a file's requests run one at a time and in order while other
- * files' requests go ahead of them. */
-static void test_io_take_order(void **state)
-{
-    (void)state;
-    rec_io io;
-    memset(&io, 0, sizeof io);
-    rec_sink a, b;
-    memset(&a, 0, sizeof a);
-    memset(&b, 0, sizeof b);
-    io.head = REC_IOQ - 2;   /* across the wrap of the queue */
-    rec_ioreq q[4] = { { &a, 0, 4096, 0 }, { &a, 4096, 4096, 0 }, { &b, 0, 4096, 0 }, { &b, 4096, 4096, 1 } };
-    for (unsigned i = 0; i < 4; i++)
-        io.q[(io.head + i) % REC_IOQ] = q[i];
-    io.count = 4;
-    rec_ioreq r;
-    assert_int_equal(rec_io_take(&io, &r), 0);   /* a's first */
-    assert_ptr_equal(r.s, &a);
-    assert_int_equal(r.off, 0);
-    a.io_busy = 1;
-    assert_int_equal(rec_io_take(&io, &r), 0);   /* a runs: b's first, before a's second */
-    assert_ptr_equal(r.s, &b);
-    assert_int_equal(r.off, 0);
-    b.io_busy = 1;
-    assert_int_equal(rec_io_take(&io, &r), -1);  /* both run: nothing may start */
-    assert_int_equal(io.count, 2);
-    b.io_busy = 0;
-    assert_int_equal(rec_io_take(&io, &r), 0);   /* b's second, a's still waits */
-    assert_ptr_equal(r.s, &b);
-    assert_int_equal(r.off, 4096);
-    assert_int_equal(r.buffered, 1);
-    a.io_busy = 0;
-    assert_int_equal(rec_io_take(&io, &r), 0);
-    assert_ptr_equal(r.s, &a);
-    assert_int_equal(r.off, 4096);
-    assert_int_equal(io.count, 0);
-    assert_int_equal(rec_io_take(&io, &r), -1);
-}
-
 /* Six files on one rec_io, filled the way the writer fills them: a file
  * whose window waits for the disk is left for the next (rec_sink_try_reserve)
  * and the loop blocks (rec_sink_reserve) only when every file waits. The I/O
@@ -273,7 +234,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crc_patch_math),
-        cmocka_unit_test(test_io_take_order),
         cmocka_unit_test(test_sinks_side_by_side),
         cmocka_unit_test(test_sink_direct),
         cmocka_unit_test(test_sink_buffered),
