@@ -1,7 +1,7 @@
 """Clause-ID validator: an independent implementation of
 conformance/SPEC-RTC.md over the reader (reader.py), which finds every
-clause as it reads. The report is atfpy's (same findings, same JSON schema
-"atf-validate/1" as `atf validate --format json`).
+clause as it reads. The report is tracepy's, as atfpy's (same findings,
+same JSON schema "atf-validate/1" as `atf validate --format json`).
 
     validate(path, strict=False) -> Report      (UsageError: exit 2)
     validate_bytes(data, name, strict=False) -> Report
@@ -12,9 +12,8 @@ count in its message. "recovered" lists the file with the number of records
 read when it was cut at either end (RTC-REC-001, RTC-REC-002).
 """
 
-import os
-
-from atfpy.validate import Report, UsageError, _Agg
+from tracepy.onefile import report_notes, validate_file
+from tracepy.report import UsageError, clause_lines  # noqa: F401  (UsageError: for callers)
 
 from .clauses import CLAUSES, SEVERITY
 from .reader import read_rtc
@@ -23,13 +22,7 @@ _FILE_ONLY = ("RTC-MRK-001", "RTC-REC-001")
 
 
 def validate_bytes(data, name, strict=False, path=None):
-    rep = Report(path if path is not None else name, strict, SEVERITY)
-    t = read_rtc(data, name)
-    agg = _Agg(rep, name)
-    for n in t.notes:
-        if n.clause is not None:
-            agg.hit(n.clause, n.offset, n.field, n.message)
-    agg.flush()
+    rep, t = report_notes(data, name, strict, path, SEVERITY, read_rtc)
     rep.check(*([cid for cid, _, _ in CLAUSES] if t.units else _FILE_ONLY))
     if any(n.clause in ("RTC-REC-001", "RTC-REC-002") for n in t.notes):
         rep.recovered.append((name, len(t.records)))
@@ -37,15 +30,8 @@ def validate_bytes(data, name, strict=False, path=None):
 
 
 def validate(path, strict=False):
-    if os.path.isdir(path):
-        raise UsageError("%s: is a directory, not an RTC file" % path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise UsageError("%s: %s" % (path, e.strerror or e))
-    return validate_bytes(data, os.path.basename(path), strict, path)
+    return validate_file(path, strict, "an RTC file", validate_bytes)
 
 
 def list_clauses():
-    return ["%s\t%s\t%s" % c for c in CLAUSES]
+    return clause_lines(CLAUSES)
