@@ -2,8 +2,7 @@
 recognised (bid), summarised (info), dumped (docs/rtc-dump-format.md) and
 validated (conformance/SPEC-RTC.md)."""
 
-import os
-
+from tracepy.onefile import read_path
 from tracepy.registry import Format
 
 from .clauses import CLAUSES
@@ -28,13 +27,8 @@ def bid(path, head):
     return 10 if path.endswith(SUFFIXES) else 0
 
 
-def _read(path):
-    with open(path, "rb") as f:
-        return read_rtc(f.read(), os.path.basename(path))
-
-
 def info(path):
-    t = _read(path)
+    t = read_path(path, read_rtc)
     return {"format": "rtc", "state": t.state, "unit_size": t.unit_size,
             "subunit_size": t.subunit_size, "byte_order": t.order, "units": len(t.units),
             "streams": len(t.streams), "records": len(t.records),
@@ -44,5 +38,5 @@ def info(path):
 FORMAT = Format(
     name="rtc", title="RTC (Ruler Trace Container)", package="rtcpy", clause_prefix="RTC-",
     spec="SPEC-RTC.md", corpus="rtc", tool="rtcpy_tool.py", suffixes=SUFFIXES,
-    bid=bid, info=info, dump_lines=lambda path: _lines(_read(path)),
+    bid=bid, info=info, dump_lines=lambda path: _lines(read_path(path, read_rtc)),
     validate=validate, validate_bytes=validate_bytes, clauses=CLAUSES)

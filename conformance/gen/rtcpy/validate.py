@@ -12,26 +12,26 @@ count in its message. "recovered" lists the file with the number of records
 read when it was cut at either end (RTC-REC-001, RTC-REC-002).
 """
 
-from tracepy.onefile import report_notes, validate_file
-from tracepy.report import UsageError, clause_lines  # noqa: F401  (UsageError: for callers)
+from tracepy.onefile import OneFileValidator
+from tracepy.report import UsageError  # noqa: F401  (what validate raises: exit 2)
 
-from .clauses import CLAUSES, SEVERITY
+from .clauses import CLAUSES
 from .reader import read_rtc
 
 _FILE_ONLY = ("RTC-MRK-001", "RTC-REC-001")
+_ALL = tuple(cid for cid, _, _ in CLAUSES)
 
 
-def validate_bytes(data, name, strict=False, path=None):
-    rep, t = report_notes(data, name, strict, path, SEVERITY, read_rtc)
-    rep.check(*([cid for cid, _, _ in CLAUSES] if t.units else _FILE_ONLY))
-    if any(n.clause in ("RTC-REC-001", "RTC-REC-002") for n in t.notes):
-        rep.recovered.append((name, len(t.records)))
-    return rep
+def _checked(t):
+    """Every clause once a Unit was found, else those of the file as a whole."""
+    return _ALL if t.units else _FILE_ONLY
 
 
-def validate(path, strict=False):
-    return validate_file(path, strict, "an RTC file", validate_bytes)
+def _recovered(t):
+    """The records read from a file cut at either end (RTC-REC-001/002)."""
+    return len(t.records) if any(n.clause in ("RTC-REC-001", "RTC-REC-002")
+                                 for n in t.notes) else None
 
 
-def list_clauses():
-    return clause_lines(CLAUSES)
+_V = OneFileValidator(CLAUSES, read_rtc, _checked, _recovered, "an RTC file")
+validate, validate_bytes, list_clauses = _V.validate, _V.validate_bytes, _V.list_clauses

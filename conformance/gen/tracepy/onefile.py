@@ -5,7 +5,7 @@ message), as atfpy reports per-event clauses."""
 
 import os
 
-from .report import Aggregator, Report, UsageError
+from .report import Aggregator, Report, UsageError, clause_lines, severities
 
 
 def report_notes(data, name, strict, path, severity, read):
@@ -20,6 +20,44 @@ def report_notes(data, name, strict, path, severity, read):
             agg.hit(n.clause, n.offset, n.field, n.message)
     agg.flush()
     return rep, t
+
+
+def read_path(path, read):
+    """``read(data, basename)`` of the file ``path`` (OSError as open's)."""
+    with open(path, "rb") as f:
+        return read(f.read(), os.path.basename(path))
+
+
+class OneFileValidator:
+    """The validator of a one-file format: ``read(data, name)`` returns what
+    the reader found (its ``notes``); ``checked(t)`` the clauses that were
+    checked; ``recovered(t)`` the number of records read from a cut file, or
+    None when it was not cut; ``what`` how a file of the format is called in
+    a message ("a WTF file"). Its methods are the format's entry points:
+
+        validate(path, strict=False) -> Report      (UsageError: exit 2)
+        validate_bytes(data, name, strict=False, path=None) -> Report
+        list_clauses() -> the clause table lines (ID, severity, summary)
+    """
+
+    def __init__(self, clauses, read, checked, recovered, what):
+        self.clauses, self.severity = clauses, severities(clauses)
+        self.read, self.checked, self.recovered, self.what = read, checked, recovered, what
+
+    def validate_bytes(self, data, name, strict=False, path=None):
+        rep, t = report_notes(data, name, strict, path, self.severity, self.read)
+        rep.check(*self.checked(t))
+        n = self.recovered(t)
+        if n is not None:
+            rep.recovered.append((name, n))
+        return rep
+
+    def validate(self, path, strict=False):
+        """Report of validating the file ``path``."""
+        return validate_file(path, strict, self.what, self.validate_bytes)
+
+    def list_clauses(self):
+        return clause_lines(self.clauses)
 
 
 def validate_file(path, strict, what, validate_bytes):

@@ -2,8 +2,7 @@
 recognised (bid), summarised (info), dumped (docs/wtf-dump-format.md) and
 validated (conformance/SPEC-WTF.md)."""
 
-import os
-
+from tracepy.onefile import read_path
 from tracepy.registry import Format
 
 from . import wire
@@ -25,13 +24,8 @@ def bid(path, head):
     return 10 if path.endswith(SUFFIXES) else 0
 
 
-def _read(path):
-    with open(path, "rb") as f:
-        return read_trace(f.read(), os.path.basename(path))
-
-
 def info(path):
-    t = _read(path)
+    t = read_path(path, read_trace)
     return {"format": "wtf", "state": t.state, "format_version": t.format_version,
             "chunks": len(t.chunks), "events": len(t.events)}
 
@@ -39,5 +33,5 @@ def info(path):
 FORMAT = Format(
     name="wtf", title="WTF (Web Tracing Framework binary chunked file)", package="wtfpy",
     clause_prefix="WTF-", spec="SPEC-WTF.md", corpus="wtf", tool="wtfpy_tool.py",
-    suffixes=SUFFIXES, bid=bid, info=info, dump_lines=lambda path: _lines(_read(path)),
+    suffixes=SUFFIXES, bid=bid, info=info, dump_lines=lambda path: _lines(read_path(path, read_trace)),
     validate=validate, validate_bytes=validate_bytes, clauses=CLAUSES)

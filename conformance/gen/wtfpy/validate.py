@@ -18,28 +18,25 @@ Readings of SPEC-WTF.md where its text leaves room are listed in
 corpus/wtf/README.md (make_wtf_corpus.py READINGS).
 """
 
-from tracepy.onefile import report_notes, validate_file
-from tracepy.report import UsageError, clause_lines  # noqa: F401  (UsageError: for callers)
+from tracepy.onefile import OneFileValidator
+from tracepy.report import UsageError  # noqa: F401  (what validate raises: exit 2)
 
-from .clauses import CLAUSES, SEVERITY
+from .clauses import CLAUSES
 from .reader import read_trace
 
 _HEADER_ONLY = ("WTF-HDR-001", "WTF-HDR-002", "WTF-REC-001")
+_ALL = tuple(cid for cid, _, _ in CLAUSES)
 
 
-def validate_bytes(data, name, strict=False, path=None):
-    rep, t = report_notes(data, name, strict, path, SEVERITY, read_trace)
-    header_read = t.format_version == 10 and t.magic is not None
-    rep.check(*([cid for cid, _, _ in CLAUSES] if header_read else _HEADER_ONLY))
-    if any(n.clause == "WTF-REC-001" for n in t.notes):
-        rep.recovered.append((name, len(t.events)))
-    return rep
+def _checked(t):
+    """Every clause once the header was read, else the header's."""
+    return _ALL if t.format_version == 10 and t.magic is not None else _HEADER_ONLY
 
 
-def validate(path, strict=False):
-    """Report of validating the WTF file ``path``."""
-    return validate_file(path, strict, "a WTF file", validate_bytes)
+def _recovered(t):
+    """The events read from a crash-truncated file (WTF-REC-001)."""
+    return len(t.events) if any(n.clause == "WTF-REC-001" for n in t.notes) else None
 
 
-def list_clauses():
-    return clause_lines(CLAUSES)
+_V = OneFileValidator(CLAUSES, read_trace, _checked, _recovered, "a WTF file")
+validate, validate_bytes, list_clauses = _V.validate, _V.validate_bytes, _V.list_clauses
