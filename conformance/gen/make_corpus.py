@@ -1953,10 +1953,13 @@ def write_file_corpus(out, cases, spec, prog, target, readme, check, lines, log=
     return cases
 
 
-def readme_cases(cases):
-    """README lines of a one-file format's corpus: the table of its cases
-    (name, the clauses its expectation reports, what it is)."""
-    out = ["", "## Cases", "", "| case | clauses | what |", "| --- | --- | --- |"]
+def readme_file_end(readings, clauses, cov, spec_name, cases):
+    """The last README lines of a one-file format's corpus: its readings, the
+    clause coverage of ``spec_name`` and the table of its cases (name, the
+    clauses its expectation reports, what it is)."""
+    out = readme_tail(readings, clauses, cov, "Cases whose expectations report each clause "
+                      "of %s." % spec_name)
+    out += ["", "## Cases", "", "| case | clauses | what |", "| --- | --- | --- |"]
     for c in cases:
         out.append("| `%s` | %s | %s |" % (c.name, " ".join(c.errors + c.warnings) or "-",
                                           c.description.replace("|", "\\|")))
@@ -2200,8 +2203,9 @@ def readme(cases, clauses, cov):
     return "\n".join(out) + "\n"
 
 
-def generator_main(argv, doc, default_out, cases, write, check):
-    """The command line of a corpus generator: --out DIR, --check DIR, --list."""
+def generator_main(argv, doc, default_out, cases, write, check=None):
+    """The command line of a corpus generator: --out DIR, --check DIR, --list.
+    ``check(DIR)``: by default, check_corpus(DIR, write)."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--out", default=default_out, help="corpus directory to write "
                     "(default: %(default)s)")
@@ -2214,7 +2218,7 @@ def generator_main(argv, doc, default_out, cases, write, check):
             print("%s\t%s" % (c.name, c.cls))
         return 0
     if a.check:
-        return check(a.check)
+        return check(a.check) if check else check_corpus(a.check, write)
     done = write(a.out, (lambda s: print(s)) if a.verbose else None)
     print("wrote %d cases to %s" % (len(done), a.out))
     return 0

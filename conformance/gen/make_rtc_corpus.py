@@ -39,9 +39,8 @@ sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from make_corpus import (EXPECT_SCHEMA, Expectation, check_corpus, collect_cases,  # noqa: E402
-                         generator_main, readme_cases, readme_classes, readme_tail,
-                         write_file_corpus)
+from make_corpus import (EXPECT_SCHEMA, Expectation, collect_cases,  # noqa: E402
+                         generator_main, readme_classes, readme_file_end, write_file_corpus)
 from rtcpy import wire  # noqa: E402
 from rtcpy.dump import dump_lines  # noqa: E402
 from rtcpy.reader import read_rtc  # noqa: E402
@@ -690,14 +689,11 @@ def readme(cases, clauses, cov):
            "conformance/gen/rtcpy_tool.py --spec conformance/SPEC-RTC.md --corpus corpus/rtc",
            "/usr/bin/python3 conformance/gen/make_rtc_corpus.py --check corpus/rtc",
            "```", "", "## Readings", ""]
-    out += readme_tail(READINGS, clauses, cov, "Cases whose expectations report each clause "
-                       "of SPEC-RTC.md.")
-    return "\n".join(out + readme_cases(cases)) + "\n"
+    return "\n".join(out + readme_file_end(READINGS, clauses, cov, "SPEC-RTC.md", cases)) + "\n"
 
 
 def main(argv=None):
-    return generator_main(argv, __doc__, DEFAULT_OUT, all_cases, write_corpus,
-                          lambda d: check_corpus(d, write_corpus))
+    return generator_main(argv, __doc__, DEFAULT_OUT, all_cases, write_corpus)
 
 
 if __name__ == "__main__":
