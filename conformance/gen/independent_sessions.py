@@ -39,6 +39,7 @@ from atfpy import (ARCH_ARM64, ARCH_X86_64, CHECKSUM_CRC32_IEEE, CHECKSUM_CRC32C
                    INDEX_HEADER_SIZE, LAYOUT_1, LAYOUT_2, OS_ANDROID, OS_IOS, OS_LINUX,
                    OS_MACOS, OS_WINDOWS, U32_MAX, U64_MAX, Arm64Payload, DetailEvent,
                    IndexEvent, Module, SessionModel, Symbol, ThreadModel)
+from atfpy.session import call_step  # noqa: E402
 
 GENERATOR = "independent_sessions"
 FORMAT = 1   # of index.json
@@ -113,16 +114,9 @@ def gen_thread(rng, session, spec, pool, forced_fids=()):
             r = rng.random()
             ts += 0 if r < 0.05 else (rng.randrange(10 ** 8, 10 ** 10) if r < 0.07
                                       else rng.randrange(1, 5000))
-        r = rng.random()
-        if not stack or (len(stack) < 48 and r < 0.52):
-            fid = forced_fids.pop(0) if forced_fids else rng.choice(pool)
-            kind, depth = EVENT_CALL, len(stack)
-            stack.append(fid)
-        elif r < 0.96 or len(stack) >= 48:
-            fid = stack.pop()
-            kind, depth = EVENT_RETURN, len(stack)
-        else:
-            fid, kind, depth = stack[-1], EVENT_EXCEPTION, len(stack)
+        fid, kind, depth = call_step(
+            stack, rng.random(), lambda: forced_fids.pop(0) if forced_fids else rng.choice(pool),
+            48, 0.52, 0.96, len(stack) < 48)
         ev = IndexEvent(timestamp_ns=ts, function_id=fid, event_kind=kind)
         if layout == LAYOUT_1:
             ev.thread_id, ev.call_depth = os_tid, depth

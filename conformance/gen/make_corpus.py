@@ -48,7 +48,7 @@ from atfpy import (ARCH_ARM64, ARCH_X86_64, CLOCK_BOOTTIME, CLOCK_MACH_CONTINUOU
                    compute_checksum)
 import atfpy  # noqa: E402
 from atfpy.dump import detail_file_lines, session_lines, thread_lines  # noqa: E402
-from atfpy.session import SessionView, ThreadView  # noqa: E402
+from atfpy.session import SessionView, ThreadView, call_step  # noqa: E402
 import atfpy_tool  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -287,16 +287,8 @@ def make_events(rng, layout, n, *, tid, detail=False, arch=ARCH_ARM64, every=2, 
     for seq in range(n):
         if seq:
             ts += rng.choice(steps)
-        r = rng.random()
-        if not stack or (len(stack) < 6 and r < 0.55):
-            fid = rng.choice(fids)
-            kind, depth = EVENT_CALL, len(stack)
-            stack.append(fid)
-        elif r < 0.93 or not exceptions:
-            fid = stack.pop()
-            kind, depth = EVENT_RETURN, len(stack)
-        else:
-            fid, kind, depth = stack[-1], EVENT_EXCEPTION, len(stack)
+        fid, kind, depth = call_step(stack, rng.random(), lambda: rng.choice(fids), 6, 0.55, 0.93,
+                                     exceptions)
         ev = IndexEvent(timestamp_ns=ts, function_id=fid, event_kind=kind)
         if layout == LAYOUT_1:
             ev.thread_id, ev.call_depth = tid, depth
@@ -1935,6 +1927,45 @@ def readme_classes(cases, rec):
             "| as `strict_verdict` | when accepted |" % counts.get("implementation-defined", 0)]
 
 
+def write_file_corpus(out, cases, spec, prog, target, readme, check, lines, log=None):
+    """Writes the corpus of a one-file format (WTF, RTC) into ``out``: every
+    case's file (NAME/``target``), its expectation and, for an accepted case,
+    its dump; then README.md (``readme(cases, clauses, coverage)``). Each
+    clause of ``spec`` must be reported by a case. ``check(c)`` checks a
+    case against the format's independent reader (SystemExit when it does
+    not hold) and returns what ``lines(c, checked)`` turns into the case's
+    dump lines."""
+    clauses = spec_clauses(spec)
+    cov = coverage(cases)
+    require_coverage(clauses, cov, prog, os.path.basename(spec))
+    clear_owned(out)
+    for c in cases:
+        checked = check(c)
+        _write(os.path.join(out, c.name, target), c.data)
+        exp = c.expect()
+        _write(os.path.join(out, c.name + ".expect.json"),
+               (json.dumps(exp, indent=2, ensure_ascii=True) + "\n").encode())
+        if exp["dump"]:
+            _write(os.path.join(out, exp["dump"]), "".join(lines(c, checked)).encode("utf-8"))
+        if log:
+            log("%-50s %-22s %s" % (c.name, c.cls, " ".join(c.errors + c.warnings) or "-"))
+    _write(os.path.join(out, "README.md"), readme(cases, clauses, cov).encode("utf-8"))
+    return cases
+
+
+def readme_file_end(readings, clauses, cov, spec_name, cases):
+    """The last README lines of a one-file format's corpus: its readings, the
+    clause coverage of ``spec_name`` and the table of its cases (name, the
+    clauses its expectation reports, what it is)."""
+    out = readme_tail(readings, clauses, cov, "Cases whose expectations report each clause "
+                      "of %s." % spec_name)
+    out += ["", "## Cases", "", "| case | clauses | what |", "| --- | --- | --- |"]
+    for c in cases:
+        out.append("| `%s` | %s | %s |" % (c.name, " ".join(c.errors + c.warnings) or "-",
+                                          c.description.replace("|", "\\|")))
+    return out
+
+
 def readme_tail(readings, clauses, cov, intro):
     """README lines: the readings (title, text, example cases) and the clause
     coverage table, ``intro`` its first line."""
@@ -2172,8 +2203,9 @@ def readme(cases, clauses, cov):
     return "\n".join(out) + "\n"
 
 
-def generator_main(argv, doc, default_out, cases, write, check):
-    """The command line of a corpus generator: --out DIR, --check DIR, --list."""
+def generator_main(argv, doc, default_out, cases, write, check=None):
+    """The command line of a corpus generator: --out DIR, --check DIR, --list.
+    ``check(DIR)``: by default, check_corpus(DIR, write)."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--out", default=default_out, help="corpus directory to write "
                     "(default: %(default)s)")
@@ -2186,7 +2218,7 @@ def generator_main(argv, doc, default_out, cases, write, check):
             print("%s\t%s" % (c.name, c.cls))
         return 0
     if a.check:
-        return check(a.check)
+        return check(a.check) if check else check_corpus(a.check, write)
     done = write(a.out, (lambda s: print(s)) if a.verbose else None)
     print("wrote %d cases to %s" % (len(done), a.out))
     return 0

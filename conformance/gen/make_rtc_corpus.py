@@ -39,9 +39,8 @@ sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from make_corpus import (EXPECT_SCHEMA, Expectation, _write, check_corpus,  # noqa: E402
-                         clear_owned, collect_cases, coverage, generator_main, readme_classes,
-                         readme_tail, require_coverage, spec_clauses)
+from make_corpus import (EXPECT_SCHEMA, Expectation, collect_cases,  # noqa: E402
+                         generator_main, readme_classes, readme_file_end, write_file_corpus)
 from rtcpy import wire  # noqa: E402
 from rtcpy.dump import dump_lines  # noqa: E402
 from rtcpy.reader import read_rtc  # noqa: E402
@@ -625,31 +624,23 @@ def model_check(c, t):
                          "(%s)" % (c.name, len(got), len(want), missing))
 
 
+def check_case(c):
+    """What rtcpy reads of the case: the clauses it expects, and for an
+    accepted case the records of the writer's model."""
+    t = read_rtc(c.data)
+    got = sorted(set(n.clause for n in t.notes if n.clause))
+    want = sorted(c.errors + c.warnings)
+    if got != want:
+        raise SystemExit("make_rtc_corpus: %s: rtcpy finds %s, the case expects %s" % (
+            c.name, got, want))
+    if not c.errors:
+        model_check(c, t)
+    return t
+
+
 def write_corpus(out, log=None):
-    cases = all_cases()
-    clauses = spec_clauses(SPEC)
-    cov = coverage(cases)
-    require_coverage(clauses, cov, "make_rtc_corpus", "SPEC-RTC.md")
-    clear_owned(out)
-    for c in cases:
-        t = read_rtc(c.data)
-        got = sorted(set(n.clause for n in t.notes if n.clause))
-        want = sorted(c.errors + c.warnings)
-        if got != want:
-            raise SystemExit("make_rtc_corpus: %s: rtcpy finds %s, the case expects %s" % (
-                c.name, got, want))
-        if not c.errors:
-            model_check(c, t)
-        _write(os.path.join(out, c.name, TARGET), c.data)
-        exp = c.expect()
-        _write(os.path.join(out, c.name + ".expect.json"),
-               (json.dumps(exp, indent=2, ensure_ascii=True) + "\n").encode())
-        if exp["dump"]:
-            _write(os.path.join(out, exp["dump"]), "".join(dump_lines(t)).encode("utf-8"))
-        if log:
-            log("%-50s %-22s %s" % (c.name, c.cls, " ".join(c.errors + c.warnings) or "-"))
-    _write(os.path.join(out, "README.md"), readme(cases, clauses, cov).encode("utf-8"))
-    return cases
+    return write_file_corpus(out, all_cases(), SPEC, "make_rtc_corpus", TARGET, readme,
+                             check_case, lambda c, t: dump_lines(t), log)
 
 
 READINGS = [
@@ -698,18 +689,11 @@ def readme(cases, clauses, cov):
            "conformance/gen/rtcpy_tool.py --spec conformance/SPEC-RTC.md --corpus corpus/rtc",
            "/usr/bin/python3 conformance/gen/make_rtc_corpus.py --check corpus/rtc",
            "```", "", "## Readings", ""]
-    out += readme_tail(READINGS, clauses, cov, "Cases whose expectations report each clause "
-                       "of SPEC-RTC.md.")
-    out += ["", "## Cases", "", "| case | clauses | what |", "| --- | --- | --- |"]
-    for c in cases:
-        out.append("| `%s` | %s | %s |" % (c.name, " ".join(c.errors + c.warnings) or "-",
-                                          c.description.replace("|", "\\|")))
-    return "\n".join(out) + "\n"
+    return "\n".join(out + readme_file_end(READINGS, clauses, cov, "SPEC-RTC.md", cases)) + "\n"
 
 
 def main(argv=None):
-    return generator_main(argv, __doc__, DEFAULT_OUT, all_cases, write_corpus,
-                          lambda d: check_corpus(d, write_corpus))
+    return generator_main(argv, __doc__, DEFAULT_OUT, all_cases, write_corpus)
 
 
 if __name__ == "__main__":

@@ -42,9 +42,8 @@ sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from make_corpus import (EXPECT_SCHEMA, Expectation, _write, check_corpus,  # noqa: E402
-                         clear_owned, collect_cases, coverage, generator_main, readme_classes, readme_tail, require_coverage,
-                         spec_clauses)
+from make_corpus import (EXPECT_SCHEMA, Expectation, collect_cases,  # noqa: E402
+                         generator_main, readme_classes, readme_file_end, write_file_corpus)
 from wtfpy.reader import READABLE_ARRAYS  # noqa: E402
 from wtfpy import wire  # noqa: E402
 from wtfpy.dump import dump_lines  # noqa: E402
@@ -1026,33 +1025,25 @@ def all_cases():
 
 # ---- Output -----------------------------------------------------------------------------
 
+def case_lines(c, _checked=None):
+    """The dump lines of an accepted case: its model's, which wtfpy must
+    decode from its bytes line for line."""
+    lines = dump_lines(c.model)
+    decoded = dump_lines(read_trace(c.data))
+    if decoded != lines:
+        first = next((k for k, (a, b) in enumerate(zip(lines, decoded)) if a != b),
+                     min(len(lines), len(decoded)))
+        raise SystemExit("make_wtf_corpus: %s: the dump decoded by wtfpy differs from "
+                         "the model's at line %d:\n  model: %s  wtfpy: %s" % (
+                             c.name, first + 1, lines[first] if first < len(lines)
+                             else "<end>\n", decoded[first] if first < len(decoded)
+                             else "<end>\n"))
+    return lines
+
+
 def write_corpus(out, log=None):
-    cases = all_cases()
-    clauses = spec_clauses(SPEC)
-    cov = coverage(cases)
-    require_coverage(clauses, cov, "make_wtf_corpus", "SPEC-WTF.md")
-    clear_owned(out)
-    for c in cases:
-        _write(os.path.join(out, c.name, TARGET), c.data)
-        exp = c.expect()
-        _write(os.path.join(out, c.name + ".expect.json"),
-               (json.dumps(exp, indent=2, ensure_ascii=True) + "\n").encode())
-        if exp["dump"]:
-            lines = dump_lines(c.model)
-            decoded = dump_lines(read_trace(c.data))
-            if decoded != lines:
-                first = next((k for k, (a, b) in enumerate(zip(lines, decoded)) if a != b),
-                             min(len(lines), len(decoded)))
-                raise SystemExit("make_wtf_corpus: %s: the dump decoded by wtfpy differs from "
-                                 "the model's at line %d:\n  model: %s  wtfpy: %s" % (
-                                     c.name, first + 1, lines[first] if first < len(lines)
-                                     else "<end>\n", decoded[first] if first < len(decoded)
-                                     else "<end>\n"))
-            _write(os.path.join(out, exp["dump"]), "".join(lines).encode("utf-8"))
-        if log:
-            log("%-50s %-22s %s" % (c.name, c.cls, " ".join(c.errors + c.warnings) or "-"))
-    _write(os.path.join(out, "README.md"), readme(cases, clauses, cov).encode("utf-8"))
-    return cases
+    return write_file_corpus(out, all_cases(), SPEC, "make_wtf_corpus", TARGET, readme,
+                             lambda c: None, case_lines, log)
 
 
 READINGS = [
@@ -1161,18 +1152,11 @@ def readme(cases, clauses, cov):
            "## Readings of SPEC-WTF.md and docs/wtf-dump-format.md", "",
            "Where the texts leave room, the expectations take these readings (wtfpy implements "
            "the same):", ""]
-    out += readme_tail(READINGS, clauses, cov, "Cases whose expectations report each clause "
-                       "of SPEC-WTF.md.")
-    out += ["", "## Cases", "", "| case | clauses | what |", "| --- | --- | --- |"]
-    for c in cases:
-        out.append("| `%s` | %s | %s |" % (c.name, " ".join(c.errors + c.warnings) or "-",
-                                          c.description.replace("|", "\\|")))
-    return "\n".join(out) + "\n"
+    return "\n".join(out + readme_file_end(READINGS, clauses, cov, "SPEC-WTF.md", cases)) + "\n"
 
 
 def main(argv=None):
-    return generator_main(argv, __doc__, DEFAULT_OUT, all_cases, write_corpus,
-                          lambda d: check_corpus(d, write_corpus))
+    return generator_main(argv, __doc__, DEFAULT_OUT, all_cases, write_corpus)
 
 
 if __name__ == "__main__":

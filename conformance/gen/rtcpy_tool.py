@@ -25,7 +25,7 @@ import sys
 sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from atfpy_tool import dump_file, file_tool_main  # noqa: E402
+from tracepy.tool import dump_file, file_tool_main  # noqa: E402
 from rtcpy.clauses import SEVERITY  # noqa: E402
 from rtcpy.dump import dump_lines  # noqa: E402
 from rtcpy.reader import read_rtc  # noqa: E402

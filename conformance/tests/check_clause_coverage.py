@@ -4,8 +4,9 @@
     check_clause_coverage.py --atf PATH [--spec SPEC.md] [--corpus DIR]
 
 One format at a time: the validator lists every format's clauses, and only
-those of the spec's format are compared (a spec whose clauses all start with
-"WTF-" or "RTC-" is that format's; ATF's clauses have no format prefix).
+those of the spec's format are compared. The spec's format is the one of the
+format registry (conformance/gen/tracepy/registry.py) that owns all its
+clause IDs (by the format's clause prefix, "WTF-"; ATF's have none).
 
 * SPEC.md: every clause table row `| \\`ID\\` | error|warning ... |` defines a clause.
 * The validator: `atf validate --list-clauses` prints its clause table, one clause
@@ -32,7 +33,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 ROW = re.compile(r"^\|\s*`([A-Z]+(?:-[A-Z]+)*-\d{3})`\s*\|\s*(error|warning)\b")
 ID = re.compile(r"^[A-Z]+(?:-[A-Z]+)*-\d{3}$")
-FORMAT_PREFIXES = ("WTF-", "RTC-")
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(REPO, "conformance", "gen"))
+from tracepy import registry  # noqa: E402
 
 
 def spec_clauses(path):
@@ -47,9 +51,9 @@ def spec_clauses(path):
     return out
 
 
-def validator_clauses(atf, problems, prefix=None):
-    """{id: severity} of the validator's table for one format: the lines
-    starting with ``prefix``, or (None: ATF) those with no format prefix."""
+def validator_clauses(atf, problems, fmt):
+    """{id: severity} of the validator's table for the format ``fmt`` (a
+    tracepy.registry.Format): the lines whose ID it owns."""
     cmd = ([sys.executable, atf] if atf.endswith(".py") else [atf]) + \
         ["validate", "--list-clauses"]
     try:
@@ -64,8 +68,7 @@ def validator_clauses(atf, problems, prefix=None):
         return None
     out = {}
     for n, line in enumerate(p.stdout.decode("utf-8", "replace").splitlines(), 1):
-        if (not line.startswith(prefix)) if prefix is not None else \
-                line.startswith(FORMAT_PREFIXES):
+        if not fmt.owns_clause(line.split("\t", 1)[0]):
             continue
         if not line.strip():
             continue
@@ -116,9 +119,11 @@ def main(argv=None):
         print("error: no clause table row found in %s" % a.spec, file=sys.stderr)
         return 2
     problems = []
-    # The format of the spec: its clause IDs' prefix ("WTF-", "RTC-"), or ATF
-    # (the clauses without a format prefix).
-    fmt = next((p for p in FORMAT_PREFIXES if all(cid.startswith(p) for cid in spec)), None)
+    fmt = registry.of_clauses(spec)
+    if fmt is None:
+        print("error: the clauses of %s are of no one format of the registry (%s)"
+              % (a.spec, ", ".join(registry.names())), file=sys.stderr)
+        return 2
     val = validator_clauses(os.path.abspath(a.atf), problems, fmt)
     if val is not None:
         for cid in spec:

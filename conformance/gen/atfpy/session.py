@@ -354,3 +354,20 @@ def model_view(model):
             v.detail_layout, v.detail_arch, v.detail_events = model.layout, model.arch, det
         threads.append(v)
     return SessionView(threads, model.symbol_map())
+
+
+def call_step(stack, r, pick, max_depth, p_call, p_return, may_throw=True):
+    """(function_id, event_kind, call_depth) of the next event of a generated
+    call stack (the generators' models, not a reader): a call of ``pick()``
+    when the stack is empty or below ``max_depth`` deep with ``r`` below
+    ``p_call``; else the return of the innermost call when ``r`` is below
+    ``p_return`` or ``may_throw`` is false; else an exception in it.
+    ``stack`` (function ids) is updated."""
+    from .records import EVENT_CALL, EVENT_EXCEPTION, EVENT_RETURN
+    if not stack or (len(stack) < max_depth and r < p_call):
+        stack.append(pick())
+        return stack[-1], EVENT_CALL, len(stack) - 1
+    if r < p_return or not may_throw:
+        fid = stack.pop()
+        return fid, EVENT_RETURN, len(stack)
+    return stack[-1], EVENT_EXCEPTION, len(stack)

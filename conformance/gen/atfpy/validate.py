@@ -52,8 +52,9 @@ from .records import (DETAIL_EVENT_HEADER_SIZE, DETAIL_FOOTER_MAGIC, DETAIL_FOOT
                       INDEX_FOOTER_SIZE, INDEX_HEADER_SIZE, INDEX_MAGIC, LAYOUT_1, LAYOUT_2,
                       NO_DETAIL_L1, NO_DETAIL_L2)
 from .session import JsonReal, U64RangeError, parse_u64
-
-SCHEMA = "atf-validate/1"
+from tracepy.binary import le as _u
+from tracepy.report import (SCHEMA, Aggregator, Finding, Report, UsageError,  # noqa: F401
+                            clause_lines, severities)
 
 CLAUSES = (
     ("GEN-LAY-001", "error", "index and detail files of one thread use the same layout"),
@@ -145,7 +146,7 @@ CLAUSES = (
                          "events section"),
     ("CRC-003", "warning", "layout 2 writers write a checksum"),
 )
-SEVERITY = {cid: sev for cid, sev, _ in CLAUSES}
+SEVERITY = severities(CLAUSES)
 GROUPS = ("GEN", "IDX", "DET", "ARM", "LINK", "SES", "REC", "CRC")
 
 # Header clauses that apply to every readable header, whatever its values.
@@ -154,114 +155,6 @@ _IDX_HEADER_CLAUSES = ("IDX-HDR-001", "IDX-HDR-002", "IDX-HDR-003", "IDX-HDR-004
                        "IDX-HDR-010", "IDX-HDR-011")
 _DET_HEADER_CLAUSES = ("DET-HDR-001", "DET-HDR-002", "DET-HDR-003", "DET-HDR-004",
                        "DET-HDR-005", "DET-HDR-006")
-
-
-class UsageError(Exception):
-    """The path cannot be validated at all (exit 2)."""
-
-
-class Finding:
-    __slots__ = ("clause", "severity", "file", "offset", "field", "message")
-
-    def __init__(self, clause, severity, file, offset, field, message):
-        self.clause, self.severity, self.file = clause, severity, file
-        self.offset, self.field, self.message = offset, field, message
-
-    def to_json(self):
-        return {"clause": self.clause, "severity": self.severity, "file": self.file,
-                "offset": self.offset, "field": self.field, "message": self.message}
-
-
-class Report:
-    """Findings of one validation. ``severity``: {clause: "error"|"warning"},
-    the clause table findings may name (default: this module's, SPEC.md)."""
-
-    def __init__(self, path, strict=False, severity=None):
-        self.path, self.strict = path, strict
-        self.severity = SEVERITY if severity is None else severity
-        self.findings = []
-        self.recovered = []            # [(file, events)]
-        self.checked = set()
-        self._rank = {}
-
-    def rank(self, file, key):
-        self._rank[file] = key
-
-    def check(self, *clauses):
-        self.checked.update(clauses)
-
-    def add(self, clause, file, offset, field, message, severity=None):
-        if clause not in self.severity:
-            raise KeyError(clause)
-        self.checked.add(clause)
-        self.findings.append(Finding(clause, severity or self.severity[clause], file, offset,
-                                     field, message))
-
-    @property
-    def errors(self):
-        return sum(1 for f in self.findings if f.severity == "error")
-
-    @property
-    def warnings(self):
-        return sum(1 for f in self.findings if f.severity == "warning")
-
-    @property
-    def conformant(self):
-        return self.errors == 0 and (not self.strict or self.warnings == 0)
-
-    def sorted_findings(self):
-        def key(f):
-            return (self._rank.get(f.file, (9, f.file)), -1 if f.offset is None else f.offset,
-                    f.clause, f.message)
-        return sorted(self.findings, key=key)
-
-    def to_json(self):
-        return {"schema": SCHEMA, "path": self.path, "strict": self.strict,
-                "verdict": "conformant" if self.conformant else "nonconformant",
-                "counts": {"error": self.errors, "warning": self.warnings},
-                "recovered": [{"file": f, "events": n} for f, n in self.recovered],
-                "findings": [f.to_json() for f in self.sorted_findings()],
-                "clauses_checked": sorted(self.checked)}
-
-    def text_lines(self):
-        out = []
-        for f in self.sorted_findings():
-            s = "%s %s %s" % (f.severity, f.clause, f.file)
-            if f.offset is not None:
-                s += ": offset %d" % f.offset
-            if f.field:
-                s += ": field %s" % f.field
-            out.append("%s: %s" % (s, f.message))
-        out.append("%s: %s (%d error(s), %d warning(s))" % (
-            self.path, "conformant" if self.conformant else "NONCONFORMANT", self.errors,
-            self.warnings))
-        return out
-
-
-def _u(data, off, size):
-    return int.from_bytes(data[off:off + size], "little")
-
-
-class _Agg:
-    """Per-event findings of one file: the first occurrence of each clause with
-    the number of events that break it."""
-
-    def __init__(self, rep, file):
-        self.rep, self.file, self.items = rep, file, {}
-
-    def hit(self, clause, offset, field, message, severity=None):
-        it = self.items.get((clause, severity))
-        if it is None:
-            self.items[(clause, severity)] = [offset, field, message, 1]
-        else:
-            it[3] += 1
-
-    def flush(self):
-        for (clause, severity), (off, field, msg, n) in self.items.items():
-            if n > 1:
-                msg += " (%d events in all)" % n
-            self.rep.add(clause, self.file, off, field, msg, severity)
-        self.items = {}
 
 
 # ---- Index file -------------------------------------------------------------
@@ -478,7 +371,7 @@ def check_index(rep, data, name, verify=True):
     else:
         rep.check("IDX-EVT-002")
     events = []
-    agg = _Agg(rep, name)
+    agg = Aggregator(rep, name)
     prev_ts = prev_link = None
     for seq in range(count):
         off = eoff + seq * INDEX_EVENT_SIZE
@@ -615,7 +508,7 @@ def check_detail(rep, data, name, verify=True):
 
     events = []
     walk_ok = True
-    agg = _Agg(rep, name)
+    agg = Aggregator(rep, name)
     if fpos is not None:
         rep.check("DET-EVT-001", "DET-EVT-002", "DET-FTR-002", "DET-FTR-004", "DET-FTR-005")
         crc, fcount, fblen = _u(data, fpos + 4, 4), _u(data, fpos + 8, 8), _u(data, fpos + 16, 8)
@@ -841,7 +734,7 @@ def check_thread(rep, tdir, prefix, verify=True, need_index=True):
 def _check_links(rep, idx, det, iname, dname):
     rep.check("LINK-001", "LINK-002", "LINK-003", "LINK-004", "LINK-007")
     ievs, devs = idx.events, det.events
-    ia, da = _Agg(rep, iname), _Agg(rep, dname)
+    ia, da = Aggregator(rep, iname), Aggregator(rep, dname)
     ds_off = 28 if idx.layout == LAYOUT_1 else 16
     for s, e in enumerate(ievs):
         d = e.detail_seq
@@ -1216,7 +1109,7 @@ def validate(path, strict=False, verify=True):
     """Report of validating ``path``: an index file, a detail file, a thread
     directory, a session directory, or a directory holding one pid_N session.
     Raises UsageError when the path is none of these."""
-    rep = Report(path, strict)
+    rep = Report(path, strict, SEVERITY)
     if os.path.isfile(path):
         kind = _file_kind(path)
         name = os.path.basename(path)
@@ -1247,7 +1140,7 @@ def validate(path, strict=False, verify=True):
 
 
 def list_clauses():
-    return ["%s\t%s\t%s" % c for c in CLAUSES]
+    return clause_lines(CLAUSES)
 
 
 def validate_path(path):

@@ -2,6 +2,8 @@
 spec's order. The validator's table (`rtcpy_tool validate --list-clauses`)
 and the corpus coverage check compare it with the spec, both ways."""
 
+from tracepy.report import severities
+
 CLAUSES = (
     ("RTC-MRK-001", "error", "a non-empty file holds a Marker (04 and 1024 x B9)"),
     ("RTC-MRK-002", "error", "every Unit start inside the file holds an intact Marker"),
@@ -51,4 +53,4 @@ CLAUSES = (
     ("RTC-REC-002", "warning", "a file cut at the start: readers skip to the first Marker and "
                                "report it"),
 )
-SEVERITY = {cid: sev for cid, sev, _ in CLAUSES}
+SEVERITY = severities(CLAUSES)

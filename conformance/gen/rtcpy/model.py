@@ -1,17 +1,7 @@
 """What an RTC file holds as the reader decoded it (and as the dump prints
 it): geometry, Units, stream definitions, records, skipped ranges, notes."""
 
-
-class Note:
-    """A finding: the clause of SPEC-RTC.md it breaks (None for a plain
-    remark), the file offset, the field, the message."""
-    __slots__ = ("clause", "offset", "field", "message")
-
-    def __init__(self, clause, offset, field, message):
-        self.clause, self.offset, self.field, self.message = clause, offset, field, message
-
-    def __repr__(self):
-        return "Note(%s @%s %s: %s)" % (self.clause, self.offset, self.field, self.message)
+from tracepy.report import Note  # noqa: F401  (the reader's findings)
 
 
 class UnitInfo:

@@ -23,6 +23,8 @@ Note with its clause.
 import re
 import struct
 
+from tracepy.binary import is_utf8
+
 from . import wire
 from .canon import (JsonObject, escape_bytes, number, parse_json, render_json,
                     rewrite_json_bytes)
@@ -887,9 +889,7 @@ class Reader:
             sec, ns = self.timespec(b)
             return '{"sec":%d,"nsec":%d}' % (sec, ns), float(sec) + float(ns) / 1e9
         if fmt == "utf-8":
-            try:
-                b.decode("utf-8")
-            except UnicodeDecodeError:
+            if not is_utf8(b):
                 self.find("RTC-FMT-004", off, fmt, "the utf-8 record at %d is not valid UTF-8"
                           % off)
             return escape_bytes(b), None

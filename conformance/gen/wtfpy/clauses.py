@@ -2,6 +2,8 @@
 spec's order. The validator's table (`wtfpy_tool validate --list-clauses`)
 and the corpus coverage check compare it with the spec, both ways."""
 
+from tracepy.report import severities
+
 CLAUSES = (
     ("WTF-HDR-001", "error", "the file is at least 12 bytes and starts with the magic 0xDEADBEEF"),
     ("WTF-HDR-002", "error", "format_version is 10"),
@@ -59,4 +61,4 @@ CLAUSES = (
     ("WTF-REC-001", "warning", "a file cut at the end is crash-truncated: what was recovered "
                                "is reported"),
 )
-SEVERITY = {cid: sev for cid, sev, _ in CLAUSES}
+SEVERITY = severities(CLAUSES)

@@ -13,6 +13,8 @@ Argument values:
   T[]                       list of element values, or None (null)
 """
 
+from tracepy.report import Note  # noqa: F401  (the reader's findings)
+
 from . import wire
 
 
@@ -93,19 +95,6 @@ class Trace:
 
     def events_of(self, chunk_index):
         return [e for e in self.events if e.chunk == chunk_index]
-
-
-class Note:
-    """What a reader found: the clause of SPEC-WTF.md it breaks (None for a
-    plain remark: what was not read), where (file offset, field), what."""
-    __slots__ = ("clause", "offset", "field", "message", "chunk")
-
-    def __init__(self, clause, offset, field, message, chunk=None):
-        self.clause, self.offset, self.field, self.message = clause, offset, field, message
-        self.chunk = chunk
-
-    def __repr__(self):
-        return "Note(%s @%s %s: %s)" % (self.clause, self.offset, self.field, self.message)
 
 
 def cut_trace(m, cut):

@@ -21,6 +21,8 @@ Where reading stops or skips (SPEC-WTF 6, SPEC.md 7a.3):
 Every other finding leaves reading as it is.
 """
 
+from tracepy.binary import is_utf8
+
 from . import wire
 from .canon import JsonObject, parse_json
 from .clauses import SEVERITY
@@ -63,14 +65,6 @@ def header_prefix_ok(data):
         return False
     fv = data[8:12]
     return fv == wire.p32(wire.FORMAT_VERSION)[:len(fv)]
-
-
-def _utf8(b):
-    try:
-        b.decode("utf-8")
-        return True
-    except UnicodeDecodeError:
-        return False
 
 
 class Reader:
@@ -396,7 +390,7 @@ class Reader:
                 self.find("WTF-STR-001", st.file_offset + st.length - len(ci.unterminated),
                           "string_table", "chunk %d: the string table ends in %d bytes without "
                           "a NUL" % (ci.index, len(ci.unterminated)), ci.index)
-            bad = [k for k, s in enumerate(ci.strings) if not _utf8(s)]
+            bad = [k for k, s in enumerate(ci.strings) if not is_utf8(s)]
             if bad:
                 self.find("WTF-STR-003", st.file_offset + sum(len(s) + 1 for s in
                                                               ci.strings[:bad[0]]),

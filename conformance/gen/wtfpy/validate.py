@@ -1,8 +1,8 @@
 """Clause-ID validator: an independent implementation of
 conformance/SPEC-WTF.md over the reader (reader.py), which finds every
-clause as it reads. The report is atfpy's (same findings, same JSON schema
-"atf-validate/1" as `atf validate --format json`), so that one runner checks
-the corpus against both implementations.
+clause as it reads. The report is tracepy's, as atfpy's (same findings,
+same JSON schema "atf-validate/1" as `atf validate --format json`), so that
+one runner checks the corpus against both implementations.
 
 Entry points
   validate(path, strict=False) -> Report      (UsageError: exit 2)
@@ -18,42 +18,25 @@ Readings of SPEC-WTF.md where its text leaves room are listed in
 corpus/wtf/README.md (make_wtf_corpus.py READINGS).
 """
 
-import os
+from tracepy.onefile import OneFileValidator
+from tracepy.report import UsageError  # noqa: F401  (what validate raises: exit 2)
 
-from atfpy.validate import Report, UsageError, _Agg
-
-from .clauses import CLAUSES, SEVERITY
+from .clauses import CLAUSES
 from .reader import read_trace
 
 _HEADER_ONLY = ("WTF-HDR-001", "WTF-HDR-002", "WTF-REC-001")
+_ALL = tuple(cid for cid, _, _ in CLAUSES)
 
 
-def validate_bytes(data, name, strict=False, path=None):
-    rep = Report(path if path is not None else name, strict, SEVERITY)
-    t = read_trace(data, name)
-    agg = _Agg(rep, name)
-    for n in t.notes:
-        if n.clause is not None:
-            agg.hit(n.clause, n.offset, n.field, n.message)
-    agg.flush()
-    header_read = t.format_version == 10 and t.magic is not None
-    rep.check(*([cid for cid, _, _ in CLAUSES] if header_read else _HEADER_ONLY))
-    if any(n.clause == "WTF-REC-001" for n in t.notes):
-        rep.recovered.append((name, len(t.events)))
-    return rep
+def _checked(t):
+    """Every clause once the header was read, else the header's."""
+    return _ALL if t.format_version == 10 and t.magic is not None else _HEADER_ONLY
 
 
-def validate(path, strict=False):
-    """Report of validating the WTF file ``path``."""
-    if os.path.isdir(path):
-        raise UsageError("%s: is a directory, not a WTF file" % path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise UsageError("%s: %s" % (path, e.strerror or e))
-    return validate_bytes(data, os.path.basename(path), strict, path)
+def _recovered(t):
+    """The events read from a crash-truncated file (WTF-REC-001)."""
+    return len(t.events) if any(n.clause == "WTF-REC-001" for n in t.notes) else None
 
 
-def list_clauses():
-    return ["%s\t%s\t%s" % c for c in CLAUSES]
+_V = OneFileValidator(CLAUSES, read_trace, _checked, _recovered, "a WTF file")
+validate, validate_bytes, list_clauses = _V.validate, _V.validate_bytes, _V.list_clauses

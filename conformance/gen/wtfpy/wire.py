@@ -23,6 +23,8 @@ to a multiple of 4.
 import re
 import struct
 
+import tracepy.binary as _binary
+
 MAGIC = 0xDEADBEEF
 MAGIC_LEGACY = 0xEFBEADDE          # the legacy big-endian format, read little-endian
 FORMAT_VERSION = 10
@@ -63,8 +65,7 @@ WIRE_DEFINE = 1
 U32_MAX = 0xFFFFFFFF
 
 
-def u32(data, off):
-    return int.from_bytes(data[off:off + 4], "little")
+u32 = _binary.u32            # the little-endian u32 at off
 
 
 def p32(v):
