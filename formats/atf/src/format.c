@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <atf/event_encode.h>
 #include <atf/format.h>
 #include <atf/reader.h>
 
@@ -156,25 +157,12 @@ atf_status atf_index_event_decode(atf_index_event *dst, const void *src, size_t 
 atf_status atf_index_event_encode(void *dst, size_t dst_cap, const atf_index_event *e,
                                   atf_layout layout)
 {
-    uint8_t *p = (uint8_t *)dst;
     if (!dst || !e || dst_cap < ATF_INDEX_EVENT_SIZE || !valid_layout(layout))
         return ATF_E_ARG;
-    atf_store_le64(p, e->timestamp_ns);
-    atf_store_le64(p + 8, e->function_id);
-    if (layout == ATF_LAYOUT_1) {
-        if (e->detail_seq != ATF_NO_DETAIL && e->detail_seq >= ATF_NO_DETAIL_L1)
-            return ATF_E_FIELD;
-        atf_store_le32(p + 16, e->thread_id);
-        atf_store_le32(p + 20, e->event_kind);
-        atf_store_le32(p + 24, e->call_depth);
-        atf_store_le32(p + 28, e->detail_seq == ATF_NO_DETAIL ? ATF_NO_DETAIL_L1 : (uint32_t)e->detail_seq);
-    } else {
-        if (e->event_kind > UINT8_MAX)
-            return ATF_E_FIELD;
-        atf_store_le64(p + 16, e->detail_seq);
-        p[24] = (uint8_t)e->event_kind;
-        memset(p + 25, 0, 7);
-    }
+    if (layout == ATF_LAYOUT_1 ? e->detail_seq != ATF_NO_DETAIL && e->detail_seq >= ATF_NO_DETAIL_L1
+                               : e->event_kind > UINT8_MAX)
+        return ATF_E_FIELD;
+    atf_index_event_store(dst, e, layout);   /* the one encoder (atf/event_encode.h), checked here */
     return ATF_OK;
 }
 
