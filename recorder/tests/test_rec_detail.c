@@ -197,7 +197,7 @@ static void pre_post_roll(atf_layout layout, int with_old)
     assert_int_equal(rt_json_u64(j, "recorder", "detail_links_patched", NULL), st.detail_links_patched);
     json_decref(j);
 
-    rt_check(dir, 0);
+    rt_check_opaque_detail(dir, 0);
     atf_session *s = rt_open(dir);
     assert_int_equal(atf_session_thread_count(s), 1);
     const atf_session_thread *t = atf_session_thread_at(s, 0);
@@ -261,7 +261,7 @@ static void test_preroll_memory_bound(void **state)
     atf_recorder_get_stats(r, &st);
     atf_recorder_destroy(r);
     assert_true(st.detail_preroll_evicted > 0);
-    rt_check(dir, 0);
+    rt_check_opaque_detail(dir, 0);
     atf_session *s = rt_open(dir);
     const atf_session_thread *t = atf_session_thread_at(s, 0);
     /* Linked: exactly a suffix [k, n + 100). */
@@ -311,7 +311,7 @@ static void test_open_window_keeps_everything(void **state)
     assert_int_equal(st.detail_preroll_evicted, 0);
     assert_int_equal(st.detail_dropped, 0);
     assert_int_equal(st.detail_written, n);
-    rt_check(dir, 0);
+    rt_check_opaque_detail(dir, 0);
     atf_session *s = rt_open(dir);
     const atf_session_thread *t = atf_session_thread_at(s, 0);
     assert_int_equal(atf_index_reader_count(t->index), n);
@@ -355,7 +355,7 @@ static void test_attach(void **state)
     atf_recorder_destroy(r);
     assert_int_equal(st.detail_dropped, 1);
     assert_int_equal(st.detail_written, 2);
-    rt_check(dir, 0);
+    rt_check_opaque_detail(dir, 0);
     atf_session *s = rt_open(dir);
     const atf_session_thread *t = atf_session_thread_at(s, 0);
     assert_int_equal(atf_index_reader_count(t->index), 2002);
@@ -446,7 +446,7 @@ static void test_arm64_payload(void **state)
     assert_int_equal(atf_recorder_event_arm64(r, ATF_EVENT_RETURN, &p), ATF_OK);
     rt_stop(r);
     atf_recorder_destroy(r);
-    rt_check(dir, 0);
+    rt_check_opaque_detail(dir, 0);
     atf_session *s = rt_open(dir);
     const atf_session_thread *t = atf_session_thread_at(s, 0);
     assert_int_equal(atf_detail_reader_count(t->detail), 2);
@@ -511,7 +511,7 @@ static void test_threads_two_windows(void **state)
     }
     rt_stop(r);
     atf_recorder_destroy(r);
-    rt_check(dir, 0);
+    rt_check_opaque_detail(dir, 0);
     atf_session *s = rt_open(dir);
     assert_int_equal(atf_session_thread_count(s), 4);
     for (size_t i = 0; i < 4; i++) {

@@ -262,6 +262,9 @@ ATF_API int atf_recorder_detail_capturing(const atf_recorder *r);
  * another value), the index event's timestamp, and is linked both ways with
  * the index event if it is persisted (it is kept only when its timestamp
  * falls in a detail window; see atf_recorder_detail_enable()).
+ * On arm64 (the session's headers say arch 2) the payloads of types 3 and 4
+ * must be the ARM64 function payload (conformance/SPEC.md 3.4, ARM-PAY-*):
+ * use atf_recorder_event_arm64(), or another type for other bytes.
  *
  * @return as atf_recorder_event(); ::ATF_E_STATE if the recorder has no
  *         detail lane; ::ATF_E_LIMIT also when @p size > detail_max_payload
