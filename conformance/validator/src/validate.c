@@ -254,8 +254,10 @@ static int cmp_sthread(const void *a, const void *b)
 static atf_status discover(const char *dir, sthread **list, size_t *count, size_t *cap, atf_error *err)
 {
     DIR *d = opendir(dir);
-    if (!d)
-        return fail(err, ATF_E_IO, dir, "cannot read directory: %s", strerror(errno));
+    if (!d) {
+        int e = errno;   /* opendir() allocates: ENOMEM is not an I/O error */
+        return fail(err, e == ENOMEM ? ATF_E_NOMEM : ATF_E_IO, dir, "cannot read directory: %s", strerror(e));
+    }
     atf_status st = ATF_OK;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
