@@ -226,8 +226,9 @@ static void test_spsc_threads(void **state)
             const uint8_t *src = rec_ring_run(f.t, &cur, consumed, ih, 256, &n);
             assert_true(n > 0);
             for (uint64_t k = 0; k < n; k++) {
-                uint64_t fid;
-                memcpy(&fid, src + k * ATF_INDEX_EVENT_SIZE + 8, 8);
+                uint64_t fid = 0;   /* the ring holds the on-disk bytes: little-endian */
+                for (int byte = 7; byte >= 0; byte--)
+                    fid = fid << 8 | src[k * ATF_INDEX_EVENT_SIZE + 8 + (unsigned)byte];
                 if (fid != consumed + k)
                     fail_msg("event %llu has function_id %llu", (unsigned long long)(consumed + k),
                              (unsigned long long)fid);
