@@ -12,7 +12,7 @@
 #include <atf/error.h>
 #include <atf/version.h>
 
-#include "internal.h"
+#include "common.h"
 
 /* Written out by hand (not generated from ATF_STATUS_LIST): the values are
  * frozen, so a renumbering or a renaming must make this test fail. */
