@@ -1,7 +1,8 @@
 /* The WTF writer's helpers that atf export uses (wtf_writer.c), read back
  * with the reader: scope enter/leave, marks, a zone id deleted and created
  * again for another zone, the timebase kept when it is 0, one zone create
- * per chunk, the bytes written. */
+ * per chunk, the bytes written; whole files written and read back, and
+ * the writer's refusals. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 #include <atf/wtf.h>
 
 #include "wtf_test_util.h"
+#include "wtf_bytes.h"
 
 typedef struct seen {
     char line[64][160];
@@ -109,10 +111,92 @@ static void test_helpers_read_back(void **state)
     unlink(path);
 }
 
+static void test_writer_round_trip(void **state)
+{
+    (void)state;
+    const char *path = tmp_path();
+    write_sample(path, 300, 2048);
+    size_t n;
+    uint8_t *p = slurp(path, &n);
+    atf_wtf_reader *r;
+    atf_error e;
+    assert_int_equal(atf_wtf_reader_open_memory(&r, p, n, path, &e), ATF_OK);
+    assert_true(atf_wtf_reader_timebase(r) == 1234.5);
+    const atf_wtf_chunk *c;
+    atf_wtf_event ev;
+    uint32_t next = 0, chunks = 0, leaves = 0;
+    while (atf_wtf_reader_next_chunk(r, &c, &e) == ATF_OK) {
+        chunks++;
+        if (c->type == 2) {
+            /* Chunks stand alone: their times are set and their first events are defines and zones. */
+            assert_true(c->start_time <= c->end_time);
+        }
+        while (atf_wtf_reader_next_event(r, &ev, &e) == ATF_OK) {
+            if (strcmp(ev.def->name, "wtf.scope#leave") == 0) {
+                assert_int_equal(ev.depth, 0);
+                leaves++;
+            }
+            if (strcmp(ev.def->name, "app#work") != 0)
+                continue;
+            atf_wtf_value v, el;
+            assert_int_equal(atf_wtf_event_arg(r, &ev, 0, &v, &e), ATF_OK);
+            assert_int_equal(v.u, next);
+            assert_int_equal(ev.time, 10 + 3 * next);
+            assert_int_equal(ev.zone, 1 + (int)(next % 2));
+            assert_int_equal(atf_wtf_event_arg(r, &ev, 1, &v, &e), ATF_OK);
+            char label[32];
+            snprintf(label, sizeof label, "item %u", (unsigned)(next % 7));
+            assert_string_equal(v.s, label);
+            assert_int_equal(atf_wtf_event_arg(r, &ev, 2, &v, &e), ATF_OK);
+            assert_int_equal(v.count, next % 4);
+            if (v.count) {
+                assert_int_equal(atf_wtf_array_elem(&v, 0, NULL, &el), ATF_OK);
+                assert_true(el.f == (double)next);
+            }
+            assert_int_equal(atf_wtf_event_arg(r, &ev, 3, &v, &e), ATF_OK);
+            assert_int_equal(v.u, next & 1);
+            next++;
+        }
+    }
+    atf_wtf_summary s;
+    atf_wtf_reader_summary(r, &s);
+    assert_int_equal(s.state, ATF_WTF_COMPLETE);
+    assert_int_equal(next, 300);
+    assert_int_equal(leaves, 300);
+    assert_true(chunks > 10);
+    atf_wtf_reader_close(r);
+    free(p);
+    unlink(path);
+}
+
+static void test_writer_errors(void **state)
+{
+    (void)state;
+    atf_wtf_writer *w;
+    atf_error e;
+    assert_int_equal(atf_wtf_writer_open(&w, "/nonexistent-dir/x.wtf-trace", NULL, &e), ATF_E_IO);
+    const char *path = tmp_path();
+    assert_int_equal(atf_wtf_writer_open(&w, path, NULL, &e), ATF_OK);
+    uint16_t id;
+    assert_int_equal(atf_wtf_writer_define(w, "a#b", "uint64 x", 0, 0, &id, &e), ATF_E_FIELD);
+    assert_int_equal(atf_wtf_writer_define(w, "a#b", "uint8 x", 2, 0, &id, &e), ATF_E_ARG);
+    assert_int_equal(atf_wtf_writer_define(w, "a#b", "uint8 x", 0, 0, &id, &e), ATF_OK);
+    atf_wtf_value v;
+    memset(&v, 0, sizeof v);
+    v.type = ATF_WTF_ASCII;   /* wrong type */
+    assert_int_equal(atf_wtf_writer_event(w, id, 0, &v, 1, &e), ATF_E_ARG);
+    assert_int_equal(atf_wtf_writer_event(w, 77, 0, &v, 1, &e), ATF_E_ARG);
+    assert_int_equal(atf_wtf_writer_zone_set(w, 3, 0, &e), ATF_E_ARG);
+    assert_int_equal(atf_wtf_writer_close(w, &e), ATF_OK);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_helpers_read_back),
+        cmocka_unit_test(test_writer_round_trip),
+        cmocka_unit_test(test_writer_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
