@@ -10,7 +10,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,8 @@
 #include <atf/session.h>
 #include <atf/tools.h>
 #include <atf/validator.h>
+
+#include "common.h"   /* atf_remove_tree */
 
 /* Sanitizer builds define ATF_REC_TEST_SMALL: the big tests shrink so that
  * the recorder suite stays under a minute there. ATF_REC_TEST_SCALE (a
@@ -75,20 +76,11 @@ static inline void rt_mkdtemp(char *buf, size_t cap, const char *tag)
     assert_non_null(mkdtemp(buf));
 }
 
-static inline int rt_rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 /* rm -rf, only for directories this file created. */
 static inline void rt_rm_rf(const char *path)
 {
-    if (!strstr(path, "/atf-rec-"))
-        return;
-    nftw(path, rt_rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+    if (strstr(path, "/atf-rec-"))
+        atf_remove_tree(path);
 }
 
 static inline char *rt_path(char *buf, size_t cap, const char *fmt, ...)

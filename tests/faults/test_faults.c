@@ -23,7 +23,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +35,8 @@
 
 #include <atf/tools.h>
 #include <atf/validator.h>
+
+#include "common.h"   /* atf_remove_tree */
 
 /* ---- Allocation failures ------------------------------------------------- */
 
@@ -86,14 +87,7 @@ static char session[300], thread_path[400], index_path[400], detail_path[400], m
 static char *manifest_text;
 static size_t manifest_size;
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
-{
-    (void)sb;
-    (void)f;
-    return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
-static void rm_tree(const char *p) { nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+static void rm_tree(const char *p) { atf_remove_tree(p); }
 
 static char *path_in(const char *name)
 {

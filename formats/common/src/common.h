@@ -58,6 +58,12 @@ char *atf_path_join(const char *dir, const char *name);
 /* mkdir -p (mode 0755). Returns 0, -1 (errno says why) or -2 (out of
  * memory, errno ENOMEM). Also used by the recorder, the kit and atf-bench. */
 int atf_make_dirs(const char *path);
+/* rm -rf: removes @path, a file or a whole tree (links removed, never
+ * followed). Returns 0 (also when @path does not exist) or -1, errno set by
+ * the first thing that could not be removed (the walk stops there). The one
+ * recursive delete of the project: the tools, the kit, atf-bench and the
+ * tests call it. */
+int atf_remove_tree(const char *path);
 
 /* Write all bytes with pwrite/write retries. */
 atf_status atf_write_all(int fd, const void *src, size_t size, uint64_t offset, int positional);

@@ -2,6 +2,7 @@
  * full writes, and small path helpers. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +208,23 @@ int atf_make_dirs(const char *path)
     free(p);
     errno = e;
     return rc;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if ((flag == FTW_DP ? rmdir(path) : unlink(path)) != 0 && errno != ENOENT)
+        return -1;
+    return 0;
+}
+
+int atf_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
 }
 
 int atf_bytebuf_reserve(atf_bytebuf *b, size_t more)

@@ -49,9 +49,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return atf_remove_tree(g_dir);
 }
 
 static void test_blob_mapped_and_read_agree(void **state)
@@ -187,6 +185,27 @@ static void test_path_helpers(void **state)
     free(deep), free(file), free(under);
 }
 
+static void test_remove_tree(void **state)
+{
+    (void)state;
+    char *top = path_in("tree");
+    char *deep = path_in("tree/a/b/c");
+    assert_int_equal(atf_make_dirs(deep), 0);
+    free(write_file("tree/a/file", "x", 1));
+    free(write_file("tree/a/b/c/file", "y", 1));
+    char *outside = write_file("outside", "z", 1);
+    char *link = path_in("tree/a/link");
+    assert_int_equal(symlink(outside, link), 0);   /* removed, not followed */
+    assert_int_equal(atf_remove_tree(top), 0);
+    struct stat st;
+    assert_int_equal(lstat(top, &st), -1);
+    assert_int_equal(stat(outside, &st), 0);   /* the link's target is still there */
+    assert_int_equal(atf_remove_tree(top), 0);   /* gone already: fine */
+    assert_int_equal(atf_remove_tree(outside), 0);   /* a single file */
+    assert_int_equal(lstat(outside, &st), -1);
+    free(top), free(deep), free(outside), free(link);
+}
+
 static void test_write_all_positional(void **state)
 {
     (void)state;
@@ -233,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_data_end_of_a_sparse_tail),
         cmocka_unit_test(test_file_type_names),
         cmocka_unit_test(test_path_helpers),
+        cmocka_unit_test(test_remove_tree),
         cmocka_unit_test(test_write_all_positional),
         cmocka_unit_test(test_bytebuf_grows),
     };
