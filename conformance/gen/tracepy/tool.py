@@ -1,5 +1,6 @@
-"""The command line that the Python tools share (atfpy_tool.py, wtfpy_tool.py,
-rtcpy_tool.py, tracepy_tool.py), with the C tool's argument shape:
+"""The command line that the Python tools share (each format's
+formats/<name>/python/<name>py_tool.py, and tracepy_tool.py), with the C
+tool's argument shape:
 
     dump --json PATH
     validate [--strict] [--format text|json] [--no-verify] PATH
@@ -47,7 +48,7 @@ def read_file(path):
 
 
 def dump_file(path, prog, read, dump_lines, shown, before_notes=None):
-    """`dump --json PATH` of a one-file format (WTF, RTC): the canonical
+    """`dump --json PATH` of a one-file format: the canonical
     lines of ``read(data, name)`` on stdout, then on stderr what was not read
     and why: ``before_notes(trace)`` lines, and every note ``shown(note)``
     keeps. Exit 2 for an I/O error, 1 for damage, else 0."""

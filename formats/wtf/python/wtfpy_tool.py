@@ -23,7 +23,8 @@ import os
 import sys
 
 sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "conformance", "gen")]
 
 from tracepy.tool import dump_file, file_tool_main  # noqa: E402
 from wtfpy.clauses import SEVERITY  # noqa: E402

@@ -130,17 +130,9 @@ def _verify_checksum(value, section, layout, what):
                          % (what, value, " nor CRC32/IEEE" if layout == LAYOUT_1 else ""))
 
 
-@dataclass
-class IndexFile:
-    header: IndexHeader
-    footer: Optional[IndexFooter]
-    footer_offset: Optional[int]
-    events: List[IndexEvent]
-    recovered: bool            # no footer: count derived from the file size
-    trailing_bytes: int        # bytes after the last event (and before the footer)
-    checksum_state: str
-    file_size: int
-    header_truncated: bool = False   # the file ends inside its header (0 events)
+class _LaneFile:
+    """What a parsed index file and detail file share: the layout and the
+    state (the subclass says whether its header is a placeholder)."""
 
     @property
     def layout(self):
@@ -151,9 +143,25 @@ class IndexFile:
         """SPEC 6: "complete", "crash-truncated" or "damaged"."""
         if self.footer is not None:
             return "complete"
-        if self.header_truncated or index_header_is_placeholder(self.header):
+        if self.header_truncated or self.header_is_placeholder():
             return "crash-truncated"
         return "damaged"
+
+
+@dataclass
+class IndexFile(_LaneFile):
+    header: IndexHeader
+    footer: Optional[IndexFooter]
+    footer_offset: Optional[int]
+    events: List[IndexEvent]
+    recovered: bool            # no footer: count derived from the file size
+    trailing_bytes: int        # bytes after the last event (and before the footer)
+    checksum_state: str
+    file_size: int
+    header_truncated: bool = False   # the file ends inside its header (0 events)
+
+    def header_is_placeholder(self):
+        return index_header_is_placeholder(self.header)
 
 
 def index_header_is_placeholder(header):
@@ -266,7 +274,7 @@ def parse_index_file(data, verify=True):
 
 
 @dataclass
-class DetailFile:
+class DetailFile(_LaneFile):
     header: DetailHeader
     footer: Optional[DetailFooter]
     footer_offset: Optional[int]
@@ -277,18 +285,8 @@ class DetailFile:
     file_size: int
     header_truncated: bool = False
 
-    @property
-    def layout(self):
-        return self.header.version
-
-    @property
-    def state(self):
-        """SPEC 6: "complete", "crash-truncated" or "damaged"."""
-        if self.footer is not None:
-            return "complete"
-        if self.header_truncated or detail_header_is_placeholder(self.header):
-            return "crash-truncated"
-        return "damaged"
+    def header_is_placeholder(self):
+        return detail_header_is_placeholder(self.header)
 
 
 def _scan_detail(data, layout, start, stop):
