@@ -754,15 +754,21 @@ def mutate(build, fn):
     return b
 
 
+def lone_builders(L):
+    """idx(n, **kw) and det(n, **kw): the builders of a lone index (detail)
+    file of layout L with n events."""
+    def idx(n=8, **kw):
+        return lambda r, L=L: lone_index(r, L, n, **kw)
+
+    def det(n=10, **kw):
+        return lambda r, L=L: lone_detail(r, L, n, **kw)
+    return idx, det
+
+
 def invalid_file_cases():
     for L in (LAYOUT_1, LAYOUT_2):
         s = lsuf(L)
-
-        def idx(n=8, **kw):
-            return lambda r, L=L: lone_index(r, L, n, **kw)
-
-        def det(n=10, **kw):
-            return lambda r, L=L: lone_detail(r, L, n, **kw)
+        idx, det = lone_builders(L)
 
         # Index header.
         C("n_idx_hdr_001_bad_magic_" + s, "index.atf whose magic is \"XTI2\"",
@@ -1517,12 +1523,7 @@ WHY_MANIFEST = ("A manifest SHOULD (warning) rule: the files are complete and re
 def impl_cases():
     for L in (LAYOUT_1, LAYOUT_2):
         s = lsuf(L)
-
-        def idx(n=8, **kw):
-            return lambda r, L=L: lone_index(r, L, n, **kw)
-
-        def det(n=10, **kw):
-            return lambda r, L=L: lone_detail(r, L, n, **kw)
+        idx, det = lone_builders(L)
 
         C("i_idx_hdr_004_arch_" + s, "index header arch %d" % (0 if L == 1 else 3),
           idx(hdr={"arch": 0 if L == 1 else 3}), warnings=["IDX-HDR-004"], why=WHY_SHOULD)

@@ -232,16 +232,28 @@ def _truncated_header(data, cls):
                os=data[7] if n > 7 else 0, endian=data[4] if n > 4 else 0)
 
 
+def _cut_in_header(data, header_cls, file_cls):
+    """The file (IndexFile, DetailFile) of bytes that end inside the header."""
+    return file_cls(_truncated_header(data, header_cls), None, None, [], True, len(data),
+                    STATE_NO_FOOTER, len(data), header_truncated=True)
+
+
+def _whole_header(data, header_cls):
+    """(header, layout, events offset, file size) of a file with a whole header;
+    AtfFormatError when the events would start past the end."""
+    header = header_cls.decode(data)
+    layout, eoff, size = header.version, header.events_offset, len(data)
+    if eoff > size:
+        raise AtfFormatError("events_offset %d is past the end (%d bytes)" % (eoff, size))
+    return header, layout, eoff, size
+
+
 def parse_index_file(data, verify=True):
     """Decodes a whole index file (bytes) with the recovery rules."""
     data = bytes(data)
     if header_prefix_ok(data, INDEX_MAGIC):
-        return IndexFile(_truncated_header(data, IndexHeader), None, None, [], True, len(data),
-                         STATE_NO_FOOTER, len(data), header_truncated=True)
-    header = IndexHeader.decode(data)
-    layout, eoff, size = header.version, header.events_offset, len(data)
-    if eoff > size:
-        raise AtfFormatError("events_offset %d is past the end (%d bytes)" % (eoff, size))
+        return _cut_in_header(data, IndexHeader, IndexFile)
+    header, layout, eoff, size = _whole_header(data, IndexHeader)
     fpos = _find_index_footer(data, header)
     footer = None
     if fpos is not None:
@@ -334,12 +346,8 @@ def parse_detail_file(data, verify=True):
     """Decodes a whole detail file (bytes) with the recovery rules."""
     data = bytes(data)
     if header_prefix_ok(data, DETAIL_MAGIC):
-        return DetailFile(_truncated_header(data, DetailHeader), None, None, [], True, len(data),
-                          STATE_NO_FOOTER, len(data), header_truncated=True)
-    header = DetailHeader.decode(data)
-    layout, eoff, size = header.version, header.events_offset, len(data)
-    if eoff > size:
-        raise AtfFormatError("events_offset %d is past the end (%d bytes)" % (eoff, size))
+        return _cut_in_header(data, DetailHeader, DetailFile)
+    header, layout, eoff, size = _whole_header(data, DetailHeader)
     fpos = _find_detail_footer(data, header)
     if fpos is None:
         events, pos = _scan_detail(data, layout, eoff, detail_recovery_end(data, header))
