@@ -72,6 +72,27 @@ def dump_file(path, prog, read, dump_lines, shown, before_notes=None):
     return 1 if t.state == t.DAMAGED else 0
 
 
+_ONE_FILE_COMMANDS = """A small command-line front end of %(pkg)s, with the C tool's argument shape:
+
+    %(pkg)s_tool.py dump --json PATH      canonical dump (docs/%(name)s-dump-format.md)
+    %(pkg)s_tool.py validate [--strict] [--format text|json] PATH
+                                        clause-ID validation (%(pkg)s.validate,
+                                        conformance/%(spec)s); JSON schema
+                                        "atf-validate/1"; exit 0 conformant,
+                                        1 nonconformant, 2 usage or I/O error
+    %(pkg)s_tool.py validate --list-clauses
+                                        the %(title)s clause table: ID, tab,
+                                        severity, tab, summary
+
+"""
+
+
+def one_file_doc(pkg, name, spec, title, about):
+    """The usage text of a one-file format's tool (``pkg``_tool.py): its
+    commands, then ``about`` (what PATH is, what `dump` says and exits)."""
+    return _ONE_FILE_COMMANDS % {"pkg": pkg, "name": name, "spec": spec, "title": title} + about
+
+
 def file_tool_main(argv, doc, prog, cmd_dump, validate, list_clauses):
     """The command line of a one-file format's tool: `dump --json PATH`,
     `validate [...] PATH`, `validate --list-clauses`."""
