@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the RTC golden corpus (corpus/rtc/): Ruler Trace Container files
-with the verdict each one must get, in the manner of the ATF and WTF corpora
-(make_corpus.py, make_wtf_corpus.py): y_ valid, n_ invalid, i_
+with the verdict each one must get, in the manner of the other formats' corpora
+(corpus/README.md, tracepy.corpus): y_ valid, n_ invalid, i_
 implementation-defined (SHOULD rules, warnings), r_ cut at either end.
 
     make_rtc_corpus.py [--out DIR]      (re)write the corpus (default: corpus/rtc/)
