@@ -17,14 +17,13 @@
  *       session versus the recorder's sustained rate measured in the same run
  *       (bench_read.c).
  *
- *   atf-bench wtf [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
- *       A WTF file of scope events read (every event and argument decoded)
- *       and validated versus `cat` of the same page-cached file (bench_wtf.c).
+ *   atf-bench FORMAT [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
+ *       The benchmark of a format, for each format with a folder
+ *       formats/<name>/bench/ (bench_format_registry, generated from
+ *       formats/formats.cmake); its source there says what it measures.
  *
- *   atf-bench rtc [--size BYTES] [--file PATH] [--repeat N] [--keep] [--json]
- *       `atf pack` and `atf unpack` of a demo session versus a cat copy of
- *       the same bytes, and RTC resynchronisation from 1,000 random offsets
- *       (bench_rtc.c).
+ *   atf-bench formats
+ *       The formats' benchmarks: name, tab, what it measures (one a line).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -393,15 +392,23 @@ int main(int argc, char **argv)
     if (argc >= 2 && (!strcmp(argv[1], "merge") || !strcmp(argv[1], "dump") || !strcmp(argv[1], "export") ||
                        !strcmp(argv[1], "report")))
         return bench_read_side(argv[1], argc - 2, argv + 2);
-    if (argc >= 2 && !strcmp(argv[1], "wtf"))
-        return bench_wtf(argc - 2, argv + 2);
-    if (argc >= 2 && !strcmp(argv[1], "rtc"))
-        return bench_rtc(argc - 2, argv + 2);
+    for (size_t i = 0; argc >= 2 && i < bench_format_count; i++)
+        if (!strcmp(argv[1], bench_format_registry[i]->name))
+            return bench_format_registry[i]->run(argc - 2, argv + 2);
+    if (argc == 2 && !strcmp(argv[1], "formats")) {
+        for (size_t i = 0; i < bench_format_count; i++)
+            printf("%s\t%s\n", bench_format_registry[i]->name, bench_format_registry[i]->summary);
+        return 0;
+    }
     fprintf(stderr, "usage: atf-bench read [--detail] [options]  (index or detail reading vs cat)\n"
                     "       atf-bench recorder [options]   (recorder throughput vs raw writes)\n"
                     "       atf-bench merge|dump|export|report [options]\n"
-                    "                                      (the read side vs the recorder's rate, same run)\n"
-                    "       atf-bench wtf [options]        (WTF reading and validation vs cat)\n"
-                    "       atf-bench rtc [options]        (atf pack and unpack vs cat, RTC resync)\n");
+                    "                                      (the read side vs the recorder's rate, same run)\n");
+    for (size_t i = 0; i < bench_format_count; i++) {
+        const bench_format *f = bench_format_registry[i];
+        int pad = 11 - (int)strlen(f->name);   /* the column of the lines above */
+        fprintf(stderr, "       atf-bench %s [options]%*s(%s)\n", f->name, pad > 1 ? pad : 1, "", f->summary);
+    }
+    fprintf(stderr, "       atf-bench formats              (the formats' benchmarks, one a line)\n");
     return 2;
 }

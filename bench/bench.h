@@ -1,4 +1,6 @@
-/* Subcommands of atf-bench, one source file each. */
+/* Subcommands of atf-bench, one source file each; the formats' own
+ * benchmarks are in formats/<name>/bench/ and reached through
+ * bench_format_registry. */
 #ifndef ATF_BENCH_H
 #define ATF_BENCH_H
 
@@ -16,7 +18,7 @@ double bench_median(double *v, size_t n);
 uint64_t bench_parse_size(const char *s);
 /* Free bytes on the filesystem holding path's directory (0 if unknown). */
 uint64_t bench_free_bytes(const char *path);
-/* The options of the benchmarks over one file (read, wtf). */
+/* The options of the benchmarks over one file (read, and those of the formats). */
 typedef struct bench_file_opts {
     uint64_t size;      /* --size: bytes of the file (1 GiB) */
     const char *file;   /* --file: NULL for one in $TMPDIR */
@@ -60,10 +62,19 @@ int bench_recorder_rate(const char *out, unsigned threads, uint64_t per_thread, 
 /* atf-bench merge|dump|export ...: bench_read.c. */
 int bench_read_side(const char *what, int argc, char **argv);
 
-/* atf-bench wtf ...: bench_wtf.c. */
-int bench_wtf(int argc, char **argv);
+/* A format's benchmark, `atf-bench NAME [options]`: one descriptor per
+ * format that has a folder formats/<name>/bench/ (formats/formats.cmake),
+ * defined there as `const bench_format bench_format_<name>`. */
+typedef struct bench_format {
+    const char *name;      /* the subcommand: the format's short name */
+    const char *summary;   /* what it measures, one line of the usage */
+    /* argv holds the arguments after NAME; exit status of atf-bench */
+    int (*run)(int argc, char **argv);
+} bench_format;
 
-/* atf-bench rtc ...: bench_rtc.c (atf pack / atf unpack vs cat, RTC resync). */
-int bench_rtc(int argc, char **argv);
+/* The formats' benchmarks in registry order (NULL-terminated), generated
+ * into the build tree from formats/formats.cmake (bench_formats.c). */
+extern const bench_format *const bench_format_registry[];
+extern const size_t bench_format_count;
 
 #endif /* ATF_BENCH_H */

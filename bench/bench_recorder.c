@@ -1073,259 +1073,352 @@ static int usage(void)
     return 2;
 }
 
-int bench_recorder(int argc, char **argv)
+/* The command line of `atf-bench recorder`. */
+typedef struct rec_args {
+    unsigned threads;
+    uint64_t per_thread;
+    const char *out;
+    int detail, json, validate;
+    double check_min;   /* --check: minimum events/s, -1 without */
+    uint64_t raw_mb;
+    atf_recorder_options o;
+    scaling sc;
+    int per_thread_set, durability;
+} rec_args;
+
+/* The recorder options among argv[*i] (and its value): 1 taken, 0 not one. */
+static int parse_recorder_option(atf_recorder_options *o, int argc, char **argv, int *i)
 {
-    unsigned threads = 1;
-    uint64_t per_thread = 100000000u;
-    const char *out = NULL;
-    int detail = 0, json = 0, validate = 1;
-    double check_min = -1;
-    uint64_t raw_mb = 4096;
-    atf_recorder_options o = ATF_RECORDER_OPTIONS_INIT;
-    scaling sc = { 0, 0, 0, 8, 1, 0 };
-    int per_thread_set = 0, durability = 0;
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (!strcmp(a, "--drop")) {
+        o->overflow = ATF_RECORDER_DROP;
+        return 1;
+    }
+    if (!strcmp(a, "--no-sync")) {
+        o->sync = 0;
+        return 1;
+    }
+    if (!v)
+        return 0;
+    if (!strcmp(a, "--clock"))
+        o->clock = !strcmp(v, "system") ? ATF_RECORDER_CLOCK_SYSTEM
+                   : !strcmp(v, "counter") ? ATF_RECORDER_CLOCK_COUNTER
+                   : !strcmp(v, "auto")    ? ATF_RECORDER_CLOCK_AUTO
+                                           : (atf_recorder_clock)99;
+    else if (!strcmp(a, "--io"))
+        o->io = !strcmp(v, "direct") ? ATF_RECORDER_IO_DIRECT
+                : !strcmp(v, "buffered") ? ATF_RECORDER_IO_BUFFERED
+                : !strcmp(v, "auto")     ? ATF_RECORDER_IO_AUTO
+                                         : (atf_recorder_io)99;
+    else if (!strcmp(a, "--ring-events"))
+        o->ring_events = (uint32_t)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--chunk-mb"))
+        o->io_chunk_bytes = (uint32_t)(strtoul(v, NULL, 10) << 20);
+    else if (!strcmp(a, "--chunks"))
+        o->io_chunks = (uint32_t)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--batch"))
+        o->publish_batch = (uint32_t)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--budget-mb"))
+        o->memory_budget_bytes = strtoull(v, NULL, 10) << 20;
+    else if (!strcmp(a, "--sync-interval-ms"))
+        o->sync_interval_ms = (uint32_t)strtoul(v, NULL, 10);
+    else
+        return 0;
+    (*i)++;
+    return 1;
+}
+
+/* The options of the thread-scaling and churn runs among argv[*i]: 1 taken,
+ * 0 not one. */
+static int parse_scaling_option(scaling *sc, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (!strcmp(a, "--burst")) {
+        sc->burst = 1;
+        return 1;
+    }
+    if (!v)
+        return 0;
+    if (!strcmp(a, "--idle"))
+        sc->idle = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--baseline-threads"))
+        sc->baseline = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--rounds"))
+        sc->rounds = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--churn"))
+        sc->churn = strtoull(v, NULL, 10);
+    else if (!strcmp(a, "--churn-parallel"))
+        sc->parallel = (unsigned)strtoul(v, NULL, 10);
+    else
+        return 0;
+    (*i)++;
+    return 1;
+}
+
+/* Parses argv into @a (defaults first). @return 0, or 2 with the usage or
+ * the reason on stderr. */
+static int parse_recorder_args(rec_args *a, int argc, char **argv)
+{
+    memset(a, 0, sizeof *a);
+    a->threads = 1;
+    a->per_thread = 100000000u;
+    a->validate = 1;
+    a->check_min = -1;
+    a->raw_mb = 4096;
+    a->o = (atf_recorder_options)ATF_RECORDER_OPTIONS_INIT;
+    a->sc = (scaling){ 0, 0, 0, 8, 1, 0 };
     for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--threads") && v)
-            threads = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--events-per-thread") && v) {
-            per_thread = strtoull(argv[++i], NULL, 10);
-            per_thread_set = 1;
-        }
-        else if (!strcmp(a, "--out") && v)
-            out = argv[++i];
-        else if (!strcmp(a, "--detail"))
-            detail = 1;
-        else if (!strcmp(a, "--json"))
-            json = 1;
-        else if (!strcmp(a, "--no-validate"))
-            validate = 0;
-        else if (!strcmp(a, "--drop"))
-            o.overflow = ATF_RECORDER_DROP;
-        else if (!strcmp(a, "--clock") && v) {
-            i++;
-            o.clock = !strcmp(v, "system") ? ATF_RECORDER_CLOCK_SYSTEM
-                      : !strcmp(v, "counter") ? ATF_RECORDER_CLOCK_COUNTER
-                      : !strcmp(v, "auto")    ? ATF_RECORDER_CLOCK_AUTO
-                                              : (atf_recorder_clock)99;
-        } else if (!strcmp(a, "--io") && v) {
-            i++;
-            o.io = !strcmp(v, "direct") ? ATF_RECORDER_IO_DIRECT
-                   : !strcmp(v, "buffered") ? ATF_RECORDER_IO_BUFFERED
-                   : !strcmp(v, "auto")     ? ATF_RECORDER_IO_AUTO
-                                            : (atf_recorder_io)99;
-        } else if (!strcmp(a, "--ring-events") && v)
-            o.ring_events = (uint32_t)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--chunk-mb") && v)
-            o.io_chunk_bytes = (uint32_t)(strtoul(argv[++i], NULL, 10) << 20);
-        else if (!strcmp(a, "--chunks") && v)
-            o.io_chunks = (uint32_t)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--batch") && v)
-            o.publish_batch = (uint32_t)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--no-sync"))
-            o.sync = 0;
-        else if (!strcmp(a, "--budget-mb") && v)
-            o.memory_budget_bytes = strtoull(argv[++i], NULL, 10) << 20;
-        else if (!strcmp(a, "--idle") && v)
-            sc.idle = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--baseline-threads") && v)
-            sc.baseline = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--burst"))
-            sc.burst = 1;
-        else if (!strcmp(a, "--rounds") && v)
-            sc.rounds = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--churn") && v)
-            sc.churn = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--churn-parallel") && v)
-            sc.parallel = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--durability"))
-            durability = 1;
-        else if (!strcmp(a, "--sync-interval-ms") && v)
-            o.sync_interval_ms = (uint32_t)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--raw-mb") && v)
-            raw_mb = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--check") && v) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (parse_recorder_option(&a->o, argc, argv, &i) || parse_scaling_option(&a->sc, argc, argv, &i))
+            continue;
+        if (!strcmp(o, "--threads") && v)
+            a->threads = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(o, "--events-per-thread") && v) {
+            a->per_thread = strtoull(argv[++i], NULL, 10);
+            a->per_thread_set = 1;
+        } else if (!strcmp(o, "--out") && v)
+            a->out = argv[++i];
+        else if (!strcmp(o, "--detail"))
+            a->detail = 1;
+        else if (!strcmp(o, "--json"))
+            a->json = 1;
+        else if (!strcmp(o, "--no-validate"))
+            a->validate = 0;
+        else if (!strcmp(o, "--durability"))
+            a->durability = 1;
+        else if (!strcmp(o, "--raw-mb") && v)
+            a->raw_mb = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(o, "--check") && v) {
             char *end = NULL;
-            check_min = strtod(argv[++i], &end);
-            if (!end || *end || !(check_min >= 0))
+            a->check_min = strtod(argv[++i], &end);
+            if (!end || *end || !(a->check_min >= 0))
                 return usage();
-        }
-        else
+        } else
             return usage();
     }
-    if (check_min >= 0 && !validate) {
+    if (a->check_min >= 0 && !a->validate) {
         fprintf(stderr, "atf-bench: --check needs the validation (drop --no-validate)\n");
         return 2;
     }
-    if (!out || threads == 0 || threads > BENCH_MAX_THREADS || per_thread == 0 || per_thread > (1ull << 32) ||
-        sc.idle > BENCH_MAX_THREADS || sc.baseline > BENCH_MAX_THREADS || sc.parallel == 0 ||
-        sc.parallel > BENCH_MAX_THREADS || sc.rounds == 0 || sc.rounds > 64)
+    const scaling *sc = &a->sc;
+    if (!a->out || a->threads == 0 || a->threads > BENCH_MAX_THREADS || a->per_thread == 0 ||
+        a->per_thread > (1ull << 32) || sc->idle > BENCH_MAX_THREADS || sc->baseline > BENCH_MAX_THREADS ||
+        sc->parallel == 0 || sc->parallel > BENCH_MAX_THREADS || sc->rounds == 0 || sc->rounds > 64)
         return usage();
-    if (atf_make_dirs(out) != 0) {
-        fprintf(stderr, "atf-bench: cannot create %s: %s\n", out, strerror(errno));
+    return 0;
+}
+
+/* Disk space for the session, the raw test file and 256 MiB to spare: when
+ * short, a->per_thread is scaled down with a message. *raw_bytes: the raw
+ * test file's size. @return 0, or 2 when not even a meaningful run fits. */
+static int fit_recorder_disk(rec_args *a, uint64_t *raw_bytes)
+{
+    uint64_t per_event = 32 + (a->detail ? 24 + 100 : 0);
+    uint64_t avail = free_bytes(a->out);
+    uint64_t spare = 256ull << 20;
+    uint64_t want = (uint64_t)a->threads * a->per_thread * per_event;
+    *raw_bytes = a->raw_mb << 20;
+    if (*raw_bytes > want)
+        *raw_bytes = want;
+    if (want + *raw_bytes + spare <= avail)
+        return 0;
+    uint64_t room = avail > spare ? avail - spare : 0;
+    uint64_t fit = room / (2 * per_event * a->threads);
+    if (fit < 1000000u) {
+        fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free in %s: not enough for a meaningful run "
+                        "(needs at least %" PRIu64 " MiB); nothing recorded\n",
+                avail >> 20, a->out, (2 * per_event * a->threads * 1000000u + spare) >> 20);
         return 2;
     }
-    o.root = out;
-    if (durability)
-        return bench_durability(&o, threads, per_thread, sc.rounds, json, check_min);
-    if (sc.churn)
-        return bench_churn(&o, out, sc.churn, sc.parallel, per_thread_set ? per_thread : 10, json, validate,
-                           check_min);
-    if (sc.idle || sc.baseline)
-        return bench_scaling(&o, out, threads, sc.idle, sc.baseline, per_thread, sc.rounds, json, validate,
-                             check_min, sc.burst);
-    if (detail) {
-        o.detail = 1;
-        o.pre_roll_ns = 0;
-    }
+    fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free in %s: scaling --events-per-thread down from %" PRIu64
+                    " to %" PRIu64 " (session %" PRIu64 " MiB + raw-bandwidth file)\n",
+            avail >> 20, a->out, a->per_thread, fit, (fit * per_event * a->threads) >> 20);
+    a->per_thread = fit;
+    want = (uint64_t)a->threads * a->per_thread * per_event;
+    if (*raw_bytes > want)
+        *raw_bytes = want;
+    return 0;
+}
 
-    /* Disk space: the session, the raw test file, and 256 MiB to spare. */
-    uint64_t per_event = 32 + (detail ? 24 + 100 : 0);
-    uint64_t avail = free_bytes(out);
-    uint64_t spare = 256ull << 20;
-    uint64_t raw_bytes = raw_mb << 20;
-    uint64_t want = (uint64_t)threads * per_thread * per_event;
-    if (raw_bytes > want)
-        raw_bytes = want;
-    if (want + raw_bytes + spare > avail) {
-        uint64_t room = avail > spare ? avail - spare : 0;
-        uint64_t fit = room / (2 * per_event * threads);
-        if (fit < 1000000u) {
-            fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free in %s: not enough for a meaningful run "
-                            "(needs at least %" PRIu64 " MiB); nothing recorded\n",
-                    avail >> 20, out, (2 * per_event * threads * 1000000u + spare) >> 20);
-            return 2;
-        }
-        fprintf(stderr, "atf-bench: only %" PRIu64 " MiB free in %s: scaling --events-per-thread down from %" PRIu64
-                        " to %" PRIu64 " (session %" PRIu64 " MiB + raw-bandwidth file)\n",
-                avail >> 20, out, per_thread, fit, (fit * per_event * threads) >> 20);
-        per_thread = fit;
-        want = (uint64_t)threads * per_thread * per_event;
-        if (raw_bytes > want)
-            raw_bytes = want;
+/* The figures of one recorder run (`atf-bench recorder`), from its rec_run. */
+typedef struct rec_figures {
+    uint64_t total, refused, main_events, recorded, lost, detail_lost, rss, raw_bytes, dirty;
+    double ns_run, cpu_prod, eps, eps_prod, drain_mbps, raw, ratio, load;
+    char why[256];   /* why raw is not measured (raw <= 0) */
+    findings f;
+    int valid;       /* 1 conformant, 0 not, -1 not validated */
+} rec_figures;
+
+static void recorder_figures(const rec_args *a, const rec_run *rr, uint64_t raw_bytes, rec_figures *g)
+{
+    const atf_recorder_stats *s = &rr->s;
+    memset(g, 0, sizeof *g);
+    g->total = (uint64_t)a->threads * a->per_thread;
+    for (unsigned i = 0; i < a->threads; i++) {
+        g->refused += rr->bt[i].refused;
+        g->ns_run += rr->bt[i].seconds * 1e9 / (double)a->per_thread;
+        g->cpu_prod += rr->bt[i].cpu;
     }
+    g->ns_run /= a->threads;
+    g->main_events = rr->next;
+    g->recorded = s->events_recorded;
+    g->lost = s->events_dropped;
+    /* The detail window is open for the whole run: every detail event is kept. */
+    uint64_t detail_issued = a->detail ? g->total + g->main_events : 0;   /* every event carries one */
+    g->detail_lost = detail_issued > s->detail_written ? detail_issued - s->detail_written : 0;
+    g->eps = (double)g->total / rr->t_all;
+    g->eps_prod = (double)g->total / rr->t_prod;
+    g->drain_mbps = (double)s->bytes_written / rr->t_all / 1e6;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    g->rss = (uint64_t)ru.ru_maxrss * 1024u;
+    g->raw_bytes = raw_bytes;
+    g->raw = raw_write_gbps(a->out, s->io_method, raw_bytes, a->o.io_chunk_bytes ? a->o.io_chunk_bytes : (2u << 20),
+                            g->why, sizeof g->why);
+    g->ratio = g->raw > 0 ? g->drain_mbps / 1e3 / g->raw : 0;
+    g->valid = a->validate ? validate_session(rr->session, &g->f) : -1;
+    g->dirty = dirty_limit_bytes();
+    g->load = bench_load_average();
+}
+
+/* One JSON object; one field per line of the text report and more. */
+static void print_recorder_json(const rec_args *a, const rec_run *rr, const rec_figures *g)
+{
+    const atf_recorder_stats *s = &rr->s;
+    double total = (double)g->total;
+    printf("{\"benchmark\":\"recorder\",\"threads\":%u,\"events_per_thread\":%" PRIu64, a->threads, a->per_thread);
+    printf(",\"detail\":%s,\"clock\":\"%s\",\"io_method\":\"%s\"", a->detail ? "true" : "false",
+           atf_recorder_clock_name(s->clock_source), atf_recorder_io_name(s->io_method));
+    printf(",\"events_recorded\":%" PRIu64 ",\"events_lost\":%" PRIu64 ",\"burst_events\":%" PRIu64, g->recorded,
+           g->lost, g->main_events);
+    printf(",\"events_per_sec\":%.0f,\"producer_events_per_sec\":%.0f,\"seconds\":%.3f", g->eps, g->eps_prod,
+           rr->t_all);
+    printf(",\"producer_ns_per_event\":%.2f,\"producer_ns_per_event_run\":%.2f,\"clock_read_ns\":%.2f", rr->ns_burst,
+           g->ns_run, rr->clk);
+    printf(",\"bytes_written\":%" PRIu64 ",\"drain_mb_per_sec\":%.1f,\"raw_write_mb_per_sec\":%.1f"
+           ",\"raw_write_bytes\":%" PRIu64 ",\"drain_to_raw_ratio\":%.3f",
+           s->bytes_written, g->drain_mbps, g->raw > 0 ? g->raw * 1e3 : 0.0, g->raw_bytes, g->ratio);
+    printf(",\"backpressure_waits\":%" PRIu64 ",\"backpressure_wait_ms\":%.1f", s->backpressure_waits,
+           (double)s->backpressure_wait_ns / 1e6);
+    printf(",\"detail_recorded\":%" PRIu64 ",\"detail_written\":%" PRIu64 ",\"detail_lost\":%" PRIu64,
+           s->detail_recorded, s->detail_written, g->detail_lost);
+    printf(",\"peak_rss_bytes\":%" PRIu64 ",\"recorder_memory_peak_bytes\":%" PRIu64
+           ",\"recorder_memory_bound_bytes\":%" PRIu64,
+           g->rss, s->memory_peak, s->memory_bound);
+    printf(",\"producer_cpu_ns_per_event\":%.2f,\"writer_cpu_ns_per_event\":%.2f,\"io_cpu_ns_per_event\":%.2f",
+           g->cpu_prod * 1e9 / total, rr->cpu_writer0 * 1e9 / total, rr->cpu_io0 * 1e9 / total);
+    printf(",\"load_average\":%.2f,\"dirty_limit_bytes\":%" PRIu64, g->load, g->dirty);
+    printf(",\"valid\":%s,\"validate_errors\":%" PRIu64 ",\"validate_warnings\":%" PRIu64 ",\"session\":\"%s\"}\n",
+           g->valid < 0 ? "null" : g->valid ? "true" : "false", g->f.errors, g->f.warnings, rr->session);
+}
+
+static void print_recorder_text(const rec_args *a, const rec_run *rr, const rec_figures *g)
+{
+    const atf_recorder_stats *s = &rr->s;
+    double total = (double)g->total;
+    printf("session:            %s\n", rr->session);
+    printf("workload:           %u producer thread(s) x %" PRIu64 " events%s, clock %s, I/O %s\n", a->threads,
+           a->per_thread, a->detail ? " with 100-byte ARM64 detail payloads" : "",
+           atf_recorder_clock_name(s->clock_source), atf_recorder_io_name(s->io_method));
+    printf("events/s:           %.2f M/s end to end (%.3f s, recorded and on disk); %.2f M/s while producing\n",
+           g->eps / 1e6, rr->t_all, g->eps_prod / 1e6);
+    printf("producer ns/event:  %.2f (bursts without waiting), %.2f (whole run, waits included); the %s\n"
+           "                    read alone takes %.2f ns here (same conditions), the rest is %.2f ns\n",
+           rr->ns_burst, g->ns_run, atf_recorder_clock_name(s->clock_source), rr->clk,
+           rr->ns_burst > rr->clk ? rr->ns_burst - rr->clk : 0.0);
+    printf("drain:              %.1f MB/s (%.2f GiB written; dirty-page limit ~%.1f GiB)\n", g->drain_mbps,
+           (double)s->bytes_written / 1073741824.0, (double)g->dirty / 1073741824.0);
+    if (g->raw > 0)
+        printf("raw %s writes:  %.1f MB/s (%.2f GiB, same chunk size, same disk); ratio drain/raw %.2f\n",
+               atf_recorder_io_name(s->io_method), g->raw * 1e3, (double)g->raw_bytes / 1073741824.0, g->ratio);
+    else
+        printf("raw writes:         not measured: %s\n", g->why);
+    printf("CPU per event:      producers %.2f ns, writer %.2f ns, I/O thread %.2f ns (load average %.2f on %ld CPUs)\n",
+           g->cpu_prod * 1e9 / total, rr->cpu_writer0 * 1e9 / total, rr->cpu_io0 * 1e9 / total, g->load,
+           sysconf(_SC_NPROCESSORS_ONLN));
+    printf("backpressure waits: %" PRIu64 " (%.1f ms in total)\n", s->backpressure_waits,
+           (double)s->backpressure_wait_ns / 1e6);
+    if (a->detail)
+        printf("detail events:      %" PRIu64 " recorded, %" PRIu64 " written, %" PRIu64
+               " lost (dropped or evicted; the window is open for the whole run)\n",
+               s->detail_recorded, s->detail_written, g->detail_lost);
+    printf("events lost:        %" PRIu64 " (recorded %" PRIu64 " of %" PRIu64 " + %" PRIu64 " burst events)\n",
+           g->lost, g->recorded, g->total, g->main_events);
+    printf("memory:             peak RSS %.1f MiB; recorder buffers peak %.1f MiB (bound %.1f MiB)\n",
+           (double)g->rss / 1048576.0, (double)s->memory_peak / 1048576.0, (double)s->memory_bound / 1048576.0);
+    if (g->valid >= 0)
+        printf("atf validate:       %s (%" PRIu64 " error(s), %" PRIu64 " warning(s))%s%s\n",
+               g->valid ? "conformant" : "NOT VALID", g->f.errors, g->f.warnings, g->f.errors ? ": " : "",
+               g->f.errors ? g->f.first : "");
+}
+
+/* The exit status of a throughput run: with --check, 0 only when the rate
+ * is met with nothing lost or refused and the session conformant. */
+static int recorder_verdict(const rec_args *a, const rec_figures *g)
+{
+    if (g->refused && a->o.overflow != ATF_RECORDER_DROP)
+        fprintf(stderr, "atf-bench: %" PRIu64 " events refused\n", g->refused);
+    if (a->check_min >= 0) {
+        int pass = g->eps >= a->check_min && g->lost == 0 && g->detail_lost == 0 && g->refused == 0 && g->valid == 1;
+        fprintf(stderr, "atf-bench check: %s: %.2f M events/s (minimum %.2f M), %" PRIu64 " lost, %" PRIu64
+                        " detail lost, %" PRIu64 " refused, session %s\n",
+                pass ? "PASS" : "FAIL", g->eps / 1e6, a->check_min / 1e6, g->lost, g->detail_lost, g->refused,
+                g->valid == 1 ? "conformant" : "NOT conformant");
+        return pass ? 0 : 1;
+    }
+    return g->valid == 0 ? 1 : 0;
+}
+
+int bench_recorder(int argc, char **argv)
+{
+    rec_args a;
+    int rc = parse_recorder_args(&a, argc, argv);
+    if (rc)
+        return rc;
+    if (atf_make_dirs(a.out) != 0) {
+        fprintf(stderr, "atf-bench: cannot create %s: %s\n", a.out, strerror(errno));
+        return 2;
+    }
+    a.o.root = a.out;
+    if (a.durability)
+        return bench_durability(&a.o, a.threads, a.per_thread, a.sc.rounds, a.json, a.check_min);
+    if (a.sc.churn)
+        return bench_churn(&a.o, a.out, a.sc.churn, a.sc.parallel, a.per_thread_set ? a.per_thread : 10, a.json,
+                           a.validate, a.check_min);
+    if (a.sc.idle || a.sc.baseline)
+        return bench_scaling(&a.o, a.out, a.threads, a.sc.idle, a.sc.baseline, a.per_thread, a.sc.rounds, a.json,
+                             a.validate, a.check_min, a.sc.burst);
+    if (a.detail) {
+        a.o.detail = 1;
+        a.o.pre_roll_ns = 0;
+    }
+    uint64_t raw_bytes;
+    if (fit_recorder_disk(&a, &raw_bytes) != 0)
+        return 2;
 
     rec_run rr;
     memset(&rr, 0, sizeof rr);
-    rr.threads = threads;
-    rr.per_thread = per_thread;
-    rr.detail = detail;
-    rr.o = o;
-    int rc = rec_run_exec(&rr);
+    rr.threads = a.threads;
+    rr.per_thread = a.per_thread;
+    rr.detail = a.detail;
+    rr.o = a.o;
+    rc = rec_run_exec(&rr);
     if (rc) {
         free(rr.bt);
         return rc;
     }
-    bench_thread *bt = rr.bt;
-    atf_recorder_stats s = rr.s;
-    double t_all = rr.t_all, t_prod = rr.t_prod, ns_burst = rr.ns_burst, clk = rr.clk;
-    double cpu_writer0 = rr.cpu_writer0, cpu_io0 = rr.cpu_io0;
-    uint64_t next = rr.next;
-    const char *session = rr.session;
-
-    uint64_t total = (uint64_t)threads * per_thread;
-    uint64_t refused = 0;
-    double ns_run = 0, cpu_prod = 0;
-    for (unsigned i = 0; i < threads; i++) {
-        refused += bt[i].refused;
-        ns_run += bt[i].seconds * 1e9 / (double)per_thread;
-        cpu_prod += bt[i].cpu;
+    rec_figures *g = malloc(sizeof *g);
+    if (!g) {
+        free(rr.bt);
+        return 2;
     }
-    ns_run /= threads;
-    uint64_t main_events = next;
-    uint64_t recorded = s.events_recorded;
-    uint64_t lost = s.events_dropped;
-    /* The detail window is open for the whole run: every detail event is kept. */
-    uint64_t detail_issued = detail ? total + main_events : 0;   /* every event carries one */
-    uint64_t detail_lost = detail_issued > s.detail_written ? detail_issued - s.detail_written : 0;
-    double eps = (double)(total) / t_all;
-    double eps_prod = (double)total / t_prod;
-    double drain_mbps = (double)s.bytes_written / t_all / 1e6;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    uint64_t rss = (uint64_t)ru.ru_maxrss * 1024u;
-
-    char why[256] = "";
-    double raw = raw_write_gbps(out, s.io_method, raw_bytes, o.io_chunk_bytes ? o.io_chunk_bytes : (2u << 20), why,
-                                sizeof why);
-    double ratio = raw > 0 ? drain_mbps / 1e3 / raw : 0;
-
-    findings f;
-    memset(&f, 0, sizeof f);
-    int valid = validate ? validate_session(session, &f) : -1;
-    uint64_t dirty = dirty_limit_bytes();
-    double load = bench_load_average();
-
-    if (json) {
-        /* One object; one field per line of the text report and more. */
-        printf("{\"benchmark\":\"recorder\",\"threads\":%u,\"events_per_thread\":%" PRIu64, threads, per_thread);
-        printf(",\"detail\":%s,\"clock\":\"%s\",\"io_method\":\"%s\"", detail ? "true" : "false",
-               atf_recorder_clock_name(s.clock_source), atf_recorder_io_name(s.io_method));
-        printf(",\"events_recorded\":%" PRIu64 ",\"events_lost\":%" PRIu64 ",\"burst_events\":%" PRIu64, recorded,
-               lost, main_events);
-        printf(",\"events_per_sec\":%.0f,\"producer_events_per_sec\":%.0f,\"seconds\":%.3f", eps, eps_prod, t_all);
-        printf(",\"producer_ns_per_event\":%.2f,\"producer_ns_per_event_run\":%.2f,\"clock_read_ns\":%.2f", ns_burst,
-               ns_run, clk);
-        printf(",\"bytes_written\":%" PRIu64 ",\"drain_mb_per_sec\":%.1f,\"raw_write_mb_per_sec\":%.1f"
-               ",\"raw_write_bytes\":%" PRIu64 ",\"drain_to_raw_ratio\":%.3f",
-               s.bytes_written, drain_mbps, raw > 0 ? raw * 1e3 : 0.0, raw_bytes, ratio);
-        printf(",\"backpressure_waits\":%" PRIu64 ",\"backpressure_wait_ms\":%.1f", s.backpressure_waits,
-               (double)s.backpressure_wait_ns / 1e6);
-        printf(",\"detail_recorded\":%" PRIu64 ",\"detail_written\":%" PRIu64 ",\"detail_lost\":%" PRIu64,
-               s.detail_recorded, s.detail_written, detail_lost);
-        printf(",\"peak_rss_bytes\":%" PRIu64 ",\"recorder_memory_peak_bytes\":%" PRIu64
-               ",\"recorder_memory_bound_bytes\":%" PRIu64,
-               rss, s.memory_peak, s.memory_bound);
-        printf(",\"producer_cpu_ns_per_event\":%.2f,\"writer_cpu_ns_per_event\":%.2f,\"io_cpu_ns_per_event\":%.2f",
-               cpu_prod * 1e9 / (double)total, cpu_writer0 * 1e9 / (double)total, cpu_io0 * 1e9 / (double)total);
-        printf(",\"load_average\":%.2f,\"dirty_limit_bytes\":%" PRIu64, load, dirty);
-        printf(",\"valid\":%s,\"validate_errors\":%" PRIu64 ",\"validate_warnings\":%" PRIu64 ",\"session\":\"%s\"}\n",
-               valid < 0 ? "null" : valid ? "true" : "false", f.errors, f.warnings, session);
-    } else {
-        printf("session:            %s\n", session);
-        printf("workload:           %u producer thread(s) x %" PRIu64 " events%s, clock %s, I/O %s\n", threads,
-               per_thread, detail ? " with 100-byte ARM64 detail payloads" : "",
-               atf_recorder_clock_name(s.clock_source), atf_recorder_io_name(s.io_method));
-        printf("events/s:           %.2f M/s end to end (%.3f s, recorded and on disk); %.2f M/s while producing\n",
-               eps / 1e6, t_all, eps_prod / 1e6);
-        printf("producer ns/event:  %.2f (bursts without waiting), %.2f (whole run, waits included); the %s\n"
-               "                    read alone takes %.2f ns here (same conditions), the rest is %.2f ns\n",
-               ns_burst, ns_run, atf_recorder_clock_name(s.clock_source), clk, ns_burst > clk ? ns_burst - clk : 0.0);
-        printf("drain:              %.1f MB/s (%.2f GiB written; dirty-page limit ~%.1f GiB)\n", drain_mbps,
-               (double)s.bytes_written / 1073741824.0, (double)dirty / 1073741824.0);
-        if (raw > 0)
-            printf("raw %s writes:  %.1f MB/s (%.2f GiB, same chunk size, same disk); ratio drain/raw %.2f\n",
-                   atf_recorder_io_name(s.io_method), raw * 1e3, (double)raw_bytes / 1073741824.0, ratio);
-        else
-            printf("raw writes:         not measured: %s\n", why);
-        printf("CPU per event:      producers %.2f ns, writer %.2f ns, I/O thread %.2f ns (load average %.2f on %ld CPUs)\n",
-               cpu_prod * 1e9 / (double)total, cpu_writer0 * 1e9 / (double)total, cpu_io0 * 1e9 / (double)total, load,
-               sysconf(_SC_NPROCESSORS_ONLN));
-        printf("backpressure waits: %" PRIu64 " (%.1f ms in total)\n", s.backpressure_waits,
-               (double)s.backpressure_wait_ns / 1e6);
-        if (detail)
-            printf("detail events:      %" PRIu64 " recorded, %" PRIu64 " written, %" PRIu64
-                   " lost (dropped or evicted; the window is open for the whole run)\n",
-                   s.detail_recorded, s.detail_written, detail_lost);
-        printf("events lost:        %" PRIu64 " (recorded %" PRIu64 " of %" PRIu64 " + %" PRIu64
-               " burst events)\n",
-               lost, recorded, total, main_events);
-        printf("memory:             peak RSS %.1f MiB; recorder buffers peak %.1f MiB (bound %.1f MiB)\n",
-               (double)rss / 1048576.0, (double)s.memory_peak / 1048576.0, (double)s.memory_bound / 1048576.0);
-        if (valid >= 0)
-            printf("atf validate:       %s (%" PRIu64 " error(s), %" PRIu64 " warning(s))%s%s\n", valid ? "conformant" : "NOT VALID",
-                   f.errors, f.warnings, f.errors ? ": " : "", f.errors ? f.first : "");
-    }
-    free(bt);
-    if (refused && o.overflow != ATF_RECORDER_DROP)
-        fprintf(stderr, "atf-bench: %" PRIu64 " events refused\n", refused);
-    if (check_min >= 0) {
-        int pass = eps >= check_min && lost == 0 && detail_lost == 0 && refused == 0 && valid == 1;
-        fprintf(stderr, "atf-bench check: %s: %.2f M events/s (minimum %.2f M), %" PRIu64 " lost, %" PRIu64
-                        " detail lost, %" PRIu64 " refused, session %s\n",
-                pass ? "PASS" : "FAIL", eps / 1e6, check_min / 1e6, lost, detail_lost, refused,
-                valid == 1 ? "conformant" : "NOT conformant");
-        return pass ? 0 : 1;
-    }
-    return valid == 0 ? 1 : 0;
+    recorder_figures(&a, &rr, raw_bytes, g);
+    if (a.json)
+        print_recorder_json(&a, &rr, g);
+    else
+        print_recorder_text(&a, &rr, g);
+    free(rr.bt);
+    rc = recorder_verdict(&a, g);
+    free(g);
+    return rc;
 }

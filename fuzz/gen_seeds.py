@@ -5,7 +5,7 @@
 
 Seeds are real files: sessions, index/detail files, headers, footers,
 payloads and manifests written by atfpy, the independent Python
-implementation (conformance/gen/atfpy), plus their crash-truncated, torn,
+implementation (formats/atf/python/atfpy), plus their crash-truncated, torn,
 zero-tailed and garbage-tailed variants, and every case of the golden corpus
 (corpus/atf/[ynri]_*: sessions and threads packed, files and manifests as they are). With --atf, small sessions written
 by the C session writer (`atf demo`) are added as well. Session seeds use the
@@ -47,6 +47,7 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "conformance", "gen"))
+import tracepy  # noqa: E402,F401  (puts every formats/<name>/python/ on sys.path)
 
 import atfpy  # noqa: E402
 from atfpy import (ARCH_ARM64, ARCH_X86_64, CHECKSUM_CRC32_IEEE, CHECKSUM_CRC32C,  # noqa: E402

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The format-neutral front end of the Python implementations: it asks the
 format registry (tracepy.registry) which format a path is, then runs that
-format's implementation (atfpy, wtfpy, rtcpy).
+format's independent Python implementation (formats/<name>/python/).
 
     tracepy_tool.py formats             the registry: name, package, spec,
                                         corpus, tool, one format a line
@@ -15,7 +15,7 @@ format's implementation (atfpy, wtfpy, rtcpy).
 
 Exit status: 0 success (conformant), 1 no format takes PATH, damage
 (nonconformant), 2 a usage or I/O error. `dump` of a one-file format says
-on stderr what it could not read, as wtfpy_tool.py and rtcpy_tool.py do.
+on stderr what it could not read, as that format's own tool does.
 """
 
 import json
@@ -67,8 +67,8 @@ def _all_clauses():
 def main(argv):
     if argv == ["formats"]:
         for f in registry.formats():
-            print("%s\t%s\t%s\t%s\t%s" % (f.name, f.package, "conformance/" + f.spec,
-                                          "corpus/" + f.corpus, "conformance/gen/" + f.tool))
+            print("%s\t%s\t%s\t%s\t%s" % (f.name, f.package, "conformance/" + f.spec, "corpus/" + f.corpus,
+                                          os.path.relpath(f.tool_path, registry.layout.REPO)))
         return 0
     if len(argv) == 2 and argv[0] in ("detect", "info"):
         f, rc = _format_of(argv[1])

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Property tests (Hypothesis) between the C codec and atfpy, the independent
-Python implementation of ATF (conformance/gen/atfpy).
+Python implementation of ATF (formats/atf/python/atfpy).
 
     test_properties.py --atf PATH/atf --writer PATH/atf-prop-writer [--workdir DIR] [unittest args]
 
@@ -38,6 +38,7 @@ import unittest
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gen"))
+import tracepy  # noqa: E402,F401  (puts every formats/<name>/python/ on sys.path)
 
 from hypothesis import HealthCheck, example, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402

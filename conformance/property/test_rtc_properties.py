@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Property tests (Hypothesis) between the C RTC codec and rtcpy, the
-independent Python implementation of RTC (conformance/gen/rtcpy).
+independent Python implementation of RTC (formats/rtc/python/rtcpy).
 
     test_rtc_properties.py --atf PATH/atf --writer PATH/rtc-prop-writer [--workdir DIR]
                            [unittest args]
@@ -40,6 +40,7 @@ import unittest
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gen"))
+import tracepy  # noqa: E402,F401  (puts every formats/<name>/python/ on sys.path)
 sys.path.insert(0, HERE)
 
 from hypothesis import given, settings  # noqa: E402

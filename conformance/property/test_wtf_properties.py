@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Property tests (Hypothesis) between the C WTF codec and wtfpy, the
-independent Python implementation of WTF (conformance/gen/wtfpy).
+independent Python implementation of WTF (formats/wtf/python/wtfpy).
 
     test_wtf_properties.py --atf PATH/atf --writer PATH/wtf-prop-writer [--workdir DIR]
                            [unittest args]
@@ -37,6 +37,7 @@ import unittest
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gen"))
+import tracepy  # noqa: E402,F401  (puts every formats/<name>/python/ on sys.path)
 sys.path.insert(0, HERE)
 
 from hypothesis import given  # noqa: E402

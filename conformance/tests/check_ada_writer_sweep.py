@@ -3,7 +3,7 @@
 
     check_ada_writer_sweep.py --atf PATH_TO_atf [--workdir DIR] [--jobs N] [-v]
 
-The model (conformance/gen/atfpy/adawriter.py) logs every operating-system
+The model (formats/atf/python/atfpy/adawriter.py) logs every operating-system
 call a real run of that writer makes: mkdir, file creation, and each write(2)
 that its 4 KiB stdio buffers turn the writer's fwrite/fflush/fseek calls
 into. For every session below, the disk is rebuilt as a crash would leave it:
@@ -55,6 +55,7 @@ GEN = os.path.join(os.path.dirname(HERE), "gen")
 sys.dont_write_bytecode = True
 sys.path.insert(0, GEN)
 sys.path.insert(0, HERE)
+import tracepy  # noqa: E402,F401  (puts every formats/<name>/python/ on sys.path)
 
 from atfpy.adawriter import OP_WRITE, simulate, tearable  # noqa: E402
 from atfpy.crc import CHECKSUM_CRC32C  # noqa: E402

@@ -3,7 +3,7 @@
 
     check_independent_sessions.py --atf PATH_TO_atf --workdir DIR [--seed N]
 
-1. Runs conformance/gen/independent_sessions.py DIR/sessions --seed N.
+1. Runs formats/atf/python/independent_sessions.py DIR/sessions --seed N.
 2. For every session S listed in DIR/sessions/index.json:
    * `atf dump --json S` must print S.expected.jsonl byte for byte (exit 0);
    * `atf dump --json S/thread_K` must print the lines of S.expected.jsonl
@@ -28,7 +28,8 @@ import sys
 from collections import OrderedDict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GENERATOR = os.path.join(os.path.dirname(HERE), "gen", "independent_sessions.py")
+GENERATOR = os.path.join(os.path.dirname(os.path.dirname(HERE)), "formats", "atf", "python",
+                         "independent_sessions.py")
 MAX_SHOWN = 1200   # characters of a differing line shown
 
 

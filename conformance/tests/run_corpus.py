@@ -5,7 +5,7 @@ expectation.
     run_corpus.py --atf PATH [--corpus DIR] [--only NAME ...] [--exact-warnings]
                   [--timeout S] [-j N] [-v]
 
-PATH is the `atf` executable, or conformance/gen/atfpy_tool.py (the independent
+PATH is the `atf` executable, or formats/atf/python/atfpy_tool.py (the independent
 Python implementation; a .py file is run with this interpreter). For every
 case NAME (NAME.expect.json in DIR, default: the repository's corpus/) with
 target T (NAME/T):

@@ -16,9 +16,9 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-GEN = os.path.join(os.path.dirname(HERE), "gen")
-MAKE = os.path.join(GEN, "make_corpus.py")
-TOOL = os.path.join(GEN, "atfpy_tool.py")
+ATF_PY = os.path.join(REPO, "formats", "atf", "python")
+MAKE = os.path.join(ATF_PY, "make_corpus.py")
+TOOL = os.path.join(ATF_PY, "atfpy_tool.py")
 RUNNER = os.path.join(HERE, "run_corpus.py")
 COVERAGE = os.path.join(HERE, "check_clause_coverage.py")
 SPEC = os.path.join(REPO, "conformance", "SPEC.md")

@@ -1,6 +1,6 @@
 """Bytes helpers shared by the format packages: little-endian loads and the
 UTF-8 test. Every format of the project stores its integers little-endian
-(RTC's payloads say their own order and use int.from_bytes directly)."""
+(a payload that says its own byte order uses int.from_bytes directly)."""
 
 
 def le(data, off, size, signed=False):

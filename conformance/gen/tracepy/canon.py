@@ -1,5 +1,6 @@
-"""The canonical text of docs/wtf-dump-format.md: string escaping over bytes,
-the number rule, and JSON values rewritten compactly.
+"""The canonical text of the one-file formats' dumps (docs/<format>-dump-format.md):
+string escaping over bytes, the number rule, and JSON values rewritten
+compactly.
 
 Strings: ASCII 0x20..0x7E other than ``"`` and ``\\`` as they are; ``"``
 ``\\`` and \\n \\r \\t \\b \\f with a backslash; other bytes below 0x80 as
@@ -131,7 +132,7 @@ def _int(text):
 
 def _check_value(v, depth=1):
     """Lone surrogates and nesting deeper than MAX_JSON_DEPTH make a text not
-    JSON here (docs/wtf-dump-format.md: as the C reader, jansson, reads it)."""
+    JSON here (the dump format's rule: as the C reader, jansson, reads it)."""
     stack = [(v, depth)]
     while stack:
         x, d = stack.pop()
@@ -153,7 +154,7 @@ def parse_json(data):
     """The JSON value of ``data`` (bytes), objects as lists of (key, value)
     pairs in file order with duplicate keys merged (last value, first
     position), numbers as int or float. Raises ValueError when ``data`` is
-    not one JSON value in UTF-8 as docs/wtf-dump-format.md reads it: NaN and
+    not one JSON value in UTF-8 as the dump format reads it: NaN and
     Infinity are not JSON, nor a number beyond a double's range, a lone
     surrogate escape, or nesting deeper than 2048."""
     if isinstance(data, (bytes, bytearray)):
@@ -191,7 +192,7 @@ def _pairs(pairs):
     where = {}
     for k, v in pairs:
         if "\x00" in k:
-            # a key holding U+0000 is not read (docs/wtf-dump-format.md): the C
+            # a key holding U+0000 is not read (the dump format's rule): the C
             # readers use jansson, whose object keys are C strings
             raise ValueError("an object key holds U+0000")
         if k in where:

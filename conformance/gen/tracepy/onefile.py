@@ -1,4 +1,4 @@
-"""Validation of a one-file format (WTF, RTC) whose reader finds every clause
+"""Validation of a one-file format whose reader finds every clause
 as it reads: the reader's notes become the report's findings, a clause found
 at several places one finding (the first place, with the count in its
 message), as atfpy reports per-event clauses."""
@@ -33,7 +33,7 @@ class OneFileValidator:
     the reader found (its ``notes``); ``checked(t)`` the clauses that were
     checked; ``recovered(t)`` the number of records read from a cut file, or
     None when it was not cut; ``what`` how a file of the format is called in
-    a message ("a WTF file"). Its methods are the format's entry points:
+    a message (e.g. "a trace file"). Its methods are the format's entry points:
 
         validate(path, strict=False) -> Report      (UsageError: exit 2)
         validate_bytes(data, name, strict=False, path=None) -> Report
@@ -62,7 +62,7 @@ class OneFileValidator:
 
 def validate_file(path, strict, what, validate_bytes):
     """``validate_bytes(data, basename, strict, path)`` of the file ``path``;
-    UsageError (exit 2) for a directory (``what``: "a WTF file") or a file
+    UsageError (exit 2) for a directory (``what``: e.g. "a trace file") or a file
     that cannot be read."""
     if os.path.isdir(path):
         raise UsageError("%s: is a directory, not %s" % (path, what))

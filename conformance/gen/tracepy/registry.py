@@ -3,12 +3,14 @@ libarchive's model: each format package holds a module ``format`` whose
 FORMAT (a Format) says how the format is recognised (bid), summarised
 (info), dumped (the canonical lines of `atf dump --json`) and validated
 (the report of `atf validate`), with its clause table, spec, golden corpus
-and command-line tool. Adding a format is one package plus one line of
-PACKAGES; the scripts that treat every format alike (the clause-coverage
-check, tracepy_tool.py) iterate formats() and never name one.
+and command-line tool. Adding a format is its folder formats/<name>/python/
+(one package with a format.py) plus its line in formats/formats.cmake, the
+one registry of the build (tracepy.layout reads it); the scripts that treat
+every format alike (the clause-coverage check, tracepy_tool.py) iterate
+formats() and never name one.
 
-    formats()              the descriptors, in PACKAGES order
-    get(name)              one descriptor by name ("atf", "wtf", "rtc")
+    formats()              the descriptors, in registry order
+    get(name)              one descriptor by name (its folder formats/<name>/)
     detect(path)           the descriptor that bids highest for ``path``
                            (None: no format takes it); the bytes are read once
     of_clauses(ids)        the format whose clause IDs these are
@@ -17,12 +19,7 @@ check, tracepy_tool.py) iterate formats() and never name one.
 import importlib
 import os
 
-# The format packages, in the order ties are broken (one line a format).
-PACKAGES = (
-    "atfpy",
-    "wtfpy",
-    "rtcpy",
-)
+from . import layout
 
 HEAD = 65536          # the bytes of a file every bid sees
 
@@ -32,10 +29,13 @@ class Format:
 
     name           short name: the C tool's (`--format`), the corpus folder's
     title          what it is called in prose
-    package        its independent Python implementation (a package here)
-    clause_prefix  the prefix of its clause IDs ("WTF-"), None for ATF's
+    package        its independent Python implementation (a package in its folder)
+    clause_prefix  the prefix of its clause IDs ("XYZ-"), None for the one
+                   format whose IDs have none (ATF's)
     spec, corpus   its spec (under conformance/) and golden corpus (under corpus/)
-    tool           its command-line front end (conformance/gen/)
+    tool           its command-line front end (a script in its folder)
+    folder         its folder, formats/<name>/python/ (set by formats())
+    tool_path      the tool's path (set by formats())
     suffixes       the file-name endings it is usually written with (a hint)
     bid(path, head)   confidence 0..100 that ``path`` is of this format;
                    ``head``: the first HEAD bytes of a file, None for a directory
@@ -54,6 +54,7 @@ class Format:
         self.suffixes = suffixes
         self.bid, self.info, self.dump_lines = bid, info, dump_lines
         self.validate, self.validate_bytes, self.clauses = validate, validate_bytes, clauses
+        self.folder = self.tool_path = None
 
     def owns_clause(self, cid):
         if self.clause_prefix is not None:
@@ -70,7 +71,15 @@ _FORMATS = None
 def formats():
     global _FORMATS
     if _FORMATS is None:
-        _FORMATS = tuple(importlib.import_module(p + ".format").FORMAT for p in PACKAGES)
+        layout.use()
+        found = []
+        for name, folder, package in layout.python_parts():
+            f = importlib.import_module(package + ".format").FORMAT
+            if (f.name, f.package) != (name, package):
+                raise ValueError("%s: %s.format describes %s (%s)" % (folder, package, f.name, f.package))
+            f.folder, f.tool_path = folder, os.path.join(folder, f.tool)
+            found.append(f)
+        _FORMATS = tuple(found)
     return _FORMATS
 
 
@@ -86,8 +95,8 @@ def names():
 
 
 def detect(path):
-    """The format that bids highest for ``path`` (the first of PACKAGES on a
-    tie), or None when every bid is 0. OSError when ``path`` cannot be read."""
+    """The format that bids highest for ``path`` (the first in registry
+    order on a tie), or None when every bid is 0. OSError when ``path`` cannot be read."""
     head = None
     if not os.path.isdir(path):
         with open(path, "rb") as f:

@@ -29,7 +29,7 @@ def clause_lines(clauses):
 
 class Note:
     """What a reader found: the clause it breaks (None for a plain remark:
-    what was not read), where (file offset, field), what; ``chunk``: the WTF
+    what was not read), where (file offset, field), what; ``chunk``: the
     chunk it belongs to, when the format has chunks."""
     __slots__ = ("clause", "offset", "field", "message", "chunk")
 

@@ -1,5 +1,6 @@
-"""The command line that the Python tools share (atfpy_tool.py, wtfpy_tool.py,
-rtcpy_tool.py, tracepy_tool.py), with the C tool's argument shape:
+"""The command line that the Python tools share (each format's
+formats/<name>/python/<name>py_tool.py, and tracepy_tool.py), with the C
+tool's argument shape:
 
     dump --json PATH
     validate [--strict] [--format text|json] [--no-verify] PATH
@@ -47,7 +48,7 @@ def read_file(path):
 
 
 def dump_file(path, prog, read, dump_lines, shown, before_notes=None):
-    """`dump --json PATH` of a one-file format (WTF, RTC): the canonical
+    """`dump --json PATH` of a one-file format: the canonical
     lines of ``read(data, name)`` on stdout, then on stderr what was not read
     and why: ``before_notes(trace)`` lines, and every note ``shown(note)``
     keeps. Exit 2 for an I/O error, 1 for damage, else 0."""
@@ -69,6 +70,27 @@ def dump_file(path, prog, read, dump_lines, shown, before_notes=None):
                                     "%s: " % n.clause if n.clause else "", n.message),
               file=sys.stderr)
     return 1 if t.state == t.DAMAGED else 0
+
+
+_ONE_FILE_COMMANDS = """A small command-line front end of %(pkg)s, with the C tool's argument shape:
+
+    %(pkg)s_tool.py dump --json PATH      canonical dump (docs/%(name)s-dump-format.md)
+    %(pkg)s_tool.py validate [--strict] [--format text|json] PATH
+                                        clause-ID validation (%(pkg)s.validate,
+                                        conformance/%(spec)s); JSON schema
+                                        "atf-validate/1"; exit 0 conformant,
+                                        1 nonconformant, 2 usage or I/O error
+    %(pkg)s_tool.py validate --list-clauses
+                                        the %(title)s clause table: ID, tab,
+                                        severity, tab, summary
+
+"""
+
+
+def one_file_doc(pkg, name, spec, title, about):
+    """The usage text of a one-file format's tool (``pkg``_tool.py): its
+    commands, then ``about`` (what PATH is, what `dump` says and exits)."""
+    return _ONE_FILE_COMMANDS % {"pkg": pkg, "name": name, "spec": spec, "title": title} + about
 
 
 def file_tool_main(argv, doc, prog, cmd_dump, validate, list_clauses):

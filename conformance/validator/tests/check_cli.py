@@ -153,7 +153,7 @@ def main():
     # docs/dump-format.md: a thread directory, or an index file inside one,
     # takes its symbols from the parent session's manifest; the independent
     # Python reader (atfpy) follows the same rule.
-    atfpy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "gen", "atfpy_tool.py")
+    atfpy = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "formats", "atf", "python", "atfpy_tool.py")
     rc, whole, err = run(atf, "dump", "--json", d1)
     want = [ln for ln in whole.splitlines() if ln.startswith('{"thread":0,')]
     ck.ok(want and all('"symbol":' in ln for ln in want[:5]), "session dump resolves symbols", whole[:200])

@@ -8,7 +8,7 @@ is unpacked with `atf unpack`; the result must pass `atf validate`, and its
 `atf dump --json` must equal, line for line, an expectation computed here
 without the unpacker:
 
-  * which chunk records survive: rtcpy (conformance/gen/rtcpy, the
+  * which chunk records survive: rtcpy (formats/rtc/python/rtcpy, the
     independent Python RTC reader) reads the cut file;
   * which events they hold: the original session's dump (offsets and
     lengths of every index and detail event) against the byte ranges of the
@@ -232,6 +232,7 @@ def check_case(cli, rtcpy, orig, work, name, data, whole_file):
 def main():
     cli, work, gen = sys.argv[1], sys.argv[2], sys.argv[3]
     sys.path.insert(0, gen)
+    import tracepy  # noqa: F401  (puts every formats/<name>/python/ on sys.path)
     import rtcpy
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)

@@ -36,6 +36,7 @@ sys.path.insert(0, VIEWERS)
 from checks import check, crash_cut, finish, run  # noqa: E402
 from check_wtf_export import read_zones  # noqa: E402
 sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", "conformance", "gen")))
+import tracepy  # noqa: E402,F401  (puts every formats/<name>/python/ on sys.path)
 from atfpy.records import IndexEvent  # noqa: E402
 from atfpy.session import SessionModel, Symbol, ThreadModel, write_session  # noqa: E402
 

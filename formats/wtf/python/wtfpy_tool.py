@@ -1,15 +1,7 @@
 #!/usr/bin/python3
-"""A small command-line front end of wtfpy, with the C tool's argument shape:
-
-    wtfpy_tool.py dump --json PATH      canonical dump (docs/wtf-dump-format.md)
-    wtfpy_tool.py validate [--strict] [--format text|json] PATH
-                                        clause-ID validation (wtfpy.validate,
-                                        conformance/SPEC-WTF.md); JSON schema
-                                        "atf-validate/1"; exit 0 conformant,
-                                        1 nonconformant, 2 usage or I/O error
-    wtfpy_tool.py validate --list-clauses
-                                        the WTF clause table: ID, tab,
-                                        severity, tab, summary
+"""The command-line front end of wtfpy: `dump --json PATH`, `validate [--strict]
+[--format text|json] PATH`, `validate --list-clauses` (the commands of
+tracepy.tool.one_file_doc, printed on a usage error with what follows).
 
 PATH is a binary WTF file (.wtf-trace). `dump` prints every line it can,
 says on stderr what it could not read, and exits 0 when the file was read
@@ -23,15 +15,17 @@ import os
 import sys
 
 sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "conformance", "gen")]
 
-from tracepy.tool import dump_file, file_tool_main  # noqa: E402
+from tracepy.tool import dump_file, file_tool_main, one_file_doc  # noqa: E402
 from wtfpy.clauses import SEVERITY  # noqa: E402
 from wtfpy.dump import dump_lines  # noqa: E402
 from wtfpy.reader import read_trace  # noqa: E402
 from wtfpy.validate import list_clauses, validate  # noqa: E402
 
 PROG = "wtfpy_tool"
+USAGE_TEXT = one_file_doc("wtfpy", "wtf", "SPEC-WTF.md", "WTF", __doc__.split("\n\n", 1)[1])
 
 
 def shown(n):
@@ -46,7 +40,7 @@ def cmd_dump(path):
 
 
 def main(argv):
-    return file_tool_main(argv, __doc__, PROG, cmd_dump, validate, list_clauses)
+    return file_tool_main(argv, USAGE_TEXT, PROG, cmd_dump, validate, list_clauses)
 
 
 if __name__ == "__main__":

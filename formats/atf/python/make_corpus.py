@@ -25,19 +25,16 @@ Deterministic: fixed seeds (one random.Random per case, seeded by its name),
 sorted output, no timestamps. Standard library only (Debian's /usr/bin/python3).
 """
 
-import argparse
-import filecmp
 import json
 import os
 import random
 import re
-import shutil
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path[:0] = [HERE, os.path.join(REPO, "conformance", "gen")]
 
 from atfpy import (ARCH_ARM64, ARCH_X86_64, CLOCK_BOOTTIME, CLOCK_MACH_CONTINUOUS,  # noqa: E402
                    CLOCK_QPC, DETAIL_FUNCTION_CALL, DETAIL_FUNCTION_RETURN, DETAIL_HEADER_SIZE,
@@ -50,13 +47,12 @@ import atfpy  # noqa: E402
 from atfpy.dump import detail_file_lines, session_lines, thread_lines  # noqa: E402
 from atfpy.session import SessionView, ThreadView, call_step  # noqa: E402
 import atfpy_tool  # noqa: E402
+from tracepy.corpus import (EXPECT_SCHEMA, Expectation, clear_owned, collect_cases,  # noqa: E402
+                            coverage, generator_main, readme_classes, readme_tail,
+                            require_coverage, spec_clauses, write_bytes)
 
-REPO = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_OUT = os.path.join(REPO, "corpus", "atf")
 SPEC = os.path.join(REPO, "conformance", "SPEC.md")
-EXPECT_SCHEMA = "atf-corpus-expect/1"
-CLASSES = {"y": "valid", "n": "invalid", "r": "recoverable", "i": "implementation-defined"}
-NAME_RE = re.compile(r"^[ynri]_[a-z0-9_]+$")
 
 
 def le(value, size):
@@ -65,7 +61,26 @@ def le(value, size):
 
 # ---- Files ------------------------------------------------------------------------
 
-class IndexSpec:
+class _FileSpec:
+    """What IndexSpec and DetailSpec share: the fields that say how the bytes
+    around the events are written (see IndexSpec)."""
+
+    def _fields(self, layout, events, tid, arch, os, checksum, header, footer, eoff, tail, after,
+                hdr, ftr, patches, raw):
+        self.layout, self.events, self.tid = layout, list(events), tid
+        self.arch, self.os = arch, os
+        self.checksum = checksum if checksum is not None else (
+            "none" if layout == LAYOUT_1 else "crc32c")
+        self.header, self.footer, self.eoff = header, footer, eoff
+        self.tail, self.after = tail, after
+        self.hdr, self.ftr = dict(hdr or {}), dict(ftr or {})
+        self.patches, self.raw = list(patches), raw
+
+    def header_value(self, name):
+        return self.hdr.get(name, {"thread_id": self.tid, "arch": self.arch}.get(name))
+
+
+class IndexSpec(_FileSpec):
     """How to write one index.atf. The events are the complete events the file
     holds (and a reader must see); everything else says how the bytes around
     them are written or damaged.
@@ -85,17 +100,9 @@ class IndexSpec:
                  clock=CLOCK_BOOTTIME, flags=None, checksum=None, header="final", footer=True,
                  eoff=INDEX_HEADER_SIZE, tail=b"", after=b"", hdr=None, ftr=None, patches=(),
                  raw=None):
-        self.layout, self.events, self.tid = layout, list(events), tid
-        self.arch, self.os, self.clock, self.flags = arch, os, clock, flags
-        self.checksum = checksum if checksum is not None else (
-            "none" if layout == LAYOUT_1 else "crc32c")
-        self.header, self.footer, self.eoff = header, footer, eoff
-        self.tail, self.after = tail, after
-        self.hdr, self.ftr = dict(hdr or {}), dict(ftr or {})
-        self.patches, self.raw = list(patches), raw
-
-    def header_value(self, name):
-        return self.hdr.get(name, {"thread_id": self.tid, "arch": self.arch}.get(name))
+        self._fields(layout, events, tid, arch, os, checksum, header, footer, eoff, tail, after,
+                     hdr, ftr, patches, raw)
+        self.clock, self.flags = clock, flags
 
     def render(self):
         if self.raw is not None:
@@ -139,24 +146,15 @@ class IndexSpec:
         return f.encode()[:k]
 
 
-class DetailSpec:
+class DetailSpec(_FileSpec):
     """How to write one detail.atf (same conventions as IndexSpec; ("evt", k)
     patches are relative to the start of detail event k)."""
 
     def __init__(self, layout, events, *, tid, arch=ARCH_ARM64, os=OS_LINUX, checksum=None,
                  header="final", footer=True, eoff=DETAIL_HEADER_SIZE, tail=b"", after=b"",
                  hdr=None, ftr=None, patches=(), raw=None):
-        self.layout, self.events, self.tid = layout, list(events), tid
-        self.arch, self.os = arch, os
-        self.checksum = checksum if checksum is not None else (
-            "none" if layout == LAYOUT_1 else "crc32c")
-        self.header, self.footer, self.eoff = header, footer, eoff
-        self.tail, self.after = tail, after
-        self.hdr, self.ftr = dict(hdr or {}), dict(ftr or {})
-        self.patches, self.raw = list(patches), raw
-
-    def header_value(self, name):
-        return self.hdr.get(name, {"thread_id": self.tid, "arch": self.arch}.get(name))
+        self._fields(layout, events, tid, arch, os, checksum, header, footer, eoff, tail, after,
+                     hdr, ftr, patches, raw)
 
     def offsets(self):
         out, pos = [], self.eoff
@@ -385,52 +383,6 @@ def session(rng, layout, specs, *, clock=None, os=OS_LINUX, arch=ARCH_ARM64, che
 
 
 # ---- Cases ------------------------------------------------------------------------
-
-class Expectation:
-    """The name, class and expected clauses of a corpus case, checked against
-    its class (of any format: ``REC`` is the format's crash clause)."""
-    REC = "REC-001"
-
-    def expectation(self, name, description, errors, warnings, why, allowed_extra):
-        if not NAME_RE.match(name):
-            raise ValueError("bad case name %r" % name)
-        self.name, self.description = name, description
-        self.cls = CLASSES[name[0]]
-        self.errors, self.warnings = sorted(set(errors)), sorted(set(warnings))
-        self.allowed_extra = sorted(set(allowed_extra))
-        self.why = why
-        if self.cls == "implementation-defined" and not why:
-            raise ValueError("%s: an i_ case says why" % name)
-        if self.cls == "valid" and (self.errors or self.warnings):
-            raise ValueError("%s: a y_ case has no findings" % name)
-        if self.cls == "invalid" and not self.errors:
-            raise ValueError("%s: an n_ case has errors" % name)
-        if self.cls == "recoverable" and (self.errors or self.REC not in self.warnings):
-            raise ValueError("%s: an r_ case is accepted with %s" % (name, self.REC))
-
-    @property
-    def verdict(self):
-        return "nonconformant" if self.errors else "conformant"
-
-    @property
-    def strict_verdict(self):
-        return "nonconformant" if self.errors or self.warnings else "conformant"
-
-    def expect_object(self, target, recovered, extra=()):
-        """The NAME.expect.json object (schema atf-corpus-expect/1); ``extra``
-        [(key, value)] come after "target"."""
-        o = {"schema": EXPECT_SCHEMA, "case": self.name, "class": self.cls,
-             "description": self.description}
-        if self.why:
-            o["why"] = self.why
-        o["target"] = target
-        o.update(extra)
-        o.update({"verdict": self.verdict, "strict_verdict": self.strict_verdict,
-                  "error_clauses": self.errors, "warning_clauses": self.warnings,
-                  "allowed_extra": self.allowed_extra, "recovered": recovered,
-                  "dump": self.name + ".dump.jsonl" if not self.errors else None})
-        return o
-
 
 class Case(Expectation):
     def __init__(self, name, content, description, *, errors=(), warnings=(), why=None,
@@ -802,15 +754,21 @@ def mutate(build, fn):
     return b
 
 
+def lone_builders(L):
+    """idx(n, **kw) and det(n, **kw): the builders of a lone index (detail)
+    file of layout L with n events."""
+    def idx(n=8, **kw):
+        return lambda r, L=L: lone_index(r, L, n, **kw)
+
+    def det(n=10, **kw):
+        return lambda r, L=L: lone_detail(r, L, n, **kw)
+    return idx, det
+
+
 def invalid_file_cases():
     for L in (LAYOUT_1, LAYOUT_2):
         s = lsuf(L)
-
-        def idx(n=8, **kw):
-            return lambda r, L=L: lone_index(r, L, n, **kw)
-
-        def det(n=10, **kw):
-            return lambda r, L=L: lone_detail(r, L, n, **kw)
+        idx, det = lone_builders(L)
 
         # Index header.
         C("n_idx_hdr_001_bad_magic_" + s, "index.atf whose magic is \"XTI2\"",
@@ -1565,12 +1523,7 @@ WHY_MANIFEST = ("A manifest SHOULD (warning) rule: the files are complete and re
 def impl_cases():
     for L in (LAYOUT_1, LAYOUT_2):
         s = lsuf(L)
-
-        def idx(n=8, **kw):
-            return lambda r, L=L: lone_index(r, L, n, **kw)
-
-        def det(n=10, **kw):
-            return lambda r, L=L: lone_detail(r, L, n, **kw)
+        idx, det = lone_builders(L)
 
         C("i_idx_hdr_004_arch_" + s, "index header arch %d" % (0 if L == 1 else 3),
           idx(hdr={"arch": 0 if L == 1 else 3}), warnings=["IDX-HDR-004"], why=WHY_SHOULD)
@@ -1769,15 +1722,6 @@ def ada_session(r):
     return s
 
 
-def collect_cases(cases, *builders):
-    """``cases`` (a list the builders add to), built once, sorted by name."""
-    if not cases:
-        for build in builders:
-            build()
-        cases.sort(key=lambda c: c.name)
-    return cases
-
-
 # ---- u64 manifest integers (SPEC section 5, errata E-27) ------------------------
 
 U64_PLACEHOLDER = "@@u64-value@@"
@@ -1845,159 +1789,18 @@ def all_cases():
 
 # ---- Output ---------------------------------------------------------------------
 
-def spec_clauses(path=SPEC):
-    """[(id, severity)] of the clause tables of SPEC.md, in order."""
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r"^\|\s*`([A-Z]+(?:-[A-Z]+)*-\d{3})`\s*\|\s*(error|warning)\b", line)
-            if m:
-                out.append((m.group(1), m.group(2)))
-    return out
-
-
-def coverage(cases):
-    """clause -> {class -> [case names]} over error and warning expectations."""
-    cov = {}
-    for c in cases:
-        for cl in c.errors + c.warnings:
-            cov.setdefault(cl, {}).setdefault(c.cls, []).append(c.name)
-    return cov
-
-
-def _write(path, data):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(data)
-
-
-def _owned(name):
-    base = name
-    for suffix in (".expect.json", ".dump.jsonl"):
-        if base.endswith(suffix):
-            base = base[:-len(suffix)]
-    return name == "README.md" or bool(NAME_RE.match(base))
-
-
-def require_coverage(clauses, cov, prog, spec_name):
-    """Exits unless the expectations name only clauses of the spec and every
-    clause of the spec has a case."""
-    known = {cid for cid, _ in clauses}
-    unknown = sorted(set(cov) - known)
-    if unknown:
-        raise SystemExit("%s: expectations name clauses not in %s: %s"
-                         % (prog, spec_name, ", ".join(unknown)))
-    missing = sorted(known - set(cov))
-    if missing:
-        raise SystemExit("%s: %s clauses without a case: %s" % (prog, spec_name,
-                                                              ", ".join(missing)))
-
-
-def clear_owned(out):
-    """Removes from ``out`` the entries a generator writes (cases, expect and
-    dump files, README.md); the directory may hold others, which stay."""
-    if os.path.isdir(out):
-        for e in sorted(os.listdir(out)):
-            if not _owned(e):
-                continue
-            p = os.path.join(out, e)
-            if os.path.isdir(p):
-                shutil.rmtree(p)
-            else:
-                os.remove(p)
-    os.makedirs(out, exist_ok=True)
-
-
-def readme_classes(cases, rec):
-    """README lines: the table of case classes and their counts (``rec``: the
-    format's crash clause)."""
-    counts = {}
-    for c in cases:
-        counts[c.cls] = counts.get(c.cls, 0) + 1
-    return ["## Classes", "",
-            "| prefix | class | cases | a conforming validator | `--strict` | dump |",
-            "| --- | --- | --- | --- | --- | --- |",
-            "| `y_` | valid | %d | accepts, no finding | accepts | expected |"
-            % counts.get("valid", 0),
-            "| `n_` | invalid | %d | rejects (exit 1) with exactly `error_clauses` | rejects | "
-            "- |" % counts.get("invalid", 0),
-            "| `r_` | recoverable | %d | accepts with %s and the exact `recovered` counts "
-            "| rejects | expected (the recovered events) |" % (counts.get("recoverable", 0), rec),
-            "| `i_` | implementation-defined | %d | as `verdict` says; `why` explains the choice "
-            "| as `strict_verdict` | when accepted |" % counts.get("implementation-defined", 0)]
-
-
-def write_file_corpus(out, cases, spec, prog, target, readme, check, lines, log=None):
-    """Writes the corpus of a one-file format (WTF, RTC) into ``out``: every
-    case's file (NAME/``target``), its expectation and, for an accepted case,
-    its dump; then README.md (``readme(cases, clauses, coverage)``). Each
-    clause of ``spec`` must be reported by a case. ``check(c)`` checks a
-    case against the format's independent reader (SystemExit when it does
-    not hold) and returns what ``lines(c, checked)`` turns into the case's
-    dump lines."""
-    clauses = spec_clauses(spec)
-    cov = coverage(cases)
-    require_coverage(clauses, cov, prog, os.path.basename(spec))
-    clear_owned(out)
-    for c in cases:
-        checked = check(c)
-        _write(os.path.join(out, c.name, target), c.data)
-        exp = c.expect()
-        _write(os.path.join(out, c.name + ".expect.json"),
-               (json.dumps(exp, indent=2, ensure_ascii=True) + "\n").encode())
-        if exp["dump"]:
-            _write(os.path.join(out, exp["dump"]), "".join(lines(c, checked)).encode("utf-8"))
-        if log:
-            log("%-50s %-22s %s" % (c.name, c.cls, " ".join(c.errors + c.warnings) or "-"))
-    _write(os.path.join(out, "README.md"), readme(cases, clauses, cov).encode("utf-8"))
-    return cases
-
-
-def readme_file_end(readings, clauses, cov, spec_name, cases):
-    """The last README lines of a one-file format's corpus: its readings, the
-    clause coverage of ``spec_name`` and the table of its cases (name, the
-    clauses its expectation reports, what it is)."""
-    out = readme_tail(readings, clauses, cov, "Cases whose expectations report each clause "
-                      "of %s." % spec_name)
-    out += ["", "## Cases", "", "| case | clauses | what |", "| --- | --- | --- |"]
-    for c in cases:
-        out.append("| `%s` | %s | %s |" % (c.name, " ".join(c.errors + c.warnings) or "-",
-                                          c.description.replace("|", "\\|")))
-    return out
-
-
-def readme_tail(readings, clauses, cov, intro):
-    """README lines: the readings (title, text, example cases) and the clause
-    coverage table, ``intro`` its first line."""
-    out = []
-    for title, text, example in readings:
-        out.append("* **%s.** %s (e.g. %s)" % (
-            title, text, ", ".join("`%s`" % e.strip() for e in example.split(","))))
-    out += ["", "## Clause coverage", "", intro, "",
-            "| clause | severity | n_ | r_ | i_ | example |",
-            "| --- | --- | --- | --- | --- | --- |"]
-    for cid, sev in clauses:
-        d = cov.get(cid, {})
-        ex = (d.get("invalid") or d.get("recoverable") or d.get("implementation-defined")
-              or ["-"])[0]
-        out.append("| `%s` | %s | %d | %d | %d | `%s` |" % (
-            cid, sev, len(d.get("invalid", [])), len(d.get("recoverable", [])),
-            len(d.get("implementation-defined", [])), ex))
-    return out
-
-
 def write_corpus(out, log=None):
     cases = all_cases()
-    clauses = spec_clauses()
+    clauses = spec_clauses(SPEC)
     cov = coverage(cases)
     require_coverage(clauses, cov, "make_corpus", "SPEC.md")
     clear_owned(out)
     for c in cases:
         files = c.files()
         for rel in sorted(files):
-            _write(os.path.join(out, c.name, rel), files[rel])
+            write_bytes(os.path.join(out, c.name, rel), files[rel])
         exp = c.expect()
-        _write(os.path.join(out, c.name + ".expect.json"),
+        write_bytes(os.path.join(out, c.name + ".expect.json"),
                (json.dumps(exp, indent=2, ensure_ascii=True) + "\n").encode())
         if exp["dump"]:
             lines = c.dump_lines()
@@ -2010,55 +1813,11 @@ def write_corpus(out, log=None):
                                                   len(lines)),
                                      next((b for a, b in zip(lines, decoded) if a != b),
                                           len(decoded))))
-            _write(os.path.join(out, exp["dump"]), "".join(lines).encode("utf-8"))
+            write_bytes(os.path.join(out, exp["dump"]), "".join(lines).encode("utf-8"))
         if log:
             log("%-58s %-22s %s" % (c.name, c.cls, " ".join(c.errors + c.warnings) or "-"))
-    _write(os.path.join(out, "README.md"), readme(cases, clauses, cov).encode("utf-8"))
+    write_bytes(os.path.join(out, "README.md"), readme(cases, clauses, cov).encode("utf-8"))
     return cases
-
-
-def _tree(root):
-    """{relative path: path} of the files of the entries of ``root`` this
-    generator owns (other entries of a shared corpus/ are not its business)."""
-    out = {}
-    for top in sorted(os.listdir(root)):
-        if not _owned(top):
-            continue
-        p = os.path.join(root, top)
-        if not os.path.isdir(p):
-            out[top] = p
-            continue
-        for dp, dns, fns in os.walk(p):
-            dns.sort()
-            for fn in sorted(fns):
-                f = os.path.join(dp, fn)
-                out[os.path.relpath(f, root).replace(os.sep, "/")] = f
-    return out
-
-
-def check_corpus(directory, write=None):
-    """Regenerates into a temporary directory (with ``write``, default this
-    corpus's write_corpus) and compares with ``directory``."""
-    tmp = tempfile.mkdtemp(prefix="atf-corpus-")
-    try:
-        (write or write_corpus)(os.path.join(tmp, "corpus"))
-        want, have = _tree(os.path.join(tmp, "corpus")), _tree(directory)
-        problems = []
-        for rel in sorted(set(want) - set(have)):
-            problems.append("missing: %s" % rel)
-        for rel in sorted(set(have) - set(want)):
-            problems.append("not generated (stale or foreign): %s" % rel)
-        for rel in sorted(set(want) & set(have)):
-            if not filecmp.cmp(want[rel], have[rel], shallow=False):
-                problems.append("differs: %s" % rel)
-        for p in problems[:200]:
-            print(p)
-        if len(problems) > 200:
-            print("... %d more" % (len(problems) - 200))
-        print("%d files compared, %d difference(s)" % (len(want), len(problems)))
-        return 1 if problems else 0
-    finally:
-        shutil.rmtree(tmp)
 
 
 READINGS = [
@@ -2127,9 +1886,9 @@ def readme(cases, clauses, cov):
            "inputs the canonical dump (`atf dump --json`, docs/dump-format.md) a conforming "
            "reader must print. Every expectation names the clauses of "
            "[conformance/SPEC.md](../conformance/SPEC.md) (SPEC version 1.0) that decide it.",
-           "", "**Generated; do not edit by hand.** `conformance/gen/make_corpus.py` writes "
+           "", "**Generated; do not edit by hand.** `formats/atf/python/make_corpus.py` writes "
            "every file here, this README included, from models built with atfpy (the "
-           "standard-library Python implementation of ATF in `conformance/gen/atfpy/`), not "
+           "standard-library Python implementation of ATF in `formats/atf/python/atfpy/`), not "
            "with the C codec. (`fuzz-seeds/` and `regressions/` beside the cases belong to "
            "the fuzz targets, fuzz/; the generator leaves them alone.)", "",
            "%d cases: %d single files, %d thread directories, %d sessions; %d use layout 1, "
@@ -2177,7 +1936,7 @@ def readme(cases, clauses, cov):
            "# against the C tool (ctest: conformance_corpus)",
            "/usr/bin/python3 conformance/tests/run_corpus.py --atf build/cli/atf",
            "# against the independent Python implementation (ctest: conformance_corpus_atfpy)",
-           "/usr/bin/python3 conformance/tests/run_corpus.py --atf conformance/gen/atfpy_tool.py "
+           "/usr/bin/python3 conformance/tests/run_corpus.py --atf formats/atf/python/atfpy_tool.py "
            "--exact-warnings",
            "# every SPEC.md clause in the validator's table and in the corpus, and back",
            "/usr/bin/python3 conformance/tests/check_clause_coverage.py --atf build/cli/atf",
@@ -2187,8 +1946,8 @@ def readme(cases, clauses, cov):
            "line per failing case, then `N passed, M failed`.", "",
            "## Regenerating", "",
            "```sh",
-           "/usr/bin/python3 conformance/gen/make_corpus.py            # rewrites corpus/atf/",
-           "/usr/bin/python3 conformance/gen/make_corpus.py --check corpus   "
+           "/usr/bin/python3 formats/atf/python/make_corpus.py            # rewrites corpus/atf/",
+           "/usr/bin/python3 formats/atf/python/make_corpus.py --check corpus/atf   "
            "# ctest: conformance_corpus_regenerates",
            "```", "",
            "Generation is deterministic (one `random.Random` per case seeded by its name, no "
@@ -2197,35 +1956,14 @@ def readme(cases, clauses, cov):
            "runners, and commit the generator and the corpus together.", "",
            "## Readings of SPEC.md", "",
            "Where SPEC.md leaves room, the expectations take these readings (the validator "
-           "of conformance/gen/atfpy/validate.py implements the same):", ""]
+           "of formats/atf/python/atfpy/validate.py implements the same):", ""]
     out += readme_tail(READINGS, clauses, cov,
                        "Cases whose expectations report each clause of SPEC.md.")
     return "\n".join(out) + "\n"
 
 
-def generator_main(argv, doc, default_out, cases, write, check=None):
-    """The command line of a corpus generator: --out DIR, --check DIR, --list.
-    ``check(DIR)``: by default, check_corpus(DIR, write)."""
-    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    ap.add_argument("--out", default=default_out, help="corpus directory to write "
-                    "(default: %(default)s)")
-    ap.add_argument("--check", metavar="DIR", help="compare DIR with a fresh generation")
-    ap.add_argument("--list", action="store_true", help="list the cases")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    a = ap.parse_args(argv)
-    if a.list:
-        for c in cases():
-            print("%s\t%s" % (c.name, c.cls))
-        return 0
-    if a.check:
-        return check(a.check) if check else check_corpus(a.check, write)
-    done = write(a.out, (lambda s: print(s)) if a.verbose else None)
-    print("wrote %d cases to %s" % (len(done), a.out))
-    return 0
-
-
 def main(argv=None):
-    return generator_main(argv, __doc__, DEFAULT_OUT, all_cases, write_corpus, check_corpus)
+    return generator_main(argv, __doc__, DEFAULT_OUT, all_cases, write_corpus)
 
 
 if __name__ == "__main__":

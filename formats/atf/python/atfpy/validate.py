@@ -209,27 +209,39 @@ def _decode_index_event(data, off, layout):
     return e
 
 
-def check_index(rep, data, name, verify=True):
-    """Checks one index file; returns an IndexInfo, or None when it is unreadable."""
-    rep.check("IDX-HDR-001")
+def _open_header(rep, data, name, lane, magic, header_size, new_info):
+    """The first checks of an index (``lane`` "IDX") or detail ("DET") file:
+    magic and size (<lane>-HDR-001), endianness (-002), version (-003).
+    Returns (info, None) to stop with ``info``: a file cut inside its header
+    (recorded), or None when unreadable; (None, layout) to go on."""
+    rep.check(lane + "-HDR-001")
     size = len(data)
-    if header_prefix_ok(data, INDEX_MAGIC):
-        return _truncated_header_info(rep, IndexInfo(), data, name)
-    if size < INDEX_HEADER_SIZE or data[0:4] != INDEX_MAGIC:
-        if size < 4 or data[0:4] != INDEX_MAGIC:
-            msg = "magic is %r, not \"ATI2\"" % (bytes(data[0:4]),)
+    if header_prefix_ok(data, magic):
+        return _truncated_header_info(rep, new_info(), data, name), None
+    if size < header_size or data[0:4] != magic:
+        if size < 4 or data[0:4] != magic:
+            msg = "magic is %r, not \"%s\"" % (bytes(data[0:4]), magic.decode("ascii"))
         else:
             msg = "file is %d bytes, shorter than the 64-byte header" % size
-        rep.add("IDX-HDR-001", name, 0, "magic" if size >= 4 else "header", msg)
-        return None
-    rep.check("IDX-HDR-002", "IDX-HDR-003")
+        rep.add(lane + "-HDR-001", name, 0, "magic" if size >= 4 else "header", msg)
+        return None, None
+    rep.check(lane + "-HDR-002", lane + "-HDR-003")
     if data[4] != 1:
-        rep.add("IDX-HDR-002", name, 4, "endian", "endian is %d, not 1 (little-endian)" % data[4])
-        return None
+        rep.add(lane + "-HDR-002", name, 4, "endian", "endian is %d, not 1 (little-endian)" % data[4])
+        return None, None
     layout = data[5]
     if layout not in (LAYOUT_1, LAYOUT_2):
-        rep.add("IDX-HDR-003", name, 5, "version", "version is %d, not 1 or 2" % layout)
-        return None
+        rep.add(lane + "-HDR-003", name, 5, "version", "version is %d, not 1 or 2" % layout)
+        return None, None
+    return None, layout
+
+
+def check_index(rep, data, name, verify=True):
+    """Checks one index file; returns an IndexInfo, or None when it is unreadable."""
+    info, layout = _open_header(rep, data, name, "IDX", INDEX_MAGIC, INDEX_HEADER_SIZE, IndexInfo)
+    if layout is None:
+        return info
+    size = len(data)
     rep.check(*_IDX_HEADER_CLAUSES)
     info = IndexInfo()
     info.layout = layout
@@ -453,25 +465,10 @@ class DetailInfo:
 
 def check_detail(rep, data, name, verify=True):
     """Checks one detail file; returns a DetailInfo, or None when it is unreadable."""
-    rep.check("DET-HDR-001")
+    info, layout = _open_header(rep, data, name, "DET", DETAIL_MAGIC, DETAIL_HEADER_SIZE, DetailInfo)
+    if layout is None:
+        return info
     size = len(data)
-    if header_prefix_ok(data, DETAIL_MAGIC):
-        return _truncated_header_info(rep, DetailInfo(), data, name)
-    if size < DETAIL_HEADER_SIZE or data[0:4] != DETAIL_MAGIC:
-        if size < 4 or data[0:4] != DETAIL_MAGIC:
-            msg = "magic is %r, not \"ATD2\"" % (bytes(data[0:4]),)
-        else:
-            msg = "file is %d bytes, shorter than the 64-byte header" % size
-        rep.add("DET-HDR-001", name, 0, "magic" if size >= 4 else "header", msg)
-        return None
-    rep.check("DET-HDR-002", "DET-HDR-003")
-    if data[4] != 1:
-        rep.add("DET-HDR-002", name, 4, "endian", "endian is %d, not 1 (little-endian)" % data[4])
-        return None
-    layout = data[5]
-    if layout not in (LAYOUT_1, LAYOUT_2):
-        rep.add("DET-HDR-003", name, 5, "version", "version is %d, not 1 or 2" % layout)
-        return None
     rep.check(*_DET_HEADER_CLAUSES)
     info = DetailInfo()
     info.layout = layout

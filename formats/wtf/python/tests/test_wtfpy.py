@@ -4,7 +4,7 @@ format: canonical text, signatures, the writer against byte images built by
 hand, the reader (events, zones, depth, damage, crash truncation), the dump,
 the validator and the command-line tool (standard library unittest only).
 
-    /usr/bin/python3 conformance/tests/test_wtfpy.py [-v]
+    /usr/bin/python3 formats/wtf/python/tests/test_wtfpy.py [-v]
 """
 
 import json
@@ -19,9 +19,12 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GEN = os.path.join(os.path.dirname(HERE), "gen")
+PY = os.path.dirname(HERE)                       # formats/wtf/python
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(PY)))
+GEN = os.path.join(REPO, "conformance", "gen")   # tracepy, shared by the formats
 sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 sys.path.insert(0, GEN)
+import tracepy  # noqa: E402,F401  (puts every formats/<name>/python/ on sys.path)
 
 from wtfpy import canon, wire  # noqa: E402
 from wtfpy.dump import dump_lines  # noqa: E402
@@ -29,7 +32,7 @@ from wtfpy.reader import read_trace  # noqa: E402
 from wtfpy.writer import (CPP, JS, TraceWriter, build_chunk, encode_args,  # noqa: E402
                           header_chunk, header_json, string_table, StringTable)
 
-TOOL = os.path.join(GEN, "wtfpy_tool.py")
+TOOL = os.path.join(PY, "wtfpy_tool.py")
 
 
 def u32s(*vals):
@@ -423,7 +426,7 @@ class ValidatorTest(unittest.TestCase):
     def test_clause_table_is_the_spec(self):
         from wtfpy.clauses import CLAUSES
         import re
-        with open(os.path.join(os.path.dirname(HERE), "SPEC-WTF.md"), encoding="utf-8") as f:
+        with open(os.path.join(REPO, "conformance", "SPEC-WTF.md"), encoding="utf-8") as f:
             rows = re.findall(r"^\| `(WTF-[A-Z]+-\d{3})` \| (error|warning) \|", f.read(), re.M)
         self.assertEqual([(c, s) for c, s, _ in CLAUSES], rows)
 
@@ -482,7 +485,7 @@ class CorpusGeneratorTest(unittest.TestCase):
     def test_deterministic_and_checked(self):
         tmp = tempfile.mkdtemp(prefix="wtf-corpus-test-")
         try:
-            gen = os.path.join(GEN, "make_wtf_corpus.py")
+            gen = os.path.join(PY, "make_wtf_corpus.py")
             outs = []
             for seed in ("1", "2"):
                 out = os.path.join(tmp, seed)

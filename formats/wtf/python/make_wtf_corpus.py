@@ -9,7 +9,7 @@ rules, warnings), r_ crash-truncated.
                                         compare with DIR byte for byte
     make_wtf_corpus.py --list           print the case names and classes
 
-Every case is written with wtfpy (conformance/gen/wtfpy/), the
+Every case is written with wtfpy (formats/wtf/python/wtfpy/), the
 standard-library implementation of the format; nothing comes from the C
 codec. For each case NAME:
     NAME/trace.wtf-trace    the input
@@ -40,10 +40,11 @@ import sys
 
 sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path[:0] = [HERE, os.path.join(REPO, "conformance", "gen")]
 
-from make_corpus import (EXPECT_SCHEMA, Expectation, collect_cases,  # noqa: E402
-                         generator_main, readme_classes, readme_file_end, write_file_corpus)
+from tracepy.corpus import (EXPECT_SCHEMA, Expectation, collect_cases,  # noqa: E402
+                            generator_main, readme_classes, readme_file_end, write_file_corpus)
 from wtfpy.reader import READABLE_ARRAYS  # noqa: E402
 from wtfpy import wire  # noqa: E402
 from wtfpy.dump import dump_lines  # noqa: E402
@@ -54,7 +55,6 @@ from wtfpy.wire import (CHUNK_EVENT_DATA, CHUNK_FILE_HEADER, PART_BINARY_EVENTS,
                         PART_LEGACY_EVENTS, PART_STRING_RESOURCE, PART_STRING_TABLE, p32)
 from wtfpy.writer import CPP, JS, TraceWriter, build_chunk  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_OUT = os.path.join(REPO, "corpus", "wtf")
 SPEC = os.path.join(REPO, "conformance", "SPEC-WTF.md")
 TARGET = "trace.wtf-trace"
@@ -1117,9 +1117,9 @@ def readme(cases, clauses, cov):
            "(../../docs/wtf-dump-format.md)) a conforming reader must print. Every "
            "expectation names the clauses of [conformance/SPEC-WTF.md]"
            "(../../conformance/SPEC-WTF.md) that decide it.", "",
-           "**Generated; do not edit by hand.** `conformance/gen/make_wtf_corpus.py` writes "
+           "**Generated; do not edit by hand.** `formats/wtf/python/make_wtf_corpus.py` writes "
            "every file here, this README included, with wtfpy (the standard-library Python "
-           "implementation of WTF in `conformance/gen/wtfpy/`), not with the C codec.", "",
+           "implementation of WTF in `formats/wtf/python/wtfpy/`), not with the C codec.", "",
            "%d cases, %d bytes of WTF data. Cases modelled on real writers: `*_js_snapshot*` "
            "(the JS library tracing-framework 2015.7.15: version 0x90BA3800, its file-header "
            "JSON, its event-header chunk with the built-in defines under wire ids 1..17, user "
@@ -1140,14 +1140,14 @@ def readme(cases, clauses, cov):
            "# against the C tool",
            "/usr/bin/python3 conformance/tests/run_corpus.py --atf build/cli/atf --corpus corpus/wtf",
            "# against wtfpy (ctest: conformance_wtf_corpus_py)",
-           "/usr/bin/python3 conformance/tests/run_corpus.py --atf conformance/gen/wtfpy_tool.py "
+           "/usr/bin/python3 conformance/tests/run_corpus.py --atf formats/wtf/python/wtfpy_tool.py "
            "--corpus corpus/wtf --exact-warnings",
            "# every SPEC-WTF.md clause in the validator's table and in the corpus, and back",
            "/usr/bin/python3 conformance/tests/check_clause_coverage.py --atf "
-           "conformance/gen/wtfpy_tool.py --spec conformance/SPEC-WTF.md --corpus corpus/wtf",
+           "formats/wtf/python/wtfpy_tool.py --spec conformance/SPEC-WTF.md --corpus corpus/wtf",
            "# regenerate, or check the checked-in bytes (ctest: conformance_wtf_corpus_generated)",
-           "/usr/bin/python3 conformance/gen/make_wtf_corpus.py",
-           "/usr/bin/python3 conformance/gen/make_wtf_corpus.py --check corpus/wtf",
+           "/usr/bin/python3 formats/wtf/python/make_wtf_corpus.py",
+           "/usr/bin/python3 formats/wtf/python/make_wtf_corpus.py --check corpus/wtf",
            "```", "",
            "## Readings of SPEC-WTF.md and docs/wtf-dump-format.md", "",
            "Where the texts leave room, the expectations take these readings (wtfpy implements "

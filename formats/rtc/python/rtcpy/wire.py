@@ -65,10 +65,10 @@ class LebError(Exception):
         self.kind = kind
 
 
-def read_uleb(data, pos, end=None):
-    """(value, next position, shortest) of the unsigned LEB128 at ``pos``;
-    LebError when it runs past ``end`` or is too long."""
-    end = len(data) if end is None else end
+def _leb(data, pos, end):
+    """(7-bit groups as an unsigned value, next position, bits read, last
+    byte) of the LEB128 at ``pos``; LebError when it runs past ``end`` or is
+    longer than MAX_LEB_BYTES."""
     v = shift = 0
     p = pos
     while True:
@@ -81,7 +81,14 @@ def read_uleb(data, pos, end=None):
         v |= (c & 0x7F) << shift
         shift += 7
         if not c & 0x80:
-            break
+            return v, p, shift, c
+
+
+def read_uleb(data, pos, end=None):
+    """(value, next position, shortest) of the unsigned LEB128 at ``pos``;
+    LebError when it runs past ``end`` or is too long."""
+    end = len(data) if end is None else end
+    v, p, _shift, _c = _leb(data, pos, end)
     if v >= 1 << 64:
         raise LebError("long")
     shortest = p - pos == 1 or data[p - 1] != 0
@@ -89,19 +96,7 @@ def read_uleb(data, pos, end=None):
 
 
 def read_sleb(data, pos, end):
-    v = shift = 0
-    p = pos
-    while True:
-        if p >= end:
-            raise LebError("cut")
-        if p - pos >= MAX_LEB_BYTES:
-            raise LebError("long")
-        c = data[p]
-        p += 1
-        v |= (c & 0x7F) << shift
-        shift += 7
-        if not c & 0x80:
-            break
+    v, p, shift, c = _leb(data, pos, end)
     if c & 0x40:
         v -= 1 << shift
     if not -(1 << 63) <= v < 1 << 63:

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the RTC golden corpus (corpus/rtc/): Ruler Trace Container files
-with the verdict each one must get, in the manner of the ATF and WTF corpora
-(make_corpus.py, make_wtf_corpus.py): y_ valid, n_ invalid, i_
+with the verdict each one must get, in the manner of the other formats' corpora
+(corpus/README.md, tracepy.corpus): y_ valid, n_ invalid, i_
 implementation-defined (SHOULD rules, warnings), r_ cut at either end.
 
     make_rtc_corpus.py [--out DIR]      (re)write the corpus (default: corpus/rtc/)
@@ -9,7 +9,7 @@ implementation-defined (SHOULD rules, warnings), r_ cut at either end.
                                         compare with DIR byte for byte
     make_rtc_corpus.py --list           print the case names and classes
 
-Every case is written with rtcpy's writer (conformance/gen/rtcpy/), the
+Every case is written with rtcpy's writer (formats/rtc/python/rtcpy/), the
 standard-library implementation of the format; nothing comes from the C codec
 or from the reference implementation. For each case NAME:
     NAME/trace.rtc          the input
@@ -37,17 +37,17 @@ import sys
 
 sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path[:0] = [HERE, os.path.join(REPO, "conformance", "gen")]
 
-from make_corpus import (EXPECT_SCHEMA, Expectation, collect_cases,  # noqa: E402
-                         generator_main, readme_classes, readme_file_end, write_file_corpus)
+from tracepy.corpus import (EXPECT_SCHEMA, Expectation, collect_cases,  # noqa: E402
+                            generator_main, readme_classes, readme_file_end, write_file_corpus)
 from rtcpy import wire  # noqa: E402
 from rtcpy.dump import dump_lines  # noqa: E402
 from rtcpy.reader import read_rtc  # noqa: E402
 from rtcpy.wire import MARKER, frame_header, uleb  # noqa: E402
 from rtcpy.writer import RtcWriter, fix_crc  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_OUT = os.path.join(REPO, "corpus", "rtc")
 SPEC = os.path.join(REPO, "conformance", "SPEC-RTC.md")
 TARGET = "trace.rtc"
@@ -668,9 +668,9 @@ def readme(cases, clauses, cov):
            "[docs/rtc-dump-format.md](../../docs/rtc-dump-format.md)) a conforming reader "
            "must print. Every expectation names the clauses of "
            "[conformance/SPEC-RTC.md](../../conformance/SPEC-RTC.md) that decide it.", "",
-           "**Generated; do not edit by hand.** `conformance/gen/make_rtc_corpus.py` writes "
+           "**Generated; do not edit by hand.** `formats/rtc/python/make_rtc_corpus.py` writes "
            "every file here, this README included, with rtcpy (the standard-library Python "
-           "implementation of RTC in `conformance/gen/rtcpy/`), not with the C codec nor the "
+           "implementation of RTC in `formats/rtc/python/rtcpy/`), not with the C codec nor the "
            "reference implementation.", "",
            "%d cases, %d bytes of RTC data. Cases modelled on the reference writer "
            "(jhrutgers/ruler-trace): `*_ref_*`; `y_ref_minimal` and `y_ref_uniteq` are byte "
@@ -683,11 +683,11 @@ def readme(cases, clauses, cov):
            EXPECT_SCHEMA,
            "* `NAME.dump.jsonl`: for accepted cases, the exact bytes of `atf dump --json`.", "",
            "## Running", "", "```sh",
-           "/usr/bin/python3 conformance/tests/run_corpus.py --atf conformance/gen/rtcpy_tool.py "
+           "/usr/bin/python3 conformance/tests/run_corpus.py --atf formats/rtc/python/rtcpy_tool.py "
            "--corpus corpus/rtc --exact-warnings",
            "/usr/bin/python3 conformance/tests/check_clause_coverage.py --atf "
-           "conformance/gen/rtcpy_tool.py --spec conformance/SPEC-RTC.md --corpus corpus/rtc",
-           "/usr/bin/python3 conformance/gen/make_rtc_corpus.py --check corpus/rtc",
+           "formats/rtc/python/rtcpy_tool.py --spec conformance/SPEC-RTC.md --corpus corpus/rtc",
+           "/usr/bin/python3 formats/rtc/python/make_rtc_corpus.py --check corpus/rtc",
            "```", "", "## Readings", ""]
     return "\n".join(out + readme_file_end(READINGS, clauses, cov, "SPEC-RTC.md", cases)) + "\n"
 

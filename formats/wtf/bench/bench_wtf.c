@@ -279,7 +279,7 @@ static double time_validate(const char *path)
     return bench_now() - t0;
 }
 
-int bench_wtf(int argc, char **argv)
+static int bench_wtf(int argc, char **argv)
 {
     bench_file_opts o;
     if (bench_file_opts_parse(&o, argc, argv, "wtf") != 0)
@@ -381,3 +381,5 @@ int bench_wtf(int argc, char **argv)
         fprintf(stderr, "atf-bench: kept %s\n", o.file);
     return 0;
 }
+
+const bench_format bench_format_wtf = { "wtf", "WTF reading and validation vs cat", bench_wtf };

@@ -2,7 +2,7 @@
 """Self-test of atfpy, the independent Python implementation of ATF, and of the
 independent session generator and its checker (standard library unittest only).
 
-    /usr/bin/python3 conformance/tests/test_atfpy.py [-v]
+    /usr/bin/python3 formats/atf/python/tests/test_atfpy.py [-v]
 """
 
 import contextlib
@@ -18,9 +18,12 @@ import unittest
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GEN = os.path.join(os.path.dirname(HERE), "gen")
+PY = os.path.dirname(HERE)                       # formats/atf/python
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(PY)))
+GEN = os.path.join(REPO, "conformance", "gen")   # tracepy, shared by the formats
 sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 sys.path.insert(0, GEN)
+import tracepy  # noqa: E402,F401  (puts every formats/<name>/python/ on sys.path)
 
 import atfpy  # noqa: E402
 from atfpy import (LAYOUT_1, LAYOUT_2, U32_MAX, U64_MAX, Arm64Payload,  # noqa: E402
@@ -441,8 +444,8 @@ class GeneratorTest(unittest.TestCase):
         """The harness passes atfpy's own dumper and catches a one-byte change."""
         tmp = tempfile.mkdtemp()
         try:
-            checker = os.path.join(HERE, "check_independent_sessions.py")
-            tool = os.path.join(GEN, "atfpy_tool.py")
+            checker = os.path.join(REPO, "conformance", "tests", "check_independent_sessions.py")
+            tool = os.path.join(PY, "atfpy_tool.py")
             cmd = [sys.executable, checker, "--atf", tool, "--workdir", tmp,
                    "--scale", str(self.SCALE), "--seed", "3"]
             p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -130,17 +130,9 @@ def _verify_checksum(value, section, layout, what):
                          % (what, value, " nor CRC32/IEEE" if layout == LAYOUT_1 else ""))
 
 
-@dataclass
-class IndexFile:
-    header: IndexHeader
-    footer: Optional[IndexFooter]
-    footer_offset: Optional[int]
-    events: List[IndexEvent]
-    recovered: bool            # no footer: count derived from the file size
-    trailing_bytes: int        # bytes after the last event (and before the footer)
-    checksum_state: str
-    file_size: int
-    header_truncated: bool = False   # the file ends inside its header (0 events)
+class _LaneFile:
+    """What a parsed index file and detail file share: the layout and the
+    state (the subclass says whether its header is a placeholder)."""
 
     @property
     def layout(self):
@@ -151,9 +143,25 @@ class IndexFile:
         """SPEC 6: "complete", "crash-truncated" or "damaged"."""
         if self.footer is not None:
             return "complete"
-        if self.header_truncated or index_header_is_placeholder(self.header):
+        if self.header_truncated or self.header_is_placeholder():
             return "crash-truncated"
         return "damaged"
+
+
+@dataclass
+class IndexFile(_LaneFile):
+    header: IndexHeader
+    footer: Optional[IndexFooter]
+    footer_offset: Optional[int]
+    events: List[IndexEvent]
+    recovered: bool            # no footer: count derived from the file size
+    trailing_bytes: int        # bytes after the last event (and before the footer)
+    checksum_state: str
+    file_size: int
+    header_truncated: bool = False   # the file ends inside its header (0 events)
+
+    def header_is_placeholder(self):
+        return index_header_is_placeholder(self.header)
 
 
 def index_header_is_placeholder(header):
@@ -224,16 +232,28 @@ def _truncated_header(data, cls):
                os=data[7] if n > 7 else 0, endian=data[4] if n > 4 else 0)
 
 
+def _cut_in_header(data, header_cls, file_cls):
+    """The file (IndexFile, DetailFile) of bytes that end inside the header."""
+    return file_cls(_truncated_header(data, header_cls), None, None, [], True, len(data),
+                    STATE_NO_FOOTER, len(data), header_truncated=True)
+
+
+def _whole_header(data, header_cls):
+    """(header, layout, events offset, file size) of a file with a whole header;
+    AtfFormatError when the events would start past the end."""
+    header = header_cls.decode(data)
+    layout, eoff, size = header.version, header.events_offset, len(data)
+    if eoff > size:
+        raise AtfFormatError("events_offset %d is past the end (%d bytes)" % (eoff, size))
+    return header, layout, eoff, size
+
+
 def parse_index_file(data, verify=True):
     """Decodes a whole index file (bytes) with the recovery rules."""
     data = bytes(data)
     if header_prefix_ok(data, INDEX_MAGIC):
-        return IndexFile(_truncated_header(data, IndexHeader), None, None, [], True, len(data),
-                         STATE_NO_FOOTER, len(data), header_truncated=True)
-    header = IndexHeader.decode(data)
-    layout, eoff, size = header.version, header.events_offset, len(data)
-    if eoff > size:
-        raise AtfFormatError("events_offset %d is past the end (%d bytes)" % (eoff, size))
+        return _cut_in_header(data, IndexHeader, IndexFile)
+    header, layout, eoff, size = _whole_header(data, IndexHeader)
     fpos = _find_index_footer(data, header)
     footer = None
     if fpos is not None:
@@ -266,7 +286,7 @@ def parse_index_file(data, verify=True):
 
 
 @dataclass
-class DetailFile:
+class DetailFile(_LaneFile):
     header: DetailHeader
     footer: Optional[DetailFooter]
     footer_offset: Optional[int]
@@ -277,18 +297,8 @@ class DetailFile:
     file_size: int
     header_truncated: bool = False
 
-    @property
-    def layout(self):
-        return self.header.version
-
-    @property
-    def state(self):
-        """SPEC 6: "complete", "crash-truncated" or "damaged"."""
-        if self.footer is not None:
-            return "complete"
-        if self.header_truncated or detail_header_is_placeholder(self.header):
-            return "crash-truncated"
-        return "damaged"
+    def header_is_placeholder(self):
+        return detail_header_is_placeholder(self.header)
 
 
 def _scan_detail(data, layout, start, stop):
@@ -336,12 +346,8 @@ def parse_detail_file(data, verify=True):
     """Decodes a whole detail file (bytes) with the recovery rules."""
     data = bytes(data)
     if header_prefix_ok(data, DETAIL_MAGIC):
-        return DetailFile(_truncated_header(data, DetailHeader), None, None, [], True, len(data),
-                          STATE_NO_FOOTER, len(data), header_truncated=True)
-    header = DetailHeader.decode(data)
-    layout, eoff, size = header.version, header.events_offset, len(data)
-    if eoff > size:
-        raise AtfFormatError("events_offset %d is past the end (%d bytes)" % (eoff, size))
+        return _cut_in_header(data, DetailHeader, DetailFile)
+    header, layout, eoff, size = _whole_header(data, DetailHeader)
     fpos = _find_detail_footer(data, header)
     if fpos is None:
         events, pos = _scan_detail(data, layout, eoff, detail_recovery_end(data, header))

@@ -5,7 +5,7 @@ bytes built by hand from the reference's documented layout, the reader
 (records, Index targets, clocks, damage), every cut of small files at both
 ends, the validator and the command-line tool (standard library unittest).
 
-    /usr/bin/python3 conformance/tests/test_rtcpy.py [-v]
+    /usr/bin/python3 formats/rtc/python/tests/test_rtcpy.py [-v]
 """
 
 import os
@@ -16,10 +16,13 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GEN = os.path.join(os.path.dirname(HERE), "gen")
-SPEC = os.path.join(os.path.dirname(HERE), "SPEC-RTC.md")
+PY = os.path.dirname(HERE)                       # formats/rtc/python
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(PY)))
+GEN = os.path.join(REPO, "conformance", "gen")   # tracepy, shared by the formats
+SPEC = os.path.join(REPO, "conformance", "SPEC-RTC.md")
 sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
 sys.path.insert(0, GEN)
+import tracepy  # noqa: E402,F401  (puts every formats/<name>/python/ on sys.path)
 
 from rtcpy import wire  # noqa: E402
 from rtcpy.clauses import CLAUSES  # noqa: E402
@@ -28,7 +31,7 @@ from rtcpy.reader import read_rtc  # noqa: E402
 from rtcpy.validate import validate_bytes  # noqa: E402
 from rtcpy.writer import RtcWriter  # noqa: E402
 
-TOOL = os.path.join(GEN, "rtcpy_tool.py")
+TOOL = os.path.join(PY, "rtcpy_tool.py")
 
 
 def model(w, cut=None):

@@ -1,5 +1,5 @@
 """The canonical text of docs/wtf-dump-format.md (tracepy.canon, shared with
-rtcpy): string escaping over bytes, the number rule, JSON read and rewritten
+the other one-file formats): string escaping over bytes, the number rule, JSON read and rewritten
 compactly."""
 
 from tracepy.canon import (MAX_JSON_DEPTH, TWO_53, JsonObject, JsonText, escape_bytes, escape_str,  # noqa: F401

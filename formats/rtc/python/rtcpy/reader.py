@@ -450,6 +450,24 @@ class Reader:
                     return name + "-stop"
         return None
 
+    def _frame_uleb(self, pos, at, hard, last, field, msgs):
+        """The LEB128 at ``at`` of the frame at ``pos`` (its ``field``) and the
+        position after it. ``msgs``: the messages (each with the frame's
+        offset) for a number that runs into the Unit's Crc (RTC-FRM-003), one
+        too long (RTC-FRM-001) and one not in its shortest form (RTC-FRM-005,
+        a finding); a cut in the last Unit is Cut."""
+        try:
+            x, i, short = read_uleb(self.d, at, hard)
+        except LebError as e:
+            if e.kind == "cut":
+                if last:
+                    raise Cut(pos)
+                raise Damage("RTC-FRM-003", pos, field, msgs[0] % pos)
+            raise Damage("RTC-FRM-001", pos, field, msgs[1] % pos)
+        if not short:
+            self.find("RTC-FRM-005", pos, field, msgs[2] % pos)
+        return x, i
+
     def frame(self, pos, limit, bounds, last):
         """(sid, more, payload, end) of the frame at ``pos``."""
         d, n = self.d, len(self.d)
@@ -458,19 +476,10 @@ class Reader:
         if pos in bounds:
             # a unit boundary: an index frame must start here
             pass
-        try:
-            x, i, short = read_uleb(d, pos, hard)
-        except LebError as e:
-            if e.kind == "cut":
-                if last:
-                    raise Cut(pos)
-                raise Damage("RTC-FRM-003", pos, "header", "the frame header at %d runs into "
-                             "the Unit's Crc" % pos)
-            raise Damage("RTC-FRM-001", pos, "header", "the frame header at %d is longer than "
-                         "10 bytes or not below 2^64" % pos)
-        if not short:
-            self.find("RTC-FRM-005", pos, "header", "the frame id at %d is not in its shortest "
-                      "LEB128 form" % pos)
+        x, i = self._frame_uleb(pos, pos, hard, last, "header", (
+            "the frame header at %d runs into the Unit's Crc",
+            "the frame header at %d is longer than 10 bytes or not below 2^64",
+            "the frame id at %d is not in its shortest LEB128 form"))
         sid, more = x >> 1, x & 1
         if pos in bounds and sid != SUBINDEX:
             raise Damage("RTC-UNI-003", pos, "index", "no index frame at the unit boundary %d "
@@ -484,19 +493,10 @@ class Reader:
                          "defined by the Meta in force" % (sid, pos))
         length = st[1]
         if length is None:
-            try:
-                length, i, short = read_uleb(d, i, hard)
-            except LebError as e:
-                if e.kind == "cut":
-                    if last:
-                        raise Cut(pos)
-                    raise Damage("RTC-FRM-003", pos, "length", "the frame at %d runs into the "
-                                 "Unit's Crc" % pos)
-                raise Damage("RTC-FRM-001", pos, "length", "the length of the frame at %d is "
-                             "longer than 10 bytes" % pos)
-            if not short:
-                self.find("RTC-FRM-005", pos, "length", "the length at %d is not in its "
-                          "shortest LEB128 form" % pos)
+            length, i = self._frame_uleb(pos, i, hard, last, "length", (
+                "the frame at %d runs into the Unit's Crc",
+                "the length of the frame at %d is longer than 10 bytes",
+                "the length at %d is not in its shortest LEB128 form"))
             if length > MAX_PAYLOAD:
                 raise Damage("RTC-FRM-002", pos, "length", "the frame at %d has a payload of %d "
                              "bytes, more than 1024" % (pos, length))

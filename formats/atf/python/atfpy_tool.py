@@ -22,7 +22,8 @@ import os
 import sys
 
 sys.dont_write_bytecode = True   # keep the source tree free of __pycache__
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "conformance", "gen")]
 
 from atfpy.format import dump_lines  # noqa: E402,F401  (make_corpus.py uses it)
 from atfpy.validate import list_clauses, validate  # noqa: E402
