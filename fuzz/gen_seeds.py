@@ -12,7 +12,8 @@ Seeds are real files (sessions, files, headers, payloads, manifests of the
 independent Python implementations and the golden corpora, with their
 crash-truncated, torn and damaged variants) or structure-aware inputs; the
 formats' generators say which. With --atf, files written by the C writers
-are added as well. Session seeds use the container format of fuzz/README.md.
+are added as well. Session seeds use the container format of
+formats/atf/fuzz/README.md.
 
 The output is deterministic: running the script again rewrites the same
 bytes (the directory is cleared first).

@@ -6,7 +6,7 @@ implementation, plus their crash-truncated, torn,
 zero-tailed and garbage-tailed variants, and every case of the golden corpus
 (corpus/atf/[ynri]_*: sessions and threads packed, files and manifests as they are). With --atf, small sessions written
 by the C session writer (`atf demo`) are added as well. Session seeds use the
-container format of fuzz/README.md.
+container format of formats/atf/fuzz/README.md.
 """
 import json
 import os

@@ -205,21 +205,54 @@ static int check_opened(const original *o, const char *file, const char *cls, ui
     return 1;
 }
 
+/* The reader of a file kind on variant v: its status, and what it found. */
+static atf_status open_index(const uint8_t *v, size_t size, opened *g)
+{
+    atf_index_reader *r = NULL;
+    atf_status st = atf_index_reader_open_memory(&r, v, size, "index.atf", NULL, NULL);
+    const atf_index_info *in = st == ATF_OK ? atf_index_reader_info(r) : NULL;
+    *g = in ? (opened){ in->event_count, in->trailing_bytes, in->has_footer } : (opened){ 0, 0, 0 };
+    atf_index_reader_close(r);
+    return st;
+}
+
+static atf_status open_detail(const uint8_t *v, size_t size, opened *g)
+{
+    atf_detail_reader *r = NULL;
+    atf_status st = atf_detail_reader_open_memory(&r, v, size, "detail.atf", NULL, NULL);
+    const atf_detail_info *in = st == ATF_OK ? atf_detail_reader_info(r) : NULL;
+    *g = in ? (opened){ in->event_count, in->trailing_bytes, in->has_footer } : (opened){ 0, 0, 0 };
+    atf_detail_reader_close(r);
+    return st;
+}
+
+/* One kind of file of a thread: its name, reader and independent model. */
+typedef struct file_kind {
+    const char *name;
+    atf_status (*open)(const uint8_t *v, size_t size, opened *g);
+    fz_model (*model)(const uint8_t *data, size_t size, int verify);
+} file_kind;
+
+static const file_kind index_kind = { "index.atf", open_index, fz_index_model };
+static const file_kind detail_kind = { "detail.atf", open_detail, fz_detail_model };
+
+/* Variant v of a file, opened by its reader and its model, against x (see
+ * check_opened). */
+static int check_variant_open(const original *o, const file_kind *k, const char *cls, uint64_t param,
+                              const uint8_t *v, size_t size, const expect *x, atf_status *st)
+{
+    opened g;
+    variants++;
+    *st = k->open(v, size, &g);
+    fz_model m = k->model(v, size, 1);
+    return check_opened(o, k->name, cls, param, *st, &m, &g, x);
+}
+
 static void check_index_variant(const original *o, const char *cls, uint64_t param, const uint8_t *v, size_t size,
                                 const expect *x, int want_findings)
 {
-    atf_index_reader *r = NULL;
-    atf_error err;
-    variants++;
-    atf_status st = atf_index_reader_open_memory(&r, v, size, "index.atf", NULL, &err);
-    fz_model m = fz_index_model(v, size, 1);
-    opened g = { 0, 0, 0 };
-    if (st == ATF_OK) {
-        const atf_index_info *in = atf_index_reader_info(r);
-        g = (opened){ in->event_count, in->trailing_bytes, in->has_footer };
-    }
-    atf_index_reader_close(r);
-    int ok = check_opened(o, "index.atf", cls, param, st, &m, &g, x);
+    atf_status st;
+    int ok = check_variant_open(o, &index_kind, cls, param, v, size, x, &st);
     if (ok < 0)
         return;
     if (ok && st == ATF_OK && x->count &&
@@ -235,18 +268,8 @@ static void check_index_variant(const original *o, const char *cls, uint64_t par
 static void check_detail_variant(const original *o, const char *cls, uint64_t param, const uint8_t *v, size_t size,
                                  const expect *x, int want_findings)
 {
-    atf_detail_reader *r = NULL;
-    atf_error err;
-    variants++;
-    atf_status st = atf_detail_reader_open_memory(&r, v, size, "detail.atf", NULL, &err);
-    fz_model m = fz_detail_model(v, size, 1);
-    opened g = { 0, 0, 0 };
-    if (st == ATF_OK) {
-        const atf_detail_info *in = atf_detail_reader_info(r);
-        g = (opened){ in->event_count, in->trailing_bytes, in->has_footer };
-    }
-    atf_detail_reader_close(r);
-    if (check_opened(o, "detail.atf", cls, param, st, &m, &g, x) < 0 || !want_findings)
+    atf_status st;
+    if (check_variant_open(o, &detail_kind, cls, param, v, size, x, &st) < 0 || !want_findings)
         return;
     check_findings(o, "detail.atf", scratch_detail, o->detail, o->detail_size, cls, param, v, size, x, x->errors);
 }
