@@ -322,24 +322,35 @@ static uint64_t prng(uint64_t *s)
 
 static const size_t tails[] = { 1, 8, 31, 32, 33, 64, 100, 4096 };
 
+/* *x: the outcome of a file cut to len bytes as far as its header decides
+ * it, with a warning on its footer; 1 when the cut is before the events
+ * (events_offset eo) and that is all. */
+static int cut_before_events(uint64_t len, uint64_t eo, expect *x)
+{
+    *x = (expect){ ATF_OK, 0, 0, 0, 0, "footer" };
+    if (len < 64) {
+        /* SPEC 7a.12: cut inside the header: crash-truncated, 0 events. */
+        x->trailing = len;
+        x->warn_field = "header";
+        return 1;
+    }
+    if (len < eo) {
+        x->status = ATF_E_OFFSET;
+        x->errors = 1;
+        x->warn_field = NULL;
+        return 1;
+    }
+    return 0;
+}
+
 /* Outcome of an index file of the original's events cut to len bytes, whose
  * events region ends at `end` (finalized: footer_offset; placeholder: the
  * file size). */
 static expect index_cut_expect(const original *o, uint64_t len, uint64_t end, int placeholder)
 {
-    expect x = { ATF_OK, 0, 0, 0, 0, "footer" };
-    if (len < 64) {
-        /* SPEC 7a.12: cut inside the header: crash-truncated, 0 events. */
-        x.trailing = len;
-        x.warn_field = "header";
+    expect x;
+    if (cut_before_events(len, o->ieo, &x))
         return x;
-    }
-    if (len < o->ieo) {
-        x.status = ATF_E_OFFSET;
-        x.errors = 1;
-        x.warn_field = NULL;
-        return x;
-    }
     x.count = ((len < end ? len : end) - o->ieo) / 32;
     if (placeholder && x.count > o->n) /* the footer's first half: REC-003 */
         x.count = o->n;
@@ -432,19 +443,9 @@ static uint64_t complete_events(const original *o, uint64_t end)
 
 static expect detail_cut_expect(const original *o, uint64_t len, uint64_t end, int placeholder)
 {
-    expect x = { ATF_OK, 0, 0, 0, 0, "footer" };
-    if (len < 64) {
-        /* SPEC 7a.12: cut inside the header: crash-truncated, 0 events. */
-        x.trailing = len;
-        x.warn_field = "header";
+    expect x;
+    if (cut_before_events(len, o->deo, &x))
         return x;
-    }
-    if (len < o->deo) {
-        x.status = ATF_E_OFFSET;
-        x.errors = 1;
-        x.warn_field = NULL;
-        return x;
-    }
     x.count = complete_events(o, len < end ? len : end);
     x.trailing = len - (x.count ? o->dend[x.count - 1] : o->deo);
     if (!placeholder && o->nd) {
