@@ -1,8 +1,10 @@
 #!/bin/bash -eu
-# ClusterFuzzLite / OSS-Fuzz build: every fuzz target of fuzz/ into $OUT, each
-# with its seed corpus (fuzz_<t>_seed_corpus.zip: corpus/fuzz-seeds/<t> and
-# the committed regressions corpus/regressions/<t>-*), its dictionary
-# (fuzz_<t>.dict) and its options (fuzz_<t>.options).
+# ClusterFuzzLite / OSS-Fuzz build: every fuzz target of the formats
+# (formats/<f>/fuzz/, as `cmake -P fuzz/fuzz_targets.cmake` lists them) into
+# $OUT, each with its seed corpus (fuzz_<t>_seed_corpus.zip: its seed
+# directory under corpus/fuzz-seeds and the committed regressions
+# corpus/regressions/<t>-*), its dictionary (fuzz_<t>.dict) and its options
+# (fuzz_<t>.options), both from its format's fuzz folder.
 #
 # The engine comes from the environment ($CC, $CFLAGS, $LIB_FUZZING_ENGINE);
 # jansson is linked statically because the runner image does not have it.
@@ -19,19 +21,18 @@ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release \
       -DATF_BUILD_TESTS=OFF
 cmake --build "$build" -j"$(nproc)" --target atf_fuzz_targets
 
-targets=$(sed -n '/^set(ATF_FUZZ_TARGETS$/,/)/p' "$src/fuzz/CMakeLists.txt" | sed '1d; s/)//' | tr -s ' \n' ' ')
-for t in $targets; do
+targets=""
+while read -r t seed dir; do
+    targets="$targets $t"
     cp "$build/fuzz/fuzz_$t" "$OUT/"
-    seeds="$src/corpus/fuzz-seeds/$t"
-    [ "$t" = validate ] && seeds="$src/corpus/fuzz-seeds/session"
-    [ "$t" = wtf_validate ] && seeds="$src/corpus/fuzz-seeds/wtf_file"
-    [ "$t" = rtc_validate ] && seeds="$src/corpus/fuzz-seeds/rtc_file"
+    seeds="$src/corpus/fuzz-seeds/$seed"
     rm -f "$OUT/fuzz_${t}_seed_corpus.zip"
     (cd "$seeds" && zip -q -r "$OUT/fuzz_${t}_seed_corpus.zip" .)
     if compgen -G "$src/corpus/regressions/$t-*" >/dev/null; then
         zip -q -j "$OUT/fuzz_${t}_seed_corpus.zip" "$src/corpus/regressions/$t"-*
     fi
-    cp "$src/fuzz/dict/$t.dict" "$OUT/fuzz_$t.dict"
-    cp "$src/fuzz/options/$t.options" "$OUT/fuzz_$t.options"
-done
-echo "built: $targets"
+    cp "$src/$dir/dict/$t.dict" "$OUT/fuzz_$t.dict"
+    cp "$src/$dir/options/$t.options" "$OUT/fuzz_$t.options"
+done < <(cmake -P "$src/fuzz/fuzz_targets.cmake")
+[ -n "$targets" ] || { echo "build.sh: no fuzz target (fuzz/fuzz_targets.cmake)" >&2; exit 1; }
+echo "built:$targets"

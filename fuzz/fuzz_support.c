@@ -51,23 +51,27 @@ uint8_t fz_u8(fz_params *p)
     return p->data[--p->left];
 }
 
-uint16_t fz_u16(fz_params *p)
-{
-    uint16_t v = fz_u8(p);
-    return (uint16_t)(v | (uint16_t)fz_u8(p) << 8);
-}
+/* The 16-, 32- and 64-bit reads of a byte source (fz_params from the end,
+ * fz_stream from the front), built from its byte read PREFIX##u8: each
+ * takes its low half first. */
+#define FZ_WIDER_READS(PREFIX, SOURCE)                                  \
+    uint16_t PREFIX##u16(SOURCE *s)                                     \
+    {                                                                   \
+        uint16_t v = PREFIX##u8(s);                                     \
+        return (uint16_t)(v | (uint16_t)PREFIX##u8(s) << 8);            \
+    }                                                                   \
+    uint32_t PREFIX##u32(SOURCE *s)                                     \
+    {                                                                   \
+        uint32_t v = PREFIX##u16(s);                                    \
+        return v | (uint32_t)PREFIX##u16(s) << 16;                      \
+    }                                                                   \
+    uint64_t PREFIX##u64(SOURCE *s)                                     \
+    {                                                                   \
+        uint64_t v = PREFIX##u32(s);                                    \
+        return v | (uint64_t)PREFIX##u32(s) << 32;                      \
+    }
 
-uint32_t fz_u32(fz_params *p)
-{
-    uint32_t v = fz_u16(p);
-    return v | (uint32_t)fz_u16(p) << 16;
-}
-
-uint64_t fz_u64(fz_params *p)
-{
-    uint64_t v = fz_u32(p);
-    return v | (uint64_t)fz_u32(p) << 32;
-}
+FZ_WIDER_READS(fz_, fz_params)
 
 uint64_t fz_range(fz_params *p, uint64_t lo, uint64_t hi)
 {
@@ -93,23 +97,7 @@ uint8_t fz_next_u8(fz_stream *s)
     return s->pos < s->size ? s->data[s->pos++] : 0;
 }
 
-uint16_t fz_next_u16(fz_stream *s)
-{
-    uint16_t v = fz_next_u8(s);
-    return (uint16_t)(v | (uint16_t)fz_next_u8(s) << 8);
-}
-
-uint32_t fz_next_u32(fz_stream *s)
-{
-    uint32_t v = fz_next_u16(s);
-    return v | (uint32_t)fz_next_u16(s) << 16;
-}
-
-uint64_t fz_next_u64(fz_stream *s)
-{
-    uint64_t v = fz_next_u32(s);
-    return v | (uint64_t)fz_next_u32(s) << 32;
-}
+FZ_WIDER_READS(fz_next_, fz_stream)
 
 size_t fz_next_bytes(fz_stream *s, uint8_t *dst, size_t n)
 {

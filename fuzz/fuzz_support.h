@@ -2,8 +2,8 @@
  * fuzz parameters taken from the end of the input, a per-process scratch
  * directory on tmpfs, whole-file variants (a crash at any byte, one
  * corrupted byte) and byte loads independent of the codec's. What belongs
- * to one format lives in its own header: fuzz_atf.h (the session container,
- * the models of ATF files), fuzz_wtf.h (the model of WTF files).
+ * to one format lives in its own folder: formats/<f>/fuzz/fuzz_<f>.h (its
+ * models; ATF's also the session container).
  *
  * The same target source builds for libFuzzer, AFL++ and the replay driver
  * (fuzz/replay_driver.c); nothing here depends on the engine. */

@@ -1,54 +1,20 @@
 /* Crash-truncation generator and checker (ctest label "truncation").
  *
- *   atf-truncation-check [--findings-every=N] [--wtf-max-bytes=N] [--rtc-max-bytes=N] [--quiet]
+ *   atf-truncation-check [--findings-every=N] [--<format>-max-bytes=N]... [--quiet]
  *                        [--golden=CORPUS] PATH...
  *
- * PATH is a valid case (a session directory, a thread directory, a
- * directory holding a lone index.atf or detail.atf, or a WTF file: a name
- * ending in .wtf-trace, see truncation_wtf.c; WTF files above
- * --wtf-max-bytes, default 8192, are named and not cut; or an RTC file, a
- * name ending in .rtc, see truncation_rtc.c, cut at both ends, those above
- * --rtc-max-bytes, default 16384, named and not cut) or a directory
- * holding such cases; --golden=CORPUS takes the valid cases (y_*) of a
- * golden corpus (corpus/atf, corpus/wtf, corpus/rtc). Every thread of every case is used. From each thread's index.atf
- * and detail.atf (complete and accepted without error: checked first)
- * it generates, in memory, what crashes and filesystems leave behind, and
- * checks the codec against the outcome computed for each variant from the
- * original's structure:
- *
- *   trunc      a finalized file cut at every length 0..size-1 (torn footer:
- *              the cuts inside the footer)
- *   placeholder  the header as first written (never finalized) + events +
- *              footer, cut at every length 0..size (size: footer complete),
- *              in both forms found in the wild: footer_offset 0, and the ADA
- *              tracer's footer_offset = events_offset (ada-placeholder)
- *   zero-footer  finalized header + events + 64 zero bytes where the footer
- *              should be (the footer block never reached the disk)
- *   zero-tail  placeholder header + events + Z zero bytes (delayed
- *              allocation: the size grew, the data never arrived)
- *   garbage-tail placeholder header + events + G pseudo-random bytes
- *
- * Expected outcomes (conformance/SPEC.md, section 6):
- *   index  cut at L < 64: crash-truncated, 0 events (SPEC 7a.12); else no footer and
- *          floor((min(L, end) - 64) / 32) events, end = footer_offset for a
- *          finalized header, the file size for a placeholder one; a
- *          placeholder cut inside the footer's second half recovers n (the
- *          first half is a torn footer, REC-003); the complete placeholder
- *          file has its footer and n events. zero-footer: n events; a zero
- *          tail: n events (SPEC 7a.6: all-zero records are a zero fill); a
- *          garbage tail of T bytes: n + floor(T / 32) events.
- *   detail cut at L < 64: crash-truncated, 0 events; else the events that end at or
- *          before min(L, end); zero-footer and zero tail: n events; garbage:
- *          n + the complete length-prefixed events the garbage happens to hold.
- *   trailing bytes: everything after the recovered events.
- *   findings (the validator on the thread directory, on every length that
- *          is a record boundary or next to one, inside the header or footer,
- *          and every Nth other): no error for any cut at or past 64 bytes, a
- *          placeholder cut or a detail tail; a warning on the cut file
- *          ("footer"; "header" below 64 bytes; the complete placeholder file:
- *          "footer_offset" / "event_count"); an error (REC-004) for a
- *          finalized header without its footer; for garbage, an error exactly
- *          when the recovered records break a rule (checked independently).
+ * PATH is a valid case of a format with a truncation model (a directory or
+ * a file that the model's bid claims: for ATF a thread directory or one
+ * holding a lone detail.atf; for a single-file format a file its codec's
+ * sniff claims) or a directory holding such cases; --golden=CORPUS takes
+ * the valid cases (y_*) of a golden corpus (corpus/<format>). The models are
+ * formats/<f>/fuzz/truncation_<f>.c, listed in a registry generated from
+ * formats/formats.cmake (fz_truncation_registry); each generates, in memory,
+ * what crashes and filesystems leave behind from a case and checks the
+ * codec and the validator against the outcome computed for each variant
+ * from the original's structure. A model with a size limit takes
+ * --<name>-max-bytes=N (its default is the model's): larger files are named
+ * and not cut.
  *
  * Exit status 0 when every variant behaves as computed, 1 otherwise. */
 #include <dirent.h>
@@ -58,19 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <atf/tools.h>
-#include <atf/validator.h>
-
-#include "fuzz_atf.h"
 #include "truncation.h"
 
 unsigned long variants, findings_runs, failures, cases;
-static unsigned findings_every = 97;
-static size_t wtf_max_bytes = 8192;
-static size_t rtc_max_bytes = 16384;
+unsigned findings_every = 97;
 int quiet;
+
+/* --<name>-max-bytes of each model of the registry. */
+static size_t *max_bytes;
 
 void failf(const char *fmt, ...)
 {
@@ -85,612 +47,157 @@ void failf(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-/* ---- The original --------------------------------------------------------- */
-
-typedef struct original {
-    const char *dir;          /* the golden thread directory */
-    uint8_t *index, *detail;  /* file bytes; detail NULL when absent */
-    size_t index_size, detail_size;
-    uint64_t n;               /* index events */
-    uint64_t nd;              /* detail events */
-    uint64_t *dend;           /* end offset of each detail event */
-    uint64_t *dindex;         /* index_seq of each detail event */
-    uint64_t detail_end;      /* events_offset + bytes_length of the detail file */
-    uint64_t ieo, deo;        /* events_offset of each file */
-    int index_final, detail_final; /* header finalized (else a placeholder with a footer) */
-    int layout;
-} original;
-
-typedef struct findings {
-    unsigned errors, warnings;
-    int warned_field;         /* a warning with the wanted field on the wanted file */
-    const char *want_field, *want_file;
-} findings;
-
-/* Counts the findings of one validation; notes a warning with the wanted
- * field on the wanted file. */
-static void count_findings(findings *c, const atf_validation *v)
-{
-    for (size_t i = 0; i < atf_validation_finding_count(v); i++) {
-        const atf_validate_finding *f = atf_validation_finding_at(v, i);
-        if (f->severity == ATF_SEV_ERROR) {
-            c->errors++;
-            continue;
-        }
-        c->warnings++;
-        if (c->want_field && f->field && strcmp(f->field, c->want_field) == 0 && strstr(f->file, c->want_file))
-            c->warned_field = 1;
-    }
-}
-
-/* ---- Scratch thread directory ----------------------------------------------- */
-
-static char scratch_thread[700], scratch_index[800], scratch_detail[800];
-static const char *check_target;  /* the thread directory, or a lone detail file */
-
-static void scratch_setup(const original *o)
-{
-    /* Named thread_<K> like the original, so that findings name the same files. */
-    const char *base = strrchr(o->dir, '/');
-    base = base ? base + 1 : o->dir;
-    char name[300];
-    snprintf(name, sizeof name, "%s", strncmp(base, "thread_", 7) == 0 ? base : "thread_0");
-    snprintf(scratch_thread, sizeof scratch_thread, "%s", fz_fresh_dir(name));
-    snprintf(scratch_index, sizeof scratch_index, "%s/index.atf", scratch_thread);
-    snprintf(scratch_detail, sizeof scratch_detail, "%s/detail.atf", scratch_thread);
-    if (o->index)
-        fz_write_file(scratch_index, o->index, o->index_size);
-    if (o->detail)
-        fz_write_file(scratch_detail, o->detail, o->detail_size);
-    check_target = o->index ? scratch_thread : scratch_detail;
-}
-
-static findings run_check(const char *want_field, const char *want_file)
-{
-    findings f = { 0, 0, 0, want_field, want_file };
-    atf_error err;
-    atf_validation *v = NULL;
-    atf_status st = atf_validate_path(&v, check_target, NULL, &err);
-    if (st)
-        failf("%s: the validator did not run: %s", check_target, err.message);
-    else
-        count_findings(&f, v);
-    atf_validation_free(v);
-    findings_runs++;
-    return f;
-}
-
-/* ---- Expectations ----------------------------------------------------------- */
-
-typedef struct expect {
-    atf_status status;        /* ATF_OK or the open error */
-    int has_footer;
-    uint64_t count, trailing;
-    int errors;               /* 0: none, 1: at least one, -1: rules decide */
-    const char *warn_field;   /* a warning with this field, or NULL */
-} expect;
-
-/* Independent of the validator: do the recovered index records break a rule
- * that the validator reports as an error? Event kinds 1..3, timestamps that
- * never go backwards, forward links that reach a detail event pointing back
- * (the detail file is intact here). */
-static int index_breaks_rules(const original *o, const uint8_t *d, uint64_t n)
-{
-    uint64_t prev = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        const uint8_t *e = d + o->ieo + 32 * i;
-        uint32_t kind = o->layout == ATF_LAYOUT_1 ? fz_le32(e + 20) : e[24];
-        uint64_t ts = fz_le64(e);
-        uint64_t link = o->layout == ATF_LAYOUT_1 ? (fz_le32(e + 28) == UINT32_MAX ? UINT64_MAX : fz_le32(e + 28))
-                                                  : fz_le64(e + 16);
-        if (kind < 1 || kind > 3 || (i && ts < prev))
-            return 1;
-        if (link != UINT64_MAX && (link >= o->nd || o->dindex[link] != i))
-            return 1;
-        prev = ts;
-    }
-    return 0;
-}
-
-/* The checker's findings on variant v of one file (written over the
- * scratch copy of the thread, which is then restored to the original). */
-static void check_findings(const original *o, const char *file, const char *scratch, const uint8_t *orig,
-                           size_t orig_size, const char *cls, uint64_t param, const uint8_t *v, size_t size,
-                           const expect *x, int want_errors)
-{
-    fz_write_file(scratch, v, size);
-    findings f = run_check(x->warn_field, file);
-    if ((f.errors > 0) != (want_errors > 0))
-        failf("%s/%s %s %llu: %u error finding(s), expected %s", o->dir, file, cls, (unsigned long long)param,
-              f.errors, want_errors ? "some" : "none");
-    if (x->warn_field && !f.warned_field)
-        failf("%s/%s %s %llu: no warning on field %s", o->dir, file, cls, (unsigned long long)param, x->warn_field);
-    fz_write_file(scratch, orig, orig_size);
-}
-
-static void check_index_variant(const original *o, const char *cls, uint64_t param, const uint8_t *v, size_t size,
-                                const expect *x, int want_findings)
-{
-    atf_index_reader *r = NULL;
-    atf_error err;
-    variants++;
-    atf_status st = atf_index_reader_open_memory(&r, v, size, "index.atf", NULL, &err);
-    fz_model m = fz_index_model(v, size, 1);
-    if (st != x->status || m.status != x->status) {
-        failf("%s/index.atf %s %llu: open %s, model %s, expected %s", o->dir, cls, (unsigned long long)param,
-              atf_status_name(st), atf_status_name(m.status), atf_status_name(x->status));
-        atf_index_reader_close(r);
-        return;
-    }
-    if (st == ATF_OK) {
-        const atf_index_info *in = atf_index_reader_info(r);
-        if (in->event_count != x->count || m.event_count != x->count || in->has_footer != x->has_footer ||
-            in->trailing_bytes != x->trailing)
-            failf("%s/index.atf %s %llu: %llu events (model %llu), footer %d, %llu trailing bytes; expected %llu, %d, %llu",
-                  o->dir, cls, (unsigned long long)param, (unsigned long long)in->event_count,
-                  (unsigned long long)m.event_count, in->has_footer, (unsigned long long)in->trailing_bytes,
-                  (unsigned long long)x->count, x->has_footer, (unsigned long long)x->trailing);
-        else if (x->count && memcmp(v + o->ieo, o->index + o->ieo, (size_t)(x->count < o->n ? x->count : o->n) * 32) != 0)
-            failf("%s/index.atf %s %llu: recovered events differ from the original", o->dir, cls,
-                  (unsigned long long)param);
-    }
-    atf_index_reader_close(r);
-    if (!want_findings)
-        return;
-    int want_errors = x->errors < 0 ? index_breaks_rules(o, v, x->count) : x->errors;
-    check_findings(o, "index.atf", scratch_index, o->index, o->index_size, cls, param, v, size, x, want_errors);
-}
-
-static void check_detail_variant(const original *o, const char *cls, uint64_t param, const uint8_t *v, size_t size,
-                                 const expect *x, int want_findings)
-{
-    atf_detail_reader *r = NULL;
-    atf_error err;
-    variants++;
-    atf_status st = atf_detail_reader_open_memory(&r, v, size, "detail.atf", NULL, &err);
-    fz_model m = fz_detail_model(v, size, 1);
-    if (st != x->status || m.status != x->status) {
-        failf("%s/detail.atf %s %llu: open %s, model %s, expected %s", o->dir, cls, (unsigned long long)param,
-              atf_status_name(st), atf_status_name(m.status), atf_status_name(x->status));
-        atf_detail_reader_close(r);
-        return;
-    }
-    if (st == ATF_OK) {
-        const atf_detail_info *in = atf_detail_reader_info(r);
-        if (in->event_count != x->count || m.event_count != x->count || in->has_footer != x->has_footer ||
-            in->trailing_bytes != x->trailing)
-            failf("%s/detail.atf %s %llu: %llu events (model %llu), footer %d, %llu trailing bytes; expected %llu, %d, %llu",
-                  o->dir, cls, (unsigned long long)param, (unsigned long long)in->event_count,
-                  (unsigned long long)m.event_count, in->has_footer, (unsigned long long)in->trailing_bytes,
-                  (unsigned long long)x->count, x->has_footer, (unsigned long long)x->trailing);
-    }
-    atf_detail_reader_close(r);
-    if (!want_findings)
-        return;
-    check_findings(o, "detail.atf", scratch_detail, o->detail, o->detail_size, cls, param, v, size, x, x->errors);
-}
-
-/* Findings are checked on record boundaries and next to them, inside the
- * header and the footer, and on every Nth other length. */
-static int index_findings_wanted(const original *o, uint64_t len)
-{
-    uint64_t fo = o->ieo + 32 * o->n;
-    return len <= o->ieo || len >= fo || (len - o->ieo) % 32 <= 1 || (len - o->ieo) % 32 == 31 ||
-           len % findings_every == 0;
-}
-
-static int detail_findings_wanted(const original *o, uint64_t len)
-{
-    if (len <= o->deo || len >= o->detail_end || len % findings_every == 0)
-        return 1;
-    for (uint64_t i = 0; i < o->nd; i++)
-        if (len + 1 >= o->dend[i] && len <= o->dend[i] + 1)
-            return 1;
-    return 0;
-}
-
-/* The header as the writer first wrote it: no counts, no footer offset, no
- * times, no flags. ada: the ADA tracer's C writer's form, whose footer_offset
- * is events_offset (errata E-16). */
-static void index_placeholder_form(uint8_t *h, int layout, int ada)
-{
-    memset(h + 8, 0, 4);
-    if (layout == ATF_LAYOUT_1)
-        memset(h + 28, 0, 4);
-    else
-        memset(h + 24, 0, 8);
-    memset(h + 40, 0, 24);
-    if (ada)
-        memcpy(h + 40, h + 32, 8);
-}
-
-static void index_placeholder(uint8_t *h, int layout) { index_placeholder_form(h, layout, 0); }
-
-static void detail_placeholder(uint8_t *h) { memset(h + 28, 0, 36); }
-
-static uint64_t prng(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
-static const size_t tails[] = { 1, 8, 31, 32, 33, 64, 100, 4096 };
-
-/* Outcome of an index file of the original's events cut to len bytes, whose
- * events region ends at `end` (finalized: footer_offset; placeholder: the
- * file size). */
-static expect index_cut_expect(const original *o, uint64_t len, uint64_t end, int placeholder)
-{
-    expect x = { ATF_OK, 0, 0, 0, 0, "footer" };
-    if (len < 64) {
-        /* SPEC 7a.12: cut inside the header: crash-truncated, 0 events. */
-        x.trailing = len;
-        x.warn_field = "header";
-        return x;
-    }
-    if (len < o->ieo) {
-        x.status = ATF_E_OFFSET;
-        x.errors = 1;
-        x.warn_field = NULL;
-        return x;
-    }
-    x.count = ((len < end ? len : end) - o->ieo) / 32;
-    if (placeholder && x.count > o->n) /* the footer's first half: REC-003 */
-        x.count = o->n;
-    x.trailing = len - (o->ieo + 32 * x.count);
-    if (!placeholder) {
-        /* A finalized header without its footer: damage (REC-004), an
-         * error, though every complete event is still recovered. */
-        x.errors = 1;
-        x.warn_field = NULL;
-    }
-    return x;
-}
-
-static void index_variants(const original *o)
-{
-    const size_t size = o->index_size;
-    const uint64_t n = o->n, fo = o->ieo + 32 * n;
-    uint8_t *v = malloc(size + 4096 + 64);
-    if (!v)
-        exit(2);
-
-    if (o->index_final) {
-        for (size_t len = 0; len < size; len++) {
-            expect x = index_cut_expect(o, len, fo, 0);
-            /* An exact-size copy, so that ASan sees any overread. */
-            uint8_t *exact = malloc(len ? len : 1);
-            memcpy(exact, o->index, len);
-            check_index_variant(o, len >= fo ? "trunc(torn footer)" : "trunc", len, exact, len, &x,
-                                index_findings_wanted(o, len));
-            free(exact);
-        }
-    }
-
-    /* Both placeholder forms found in the wild, cut at every byte. */
-    for (int ada = 0; ada < 2; ada++) {
-        memcpy(v, o->index, size);
-        index_placeholder_form(v, o->layout, ada);
-        for (size_t len = 0; len <= size; len++) {
-            expect x = index_cut_expect(o, len, len, 1);
-            if (len == size) {
-                /* finalize stopped before the header was rewritten: complete,
-                 * with a warning, unless the placeholder equals the final
-                 * header (an empty file in the ADA form) */
-                x.has_footer = 1;
-                x.count = n;
-                x.trailing = 0;
-                x.warn_field = ada && n == 0 ? NULL : "footer_offset";
-            }
-            uint8_t *exact = malloc(len ? len : 1);
-            memcpy(exact, v, len);
-            check_index_variant(o, ada ? "ada-placeholder" : "placeholder", len, exact, len, &x,
-                                index_findings_wanted(o, len));
-            free(exact);
-        }
-    }
-
-    if (o->index_final) {
-        memcpy(v, o->index, size);
-        memset(v + fo, 0, 64);
-        expect zf = { ATF_OK, 0, n, 64, 1, NULL };   /* finalized, no footer: damage (REC-004) */
-        check_index_variant(o, "zero-footer", 64, v, size, &zf, 1);
-    }
-
-    uint64_t seed = 0x9E3779B97F4A7C15ull ^ size;
-    for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
-        size_t z = tails[t];
-        memcpy(v, o->index, fo);
-        index_placeholder(v, o->layout);
-        memset(v + fo, 0, z);
-        expect x = { ATF_OK, 0, n, z, 0, "footer" };   /* SPEC 7a.6: a zero fill */
-        check_index_variant(o, "zero-tail", z, v, fo + z, &x, 1);
-        x.count = n + z / 32;
-        x.trailing = z % 32;
-        for (size_t i = 0; i < z; i++)
-            v[fo + i] = (uint8_t)prng(&seed);
-        x.errors = -1;
-        x.warn_field = "footer";
-        check_index_variant(o, "garbage-tail", z, v, fo + z, &x, 1);
-    }
-    free(v);
-}
-
-static uint64_t complete_events(const original *o, uint64_t end)
-{
-    uint64_t k = 0;
-    while (k < o->nd && o->dend[k] <= end)
-        k++;
-    return k;
-}
-
-static expect detail_cut_expect(const original *o, uint64_t len, uint64_t end, int placeholder)
-{
-    expect x = { ATF_OK, 0, 0, 0, 0, "footer" };
-    if (len < 64) {
-        /* SPEC 7a.12: cut inside the header: crash-truncated, 0 events. */
-        x.trailing = len;
-        x.warn_field = "header";
-        return x;
-    }
-    if (len < o->deo) {
-        x.status = ATF_E_OFFSET;
-        x.errors = 1;
-        x.warn_field = NULL;
-        return x;
-    }
-    x.count = complete_events(o, len < end ? len : end);
-    x.trailing = len - (x.count ? o->dend[x.count - 1] : o->deo);
-    if (!placeholder && o->nd) {
-        /* a finalized header without its footer: damage (REC-004) */
-        x.errors = 1;
-        x.warn_field = NULL;
-    }
-    return x;
-}
-
-static void detail_variants(const original *o)
-{
-    const size_t size = o->detail_size;
-    const uint64_t end = o->detail_end, nd = o->nd;
-    uint8_t *v = malloc(size + 4096 + 64);
-    if (!v)
-        exit(2);
-
-    if (o->detail_final) {
-        for (size_t len = 0; len < size; len++) {
-            expect x = detail_cut_expect(o, len, end, 0);
-            uint8_t *exact = malloc(len ? len : 1);
-            memcpy(exact, o->detail, len);
-            check_detail_variant(o, len >= end ? "trunc(torn footer)" : "trunc", len, exact, len, &x,
-                                 detail_findings_wanted(o, len));
-            free(exact);
-        }
-    }
-
-    memcpy(v, o->detail, size);
-    detail_placeholder(v);
-    for (size_t len = 0; len <= size; len++) {
-        expect x = detail_cut_expect(o, len, len, 1);
-        if (len == size) {
-            x.has_footer = 1;
-            x.count = nd;
-            x.trailing = 0;
-            /* finalize stopped before the header was rewritten: a warning (DET-HDR-009) */
-            x.warn_field = nd ? "event_count" : NULL;
-        }
-        uint8_t *exact = malloc(len ? len : 1);
-        memcpy(exact, v, len);
-        check_detail_variant(o, "placeholder", len, exact, len, &x, detail_findings_wanted(o, len));
-        free(exact);
-    }
-
-    if (o->detail_final) {
-        memcpy(v, o->detail, size);
-        memset(v + end, 0, 64);
-        expect zf = { ATF_OK, 0, nd, 64, nd != 0, nd ? NULL : "footer" };   /* finalized, no footer: damage */
-        check_detail_variant(o, "zero-footer", 64, v, size, &zf, 1);
-    }
-
-    uint64_t seed = 0xD1B54A32D192ED03ull ^ size;
-    for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
-        size_t z = tails[t];
-        memcpy(v, o->detail, end);
-        detail_placeholder(v);
-        memset(v + end, 0, z);
-        expect x = { ATF_OK, 0, nd, z, 0, "footer" };
-        check_detail_variant(o, "zero-tail", z, v, end + z, &x, 1);
-        for (size_t i = 0; i < z; i++)
-            v[end + i] = (uint8_t)prng(&seed);
-        /* Garbage may hold complete length-prefixed "events" (REC-001 reads them). */
-        uint64_t stop, extra = fz_detail_walk(v, end, end + z, &stop);
-        expect g = { ATF_OK, 0, nd + extra, end + z - stop, 0, "footer" };
-        /* Extra events may break link rules: findings only checked without them. */
-        check_detail_variant(o, "garbage-tail", z, v, end + z, &g, extra == 0);
-    }
-    free(v);
-}
-
-/* ---- Cases -------------------------------------------------------------------- */
-
-/* Loads a golden thread (index.atf and/or detail.atf) and checks that it is a
- * valid starting point: complete files (a footer; no trailing bytes) that the
- * structural checks accept without error. */
-static int load_original(original *o, const char *dir)
-{
-    char path[1200];
-    atf_error err;
-    memset(o, 0, sizeof *o);
-    o->dir = dir;
-    snprintf(path, sizeof path, "%s/index.atf", dir);
-    o->index = fz_read_file(path, &o->index_size);
-    snprintf(path, sizeof path, "%s/detail.atf", dir);
-    o->detail = fz_read_file(path, &o->detail_size);
-    if (o->index) {
-        atf_index_reader *r = NULL;
-        if (atf_index_reader_open_memory(&r, o->index, o->index_size, "index.atf", NULL, &err) != ATF_OK) {
-            failf("%s: index.atf does not open (%s): not a valid case", dir, err.message);
-            return 0;
-        }
-        const atf_index_info *in = atf_index_reader_info(r);
-        int ok = in->has_footer && in->trailing_bytes == 0 && in->footer_offset + 64 == o->index_size;
-        o->n = in->event_count;
-        o->ieo = atf_index_reader_header(r)->events_offset;
-        o->index_final = in->header_finalized;
-        o->layout = in->layout;
-        atf_index_reader_close(r);
-        if (!ok) {
-            failf("%s: index.atf has no footer or has trailing bytes: not a valid case", dir);
-            return 0;
-        }
-    }
-    if (o->detail) {
-        atf_detail_reader *r = NULL;
-        if (atf_detail_reader_open_memory(&r, o->detail, o->detail_size, "detail.atf", NULL, &err) != ATF_OK) {
-            failf("%s: detail.atf does not open (%s): not a valid case", dir, err.message);
-            return 0;
-        }
-        const atf_detail_info *in = atf_detail_reader_info(r);
-        int ok = in->has_footer && in->trailing_bytes == 0;
-        o->nd = in->event_count;
-        o->deo = atf_detail_reader_header(r)->events_offset;
-        o->detail_end = in->events_end;
-        o->detail_final = in->header_finalized;
-        if (!o->index)
-            o->layout = in->layout;
-        o->dend = malloc((o->nd ? o->nd : 1) * sizeof *o->dend);
-        o->dindex = malloc((o->nd ? o->nd : 1) * sizeof *o->dindex);
-        for (uint64_t i = 0; i < o->nd; i++) {
-            atf_detail_event e;
-            atf_detail_reader_get(r, i, &e);
-            o->dend[i] = atf_detail_reader_offset(r, i) + e.total_length;
-            o->dindex[i] = e.index_seq;
-        }
-        atf_detail_reader_close(r);
-        if (!ok) {
-            failf("%s: detail.atf has no footer or has trailing bytes: not a valid case", dir);
-            return 0;
-        }
-    }
-    uint64_t errors = 0, warnings = 0;
-    atf_validation *v = NULL;
-    snprintf(path, sizeof path, "%s%s", dir, o->index ? "" : "/detail.atf");
-    if (atf_validate_path(&v, path, NULL, &err) != ATF_OK) {
-        failf("%s: the validator did not run: %s", dir, err.message);
-        return 0;
-    }
-    atf_validation_counts(v, &errors, &warnings);
-    if (errors) {
-        atf_validation_write_text(stderr, v);
-        failf("%s: the original has %llu error finding(s): not a valid case", dir, (unsigned long long)errors);
-    }
-    atf_validation_free(v);
-    return errors == 0;
-}
-
-static void run_thread(const char *dir)
-{
-    original o;
-    if (load_original(&o, dir)) {
-        unsigned long before = variants, fails = failures;
-        scratch_setup(&o);
-        if (o.index)
-            index_variants(&o);
-        if (o.detail)
-            detail_variants(&o);
-        cases++;
-        if (!quiet || failures > fails)
-            printf("%s: %llu index + %llu detail events, %lu variants%s\n", dir, (unsigned long long)o.n,
-                   (unsigned long long)o.nd, variants - before, failures > fails ? ", FAILED" : "");
-    }
-    free(o.index);
-    free(o.detail);
-    free(o.dend);
-    free(o.dindex);
-}
-
-uint8_t *read_case(const char *path, size_t max_bytes, const char *option, size_t *size)
+uint8_t *read_case(const char *path, size_t max, const char *option, size_t *size)
 {
     uint8_t *d = fz_read_file(path, size);
     if (!d) {
         failf("%s: cannot read", path);
         return NULL;
     }
-    if (*size > max_bytes) {
-        printf("%s: %zu bytes, more than %s=%zu: not cut\n", path, *size, option, max_bytes);
+    if (*size > max) {
+        printf("%s: %zu bytes, more than %s=%zu: not cut\n", path, *size, option, max);
         free(d);
         return NULL;
     }
     return d;
 }
 
+/* ---- Which model a path is a case of --------------------------------------- */
+
+/* The model whose bid claims path (a directory or a regular file), or -1. */
+static int model_of(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    uint8_t head[16];
+    size_t n = 0;
+    if (S_ISREG(st.st_mode)) {
+        FILE *f = fopen(path, "rb");
+        if (f) {
+            n = fread(head, 1, sizeof head, f);
+            fclose(f);
+        }
+    } else if (!S_ISDIR(st.st_mode)) {
+        return -1;
+    }
+    for (size_t i = 0; i < fz_truncation_count; i++) {
+        const fz_truncation_model *m = fz_truncation_registry[i];
+        if (S_ISDIR(st.st_mode) ? m->bid_dir && m->bid_dir(path) : m->bid_file && m->bid_file(head, n, path))
+            return (int)i;
+    }
+    return -1;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static int is_wtf_name(const char *path)
+/* The entries of a directory that start with prefix ("": all but dot files),
+ * sorted, into *out (*count of them); 0 (a failure) when it cannot be read. */
+static int sorted_entries(const char *dir, const char *prefix, char ***out, size_t *count)
 {
-    size_t n = strlen(path);
-    return n >= 10 && strcmp(path + n - 10, ".wtf-trace") == 0;
-}
-
-static int is_rtc_name(const char *path)
-{
-    size_t n = strlen(path);
-    return n >= 4 && strcmp(path + n - 4, ".rtc") == 0;
-}
-
-static void walk(const char *path)
-{
-    char buf[1200];
-    struct stat st;
-    /* A WTF file. */
-    if (is_wtf_name(path) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-        wtf_truncation_file(path, wtf_max_bytes);
-        return;
-    }
-    /* An RTC file. */
-    if (is_rtc_name(path) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-        rtc_truncation_file(path, rtc_max_bytes);
-        return;
-    }
-    /* A thread: index.atf, or a lone detail.atf. */
-    snprintf(buf, sizeof buf, "%s/index.atf", path);
-    int has_index = stat(buf, &st) == 0 && S_ISREG(st.st_mode);
-    snprintf(buf, sizeof buf, "%s/detail.atf", path);
-    if (has_index || (stat(buf, &st) == 0 && S_ISREG(st.st_mode))) {
-        run_thread(path);
-        return;
-    }
-    DIR *d = opendir(path);
+    DIR *d = opendir(dir);
+    *out = NULL;
+    *count = 0;
     if (!d) {
-        failf("%s: %s", path, strerror(errno));
-        return;
+        failf("%s: %s", dir, strerror(errno));
+        return 0;
     }
     char **names = NULL;
-    size_t n = 0;
+    size_t n = 0, plen = strlen(prefix);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
+        if (e->d_name[0] == '.' || strncmp(e->d_name, prefix, plen) != 0)
             continue;
-        names = realloc(names, (n + 1) * sizeof *names);
-        names[n++] = strdup(e->d_name);
+        char **grown = realloc(names, (n + 1) * sizeof *names);
+        if (!grown || !(grown[n] = strdup(e->d_name))) {
+            fprintf(stderr, "truncation: out of memory\n");
+            exit(2);
+        }
+        names = grown;
+        n++;
     }
     closedir(d);
     if (n)
         qsort(names, n, sizeof *names, cmp_str);
+    *out = names;
+    *count = n;
+    return 1;
+}
+
+static void walk(const char *path);
+
+/* Walks the entries of dir that start with prefix and are directories or
+ * cases of a model; 0 when dir cannot be read (a failure). */
+static int walk_entries(const char *dir, const char *prefix)
+{
+    size_t n;
+    char **names;
+    if (!sorted_entries(dir, prefix, &names, &n))
+        return 0;
     for (size_t i = 0; i < n; i++) {
-        snprintf(buf, sizeof buf, "%s/%s", path, names[i]);
-        if (stat(buf, &st) == 0 && (S_ISDIR(st.st_mode) || is_wtf_name(buf) || is_rtc_name(buf)))
+        char buf[1200];
+        struct stat st;
+        snprintf(buf, sizeof buf, "%s/%s", dir, names[i]);
+        if (stat(buf, &st) == 0 && (S_ISDIR(st.st_mode) || model_of(buf) >= 0))
             walk(buf);
         free(names[i]);
     }
     free(names);
+    return 1;
+}
+
+/* A case of a model, or a directory searched for cases. */
+static void walk(const char *path)
+{
+    int m = model_of(path);
+    if (m >= 0)
+        fz_truncation_registry[m]->run(path, max_bytes[m]);
+    else
+        (void)walk_entries(path, "");
+}
+
+/* ---- Command line ------------------------------------------------------------ */
+
+/* --<name>-max-bytes=N of a model: 1 when arg is one. */
+static int max_bytes_option(const char *arg)
+{
+    for (size_t i = 0; i < fz_truncation_count; i++) {
+        const fz_truncation_model *m = fz_truncation_registry[i];
+        size_t k = strlen(m->name);
+        if (m->max_bytes && strncmp(arg, "--", 2) == 0 && strncmp(arg + 2, m->name, k) == 0 &&
+            strncmp(arg + 2 + k, "-max-bytes=", 11) == 0) {
+            max_bytes[i] = (size_t)strtoull(arg + 13 + k, NULL, 10);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void usage(const char *argv0)
+{
+    fprintf(stderr, "usage: %s [--findings-every=N]", argv0);
+    for (size_t i = 0; i < fz_truncation_count; i++)
+        if (fz_truncation_registry[i]->max_bytes)
+            fprintf(stderr, " [--%s-max-bytes=N]", fz_truncation_registry[i]->name);
+    fprintf(stderr, " [--quiet] [--golden=CORPUS] CASE_OR_DIR...\n");
+}
+
+static void summary(void)
+{
+    printf("truncation: %lu case(s) (", cases);
+    for (size_t i = 0; i < fz_truncation_count; i++)
+        printf("%s%s", i ? ", " : "", fz_truncation_registry[i]->cases);
+    printf("), %lu variants, %lu validator runs, %lu failure(s)\n", variants, findings_runs, failures);
 }
 
 int main(int argc, char **argv)
 {
     int paths = 0;
+    max_bytes = calloc(fz_truncation_count + 1, sizeof *max_bytes);
+    if (!max_bytes)
+        return 2;
+    for (size_t i = 0; i < fz_truncation_count; i++)
+        max_bytes[i] = fz_truncation_registry[i]->max_bytes;
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--findings-every=", 17) == 0) {
             findings_every = (unsigned)strtoul(argv[i] + 17, NULL, 10);
@@ -698,52 +205,22 @@ int main(int argc, char **argv)
                 findings_every = 1;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
-        } else if (strncmp(argv[i], "--wtf-max-bytes=", 16) == 0) {
-            wtf_max_bytes = (size_t)strtoull(argv[i] + 16, NULL, 10);
-        } else if (strncmp(argv[i], "--rtc-max-bytes=", 16) == 0) {
-            rtc_max_bytes = (size_t)strtoull(argv[i] + 16, NULL, 10);
+        } else if (max_bytes_option(argv[i])) {
         } else if (strncmp(argv[i], "--golden=", 9) == 0) {
-            /* The golden corpus: its valid cases are the y_* entries
-             * (ATF: directories; WTF: .wtf-trace files). */
-            const char *root = argv[i] + 9;
-            DIR *d = opendir(root);
-            if (!d) {
-                failf("%s: %s", root, strerror(errno));
-                continue;
-            }
-            char **names = NULL;
-            size_t n = 0;
-            struct dirent *e;
-            while ((e = readdir(d)) != NULL)
-                if (strncmp(e->d_name, "y_", 2) == 0) {
-                    names = realloc(names, (n + 1) * sizeof *names);
-                    names[n++] = strdup(e->d_name);
-                }
-            closedir(d);
-            if (n)
-                qsort(names, n, sizeof *names, cmp_str);
-            for (size_t k = 0; k < n; k++) {
-                char buf[1200];
-                struct stat st;
-                snprintf(buf, sizeof buf, "%s/%s", root, names[k]);
-                if (stat(buf, &st) == 0 && (S_ISDIR(st.st_mode) || is_wtf_name(buf)))
-                    walk(buf);
-                free(names[k]);
-            }
-            free(names);
-            paths++;
+            /* The golden corpus: its valid cases are the y_* entries. */
+            if (walk_entries(argv[i] + 9, "y_"))
+                paths++;
         } else {
             walk(argv[i]);
             paths++;
         }
     }
+    free(max_bytes);
     if (!paths) {
-        fprintf(stderr, "usage: %s [--findings-every=N] [--wtf-max-bytes=N] [--rtc-max-bytes=N] [--quiet] [--golden=CORPUS] CASE_OR_DIR...\n",
-                argv[0]);
+        usage(argv[0]);
         return 2;
     }
-    printf("truncation: %lu case(s) (ATF threads, WTF and RTC files), %lu variants, %lu validator runs, %lu failure(s)\n",
-           cases, variants, findings_runs, failures);
+    summary();
     if (cases == 0) {
         fprintf(stderr, "truncation: no valid case found\n");
         return 1;

@@ -116,7 +116,7 @@ done:;
 
 static const size_t zero_tails[] = { 1, 4, 23, 24, 100, 4096 };
 
-void wtf_truncation_file(const char *path, size_t max_bytes)
+static void wtf_truncation_file(const char *path, size_t max_bytes)
 {
     size_t size;
     uint8_t *d = read_case(path, max_bytes, "--wtf-max-bytes", &size);
@@ -161,3 +161,12 @@ void wtf_truncation_file(const char *path, size_t max_bytes)
     fz_wtf_model_free(&full);
     free(d);
 }
+
+/* A case: a file the codec's sniff claims (its magic, or its name). */
+const fz_truncation_model fz_truncation_wtf = {
+    .name = "wtf",
+    .cases = "WTF files",
+    .max_bytes = 8192,
+    .bid_file = atf_wtf_sniff,
+    .run = wtf_truncation_file,
+};

@@ -398,6 +398,83 @@ static int model_buffer(mstate *s, uint32_t chunk, uint64_t base, size_t n, int 
     return 0;
 }
 
+/* SPEC-WTF 2.1: a part table whose parts are misaligned or run outside the
+ * chunk's body (CHK-004, CHK-005) or overlap (CHK-006); *parts_end: where
+ * the last part ends, aligned to 4. */
+static int parts_bad(const uint8_t *c, uint32_t nparts, uint64_t body, uint64_t *parts_end)
+{
+    for (uint32_t i = 0; i < nparts; i++) {
+        const uint8_t *e = c + 24 + 12 * (size_t)i;
+        uint64_t off = fz_le32(e + 4), len = fz_le32(e + 8);
+        if (off % 4 || off + len > body)
+            return 1;                   /* CHK-004, CHK-005 */
+        for (uint32_t j = 0; j < i; j++) {
+            const uint8_t *f = c + 24 + 12 * (size_t)j;
+            uint64_t o2 = fz_le32(f + 4), l2 = fz_le32(f + 8);
+            if (len && l2 && off < o2 + l2 && o2 < off + len)
+                return 1;               /* CHK-006 */
+        }
+        if ((off + len + 3) / 4 * 4 > *parts_end)
+            *parts_end = (off + len + 3) / 4 * 4;
+    }
+    return 0;
+}
+
+/* The file-header JSON: the first file-header part of the first chunk
+ * (at c, avail bytes left in the file), when its bytes are all in the file. */
+static void note_header_json(fz_wtf_model *m, const uint8_t *c, uint32_t nparts, uint64_t table, uint64_t avail)
+{
+    for (uint32_t i = 0; i < nparts; i++) {
+        const uint8_t *e = c + 24 + 12 * (size_t)i;
+        if (fz_le32(e) != ATF_WTF_PART_FILE_HEADER)
+            continue;
+        if (table + fz_le32(e + 4) + fz_le32(e + 8) <= avail) {
+            m->header_json = c + table + fz_le32(e + 4);
+            m->header_json_len = fz_le32(e + 8);
+        }
+        return;
+    }
+}
+
+/* The events of an event-data chunk at pos, read up to avail_end: its first
+ * binary-events part, when its first string table is whole. Returns 0, or
+ * -1 where a bad event stopped it. */
+static int model_event_chunk(mstate *s, uint32_t index, uint64_t pos, uint32_t nparts, uint64_t table,
+                             uint64_t avail_end, int chunk_cut)
+{
+    const uint8_t *c = s->d + pos, *st = NULL, *ev = NULL;
+    for (uint32_t i = 0; i < nparts; i++) {
+        const uint8_t *e = c + 24 + 12 * (size_t)i;
+        if (fz_le32(e) == ATF_WTF_PART_STRING_TABLE && !st)
+            st = e;
+        else if (fz_le32(e) == ATF_WTF_PART_BINARY_EVENTS && !ev)
+            ev = e;
+    }
+    uint64_t st_at = st ? pos + table + fz_le32(st + 4) : 0, st_len = st ? fz_le32(st + 8) : 0;
+    int strings_whole = !st || st_at + st_len <= avail_end;
+    uint64_t ev_at = ev ? pos + table + fz_le32(ev + 4) : 0, ev_len = ev ? fz_le32(ev + 8) : 0;
+    if (!ev || !strings_whole || ev_at >= avail_end)
+        return 0;
+    const fz_wtf_strtab *t = st ? strtab_make(s, s->d + st_at, (uint32_t)st_len) : NULL;
+    uint64_t n = ev_at + ev_len <= avail_end ? ev_len : avail_end - ev_at;
+    return model_buffer(s, index, ev_at, (size_t)n, n < ev_len, t, chunk_cut);
+}
+
+/* The reading state of a file: no zone, only wtf.event#define defined. */
+static void mstate_init(mstate *s, fz_wtf_model *m, const uint8_t *d, size_t size)
+{
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    s->d = d;
+    s->size = size;
+    s->zone = -1;
+    s->defs = xcalloc(65536, sizeof *s->defs);
+    s->depth = xcalloc(65537, sizeof *s->depth);
+    static const char define_sig[] = "uint16 wireId, uint16 eventClass, uint32 flags, ascii name, ascii args";
+    s->defs[ATF_WTF_WIRE_DEFINE] = def_make(s, ATF_WTF_WIRE_DEFINE, 0, ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL,
+                                            "wtf.event#define", 16, define_sig, sizeof define_sig - 1);
+}
+
 fz_wtf_model fz_wtf_model_of(const uint8_t *d, size_t size)
 {
     fz_wtf_model m;
@@ -413,16 +490,7 @@ fz_wtf_model fz_wtf_model_of(const uint8_t *d, size_t size)
         return m;
     }
     mstate s;
-    memset(&s, 0, sizeof s);
-    s.m = &m;
-    s.d = d;
-    s.size = size;
-    s.zone = -1;
-    s.defs = xcalloc(65536, sizeof *s.defs);
-    s.depth = xcalloc(65537, sizeof *s.depth);
-    static const char define_sig[] = "uint16 wireId, uint16 eventClass, uint32 flags, ascii name, ascii args";
-    s.defs[ATF_WTF_WIRE_DEFINE] = def_make(&s, ATF_WTF_WIRE_DEFINE, 0, ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL,
-                                           "wtf.event#define", 16, define_sig, sizeof define_sig - 1);
+    mstate_init(&s, &m, d, size);
     int damaged = 0;
     uint64_t pos = ATF_WTF_FILE_HEADER_SIZE;
     size_t cap_chunks = 0;
@@ -462,21 +530,8 @@ fz_wtf_model fz_wtf_model_of(const uint8_t *d, size_t size)
         } else {
             bad = 1;
         }
-        uint64_t body = length - table, parts_end = 0;
-        for (uint32_t i = 0; i < nparts && !bad; i++) {
-            const uint8_t *e = c + 24 + 12 * (size_t)i;
-            uint64_t off = fz_le32(e + 4), len = fz_le32(e + 8);
-            if (off % 4 || off + len > body)
-                bad = 1;                /* CHK-004, CHK-005 */
-            for (uint32_t j = 0; j < i && !bad; j++) {
-                const uint8_t *f = c + 24 + 12 * (size_t)j;
-                uint64_t o2 = fz_le32(f + 4), l2 = fz_le32(f + 8);
-                if (len && l2 && off < o2 + l2 && o2 < off + len)
-                    bad = 1;            /* CHK-006 */
-            }
-            if ((off + len + 3) / 4 * 4 > parts_end)
-                parts_end = (off + len + 3) / 4 * 4;
-        }
+        uint64_t parts_end = 0;
+        bad = bad || parts_bad(c, nparts, length - table, &parts_end);
         if (bad) {
             damaged = 1;
             m.chunks_skipped++;
@@ -487,20 +542,8 @@ fz_wtf_model fz_wtf_model_of(const uint8_t *d, size_t size)
             break;
         }
         int chunk_cut = length > avail;
-        if (index == 0 && type == ATF_WTF_CHUNK_FILE_HEADER) {
-            /* The file-header JSON: the first file-header part of the first
-             * chunk, when its bytes are all in the file. */
-            for (uint32_t i = 0; i < nparts; i++) {
-                const uint8_t *e = c + 24 + 12 * (size_t)i;
-                if (fz_le32(e) != ATF_WTF_PART_FILE_HEADER)
-                    continue;
-                if (pos + table + fz_le32(e + 4) + fz_le32(e + 8) <= size) {
-                    m.header_json = c + table + fz_le32(e + 4);
-                    m.header_json_len = fz_le32(e + 8);
-                }
-                break;
-            }
-        }
+        if (index == 0 && type == ATF_WTF_CHUNK_FILE_HEADER)
+            note_header_json(&m, c, nparts, table, size - pos);
         /* Read, and nothing after it: a length that is not a multiple of 4
          * (CHK-002), or one that runs past the end while the parts end inside
          * the file and other bytes follow (CHK-003, read to the file's end). */
@@ -518,28 +561,12 @@ fz_wtf_model fz_wtf_model_of(const uint8_t *d, size_t size)
         m.chunk[m.chunks].offset = pos;
         m.chunk[m.chunks].index = index;
         m.chunks++;
-        uint64_t avail_end = chunk_cut || last == 2 ? size : pos + length;
-        const uint8_t *st = NULL, *ev = NULL;
-        for (uint32_t i = 0; i < nparts; i++) {
-            const uint8_t *e = c + 24 + 12 * (size_t)i;
-            if (fz_le32(e) == ATF_WTF_PART_STRING_TABLE && !st)
-                st = e;
-            else if (fz_le32(e) == ATF_WTF_PART_BINARY_EVENTS && !ev)
-                ev = e;
-        }
         if (type == ATF_WTF_CHUNK_EVENT_DATA) {
             m.event_chunks++;
-            uint64_t st_at = st ? pos + table + fz_le32(st + 4) : 0, st_len = st ? fz_le32(st + 8) : 0;
-            int strings_whole = !st || st_at + st_len <= avail_end;
-            uint64_t ev_at = ev ? pos + table + fz_le32(ev + 4) : 0, ev_len = ev ? fz_le32(ev + 8) : 0;
-            if (ev && strings_whole && ev_at < avail_end) {
-                const fz_wtf_strtab *t = st ? strtab_make(&s, d + st_at, (uint32_t)st_len) : NULL;
-                uint64_t n = ev_at + ev_len <= avail_end ? ev_len : avail_end - ev_at;
-                int r = model_buffer(&s, index, ev_at, (size_t)n, n < ev_len, t, chunk_cut);
-                if (r < 0) {
-                    damaged = 1;
-                    m.chunks_skipped++;
-                }
+            uint64_t avail_end = chunk_cut || last == 2 ? size : pos + length;
+            if (model_event_chunk(&s, index, pos, nparts, table, avail_end, chunk_cut) < 0) {
+                damaged = 1;
+                m.chunks_skipped++;
             }
         }
         if (last)
@@ -724,6 +751,123 @@ static reader_facts walk_reader(const uint8_t *d, size_t size)
     return f;
 }
 
+/* The chunk c as its bytes say: header fields, part entries, cut flag. */
+static void check_chunk_fields(atf_wtf_reader *r, const atf_wtf_chunk *c, const uint8_t *d, size_t size)
+{
+    const uint8_t *b = d + c->offset;
+    FZ_CHECK(c->offset + 24 <= size && c->id == fz_le32(b) && c->type == fz_le32(b + 4) &&
+                 c->length == fz_le32(b + 8) && c->start_time == fz_le32(b + 12) &&
+                 c->end_time == fz_le32(b + 16) && c->part_count == fz_le32(b + 20),
+             "chunk at %llu: header fields", (unsigned long long)c->offset);
+    for (uint32_t i = 0; i < c->part_count; i++) {
+        const uint8_t *e = b + 24 + 12 * (size_t)i;
+        const atf_wtf_part *p = &c->parts[i];
+        FZ_CHECK(p->type == fz_le32(e) && p->offset == fz_le32(e + 4) && p->length == fz_le32(e + 8) &&
+                     p->file_offset == c->offset + 24 + 12 * (uint64_t)c->part_count + p->offset,
+                 "chunk at %llu: part %u", (unsigned long long)c->offset, i);
+    }
+    /* Cut (a crash) when it runs past the end, unless that is a wrong
+     * length (CHK-003: a damaged file). */
+    FZ_CHECK(!atf_wtf_reader_chunk_cut(r) || c->length > size - c->offset, "chunk at %llu: cut flag",
+             (unsigned long long)c->offset);
+}
+
+/* Event number k read (ev) against the model's (me): place, string table
+ * (*t: the one the rules pick, renewed when the event's changes),
+ * definition, zone, depth and arguments. */
+static void check_one_event(atf_wtf_reader *r, const atf_wtf_event *ev, const fz_wtf_event *me, const uint8_t *d,
+                            uint64_t k, fz_wtf_strtab **t)
+{
+    FZ_CHECK(ev->offset == me->offset && ev->size == me->size && ev->wire_id == me->wire && ev->time == me->time &&
+                 ev->chunk == me->chunk,
+             "event %llu: at %llu size %u wire %u chunk %u; the rules: at %llu size %u wire %u chunk %u",
+             (unsigned long long)k, (unsigned long long)ev->offset, ev->size, ev->wire_id, ev->chunk,
+             (unsigned long long)me->offset, me->size, me->wire, me->chunk);
+    FZ_CHECK(ev->args == d + me->offset + 8, "event %llu: argument bytes", (unsigned long long)k);
+    if (!*t || (*t)->data != me->strings) {
+        /* The chunk's string table: the one the rules pick. */
+        const atf_wtf_strings *rs = atf_wtf_reader_strings(r);
+        fz_wtf_strtab_free(*t);
+        *t = me->strings ? fz_wtf_strtab_new(me->strings, me->strings_size) : NULL;
+        FZ_CHECK((const uint8_t *)rs->data == me->strings && rs->size == me->strings_size &&
+                     rs->count == (*t ? (*t)->count : 0),
+                 "chunk %u: string table at %p (%u bytes, %u strings), the rules: %p (%u bytes, %u NULs)", me->chunk,
+                 (const void *)rs->data, rs->size, rs->count, (const void *)me->strings, me->strings_size,
+                 *t ? (*t)->count : 0);
+    }
+    const atf_wtf_def *def = ev->def;
+    FZ_CHECK(def && strcmp(def->name, me->def->name) == 0 && def->arg_count == me->def->nargs &&
+                 def->event_class == me->def->event_class && def->flags == me->def->flags,
+             "event at %llu: defined as %s (%zu args), the rules say %s (%zu)", (unsigned long long)ev->offset,
+             def ? def->name : "?", def ? def->arg_count : 0, me->def->name, me->def->nargs);
+    for (size_t i = 0; i < me->def->nargs; i++)
+        FZ_CHECK(def->args[i].type == fz_wtf_types[me->def->args[i].type].codec &&
+                     def->args[i].array == me->def->args[i].array &&
+                     strlen(def->args[i].name) == me->def->args[i].name_len &&
+                     memcmp(def->args[i].name, me->def->args[i].name, me->def->args[i].name_len) == 0,
+                 "event at %llu: argument %zu of the definition", (unsigned long long)ev->offset, i);
+    FZ_CHECK(ev->zone == me->zone && ev->depth == me->depth,
+             "event at %llu (%s): zone %d depth %u, the rules say zone %d depth %u", (unsigned long long)ev->offset,
+             me->def->name, (int)ev->zone, ev->depth, (int)me->zone, me->depth);
+    FZ_CHECK(atf_wtf_reader_def(r, ev->wire_id) == ev->def, "reader_def(%u)", ev->wire_id);
+    check_event_args(r, ev, me, *t);
+}
+
+/* The events of chunk c, each against the model's next (*nev so far);
+ * counts an error return in *refusals. */
+static void check_chunk_events(atf_wtf_reader *r, const atf_wtf_chunk *c, const uint8_t *d, size_t size,
+                               const fz_wtf_model *m, uint64_t *nev, uint64_t *refusals)
+{
+    fz_wtf_strtab *t = NULL;
+    atf_wtf_event ev;
+    for (;;) {
+        atf_error ee;
+        atf_status st = atf_wtf_reader_next_event(r, &ev, &ee);
+        if (st == ATF_E_NOT_FOUND)
+            break;
+        if (st != ATF_OK) {
+            check_refusal(&ee, st, "an event", m);
+            FZ_CHECK(ee.offset >= c->offset && ee.offset <= size, "error offset %llu outside the chunk",
+                     (unsigned long long)ee.offset);
+            (*refusals)++;
+            FZ_CHECK(atf_wtf_reader_next_event(r, &ev, &ee) == ATF_E_NOT_FOUND, "reading on in a bad chunk");
+            break;
+        }
+        FZ_CHECK(*nev < m->events, "%zu-byte file: event %llu at %llu, the rules have %llu events", size,
+                 (unsigned long long)*nev, (unsigned long long)ev.offset, (unsigned long long)m->events);
+        check_one_event(r, &ev, &m->ev[*nev], d, *nev, &t);
+        (*nev)++;
+    }
+    fz_wtf_strtab_free(t);
+}
+
+/* The reader's summary after the walk against the model's. */
+static void check_summary(atf_wtf_reader *r, const fz_wtf_model *m, size_t size, uint64_t refusals)
+{
+    atf_wtf_summary sum;
+    atf_wtf_reader_summary(r, &sum);
+    static const char *const states[] = { "complete", "crash-truncated", "damaged" };
+    FZ_CHECK(sum.state == m->state, "reader says %s, the rules say %s", states[sum.state], states[m->state]);
+    FZ_CHECK(sum.file_size == size && sum.chunks == m->chunks && sum.event_chunks == m->event_chunks &&
+                 sum.events == m->events && sum.events_in_cut_chunk == m->events_in_cut_chunk &&
+                 sum.chunks_skipped == m->chunks_skipped,
+             "summary: %llu chunks (%llu of events), %llu events (%llu cut), %llu skipped; the rules: %llu (%llu), "
+             "%llu (%llu), %llu",
+             (unsigned long long)sum.chunks, (unsigned long long)sum.event_chunks, (unsigned long long)sum.events,
+             (unsigned long long)sum.events_in_cut_chunk, (unsigned long long)sum.chunks_skipped,
+             (unsigned long long)m->chunks, (unsigned long long)m->event_chunks, (unsigned long long)m->events,
+             (unsigned long long)m->events_in_cut_chunk, (unsigned long long)m->chunks_skipped);
+    FZ_CHECK(sum.bytes_unread <= size, "bytes_unread %llu", (unsigned long long)sum.bytes_unread);
+    FZ_CHECK((sum.first_damage.code != ATF_OK) == (sum.state == ATF_WTF_DAMAGED),
+             "first_damage %s in a %s file", atf_status_name(sum.first_damage.code), states[sum.state]);
+    /* Every chunk skipped, whole or from a bad event on, was an error return
+     * (a CHK-002/-003 chunk is read: its damage is in the summary only). */
+    FZ_CHECK(refusals == m->chunks_skipped, "%llu error returns for %llu chunks skipped",
+             (unsigned long long)refusals, (unsigned long long)m->chunks_skipped);
+    if (sum.state == ATF_WTF_DAMAGED)
+        fz_check_error(&sum.first_damage, sum.first_damage.code, "first damage");
+}
+
 void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m)
 {
     if (m->undetermined) {
@@ -755,9 +899,9 @@ void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m)
                  "file header fields");
 
     uint64_t nev = 0, nchunks = 0;
-    const atf_wtf_chunk *c;
     uint64_t refusals = 0;   /* error returns: a chunk or the rest of a chunk skipped */
     for (;;) {
+        const atf_wtf_chunk *c;
         atf_error ce;
         st = atf_wtf_reader_next_chunk(r, &c, &ce);
         if (st == ATF_E_NOT_FOUND)
@@ -772,102 +916,14 @@ void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m)
                  "%zu-byte file: chunk %u at %llu is not the rules' chunk %llu of %llu", size, c->index,
                  (unsigned long long)c->offset, (unsigned long long)nchunks, (unsigned long long)m->chunks);
         nchunks++;
-        /* The chunk as its bytes say. */
-        const uint8_t *b = d + c->offset;
-        FZ_CHECK(c->offset + 24 <= size && c->id == fz_le32(b) && c->type == fz_le32(b + 4) &&
-                     c->length == fz_le32(b + 8) && c->start_time == fz_le32(b + 12) &&
-                     c->end_time == fz_le32(b + 16) && c->part_count == fz_le32(b + 20),
-                 "chunk at %llu: header fields", (unsigned long long)c->offset);
-        for (uint32_t i = 0; i < c->part_count; i++) {
-            const uint8_t *e = b + 24 + 12 * (size_t)i;
-            const atf_wtf_part *p = &c->parts[i];
-            FZ_CHECK(p->type == fz_le32(e) && p->offset == fz_le32(e + 4) && p->length == fz_le32(e + 8) &&
-                         p->file_offset == c->offset + 24 + 12 * (uint64_t)c->part_count + p->offset,
-                     "chunk at %llu: part %u", (unsigned long long)c->offset, i);
-        }
-        /* Cut (a crash) when it runs past the end, unless that is a wrong
-         * length (CHK-003: a damaged file). */
-        FZ_CHECK(!atf_wtf_reader_chunk_cut(r) || c->length > size - c->offset, "chunk at %llu: cut flag",
-                 (unsigned long long)c->offset);
-        const atf_wtf_strings *rs = atf_wtf_reader_strings(r);
-        fz_wtf_strtab *t = NULL;
-        atf_wtf_event ev;
-        for (;;) {
-            atf_error ee;
-            st = atf_wtf_reader_next_event(r, &ev, &ee);
-            if (st == ATF_E_NOT_FOUND)
-                break;
-            if (st != ATF_OK) {
-                check_refusal(&ee, st, "an event", m);
-                FZ_CHECK(ee.offset >= c->offset && ee.offset <= size, "error offset %llu outside the chunk",
-                         (unsigned long long)ee.offset);
-                refusals++;
-                FZ_CHECK(atf_wtf_reader_next_event(r, &ev, &ee) == ATF_E_NOT_FOUND, "reading on in a bad chunk");
-                break;
-            }
-            FZ_CHECK(nev < m->events, "%zu-byte file: event %llu at %llu, the rules have %llu events", size,
-                     (unsigned long long)nev, (unsigned long long)ev.offset, (unsigned long long)m->events);
-            const fz_wtf_event *me = &m->ev[nev++];
-            FZ_CHECK(ev.offset == me->offset && ev.size == me->size && ev.wire_id == me->wire && ev.time == me->time &&
-                         ev.chunk == me->chunk,
-                     "event %llu: at %llu size %u wire %u chunk %u; the rules: at %llu size %u wire %u chunk %u",
-                     (unsigned long long)(nev - 1), (unsigned long long)ev.offset, ev.size, ev.wire_id, ev.chunk,
-                     (unsigned long long)me->offset, me->size, me->wire, me->chunk);
-            FZ_CHECK(ev.args == d + me->offset + 8, "event %llu: argument bytes", (unsigned long long)(nev - 1));
-            if (!t || t->data != me->strings) {
-                /* The chunk's string table: the one the rules pick. */
-                fz_wtf_strtab_free(t);
-                t = me->strings ? fz_wtf_strtab_new(me->strings, me->strings_size) : NULL;
-                FZ_CHECK((const uint8_t *)rs->data == me->strings && rs->size == me->strings_size &&
-                             rs->count == (t ? t->count : 0),
-                         "chunk %u: string table at %p (%u bytes, %u strings), the rules: %p (%u bytes, %u NULs)",
-                         me->chunk, (const void *)rs->data, rs->size, rs->count, (const void *)me->strings,
-                         me->strings_size, t ? t->count : 0);
-            }
-            FZ_CHECK(ev.def && strcmp(ev.def->name, me->def->name) == 0 && ev.def->arg_count == me->def->nargs &&
-                         ev.def->event_class == me->def->event_class && ev.def->flags == me->def->flags,
-                     "event at %llu: defined as %s (%zu args), the rules say %s (%zu)", (unsigned long long)ev.offset,
-                     ev.def ? ev.def->name : "?", ev.def ? ev.def->arg_count : 0, me->def->name, me->def->nargs);
-            for (size_t i = 0; i < me->def->nargs; i++)
-                FZ_CHECK(ev.def->args[i].type == fz_wtf_types[me->def->args[i].type].codec &&
-                             ev.def->args[i].array == me->def->args[i].array &&
-                             strlen(ev.def->args[i].name) == me->def->args[i].name_len &&
-                             memcmp(ev.def->args[i].name, me->def->args[i].name, me->def->args[i].name_len) == 0,
-                         "event at %llu: argument %zu of the definition", (unsigned long long)ev.offset, i);
-            FZ_CHECK(ev.zone == me->zone && ev.depth == me->depth,
-                     "event at %llu (%s): zone %d depth %u, the rules say zone %d depth %u",
-                     (unsigned long long)ev.offset, me->def->name, (int)ev.zone, ev.depth, (int)me->zone, me->depth);
-            FZ_CHECK(atf_wtf_reader_def(r, ev.wire_id) == ev.def, "reader_def(%u)", ev.wire_id);
-            check_event_args(r, &ev, me, t);
-        }
-        fz_wtf_strtab_free(t);
+        check_chunk_fields(r, c, d, size);
+        check_chunk_events(r, c, d, size, m, &nev, &refusals);
     }
     FZ_CHECK(nev == m->events && nchunks == m->chunks,
              "%zu-byte file: %llu events in %llu chunks read, the rules say %llu in %llu", size,
              (unsigned long long)nev, (unsigned long long)nchunks, (unsigned long long)m->events,
              (unsigned long long)m->chunks);
-    atf_wtf_summary sum;
-    atf_wtf_reader_summary(r, &sum);
-    static const char *const states[] = { "complete", "crash-truncated", "damaged" };
-    FZ_CHECK(sum.state == m->state, "reader says %s, the rules say %s", states[sum.state], states[m->state]);
-    FZ_CHECK(sum.file_size == size && sum.chunks == m->chunks && sum.event_chunks == m->event_chunks &&
-                 sum.events == m->events && sum.events_in_cut_chunk == m->events_in_cut_chunk &&
-                 sum.chunks_skipped == m->chunks_skipped,
-             "summary: %llu chunks (%llu of events), %llu events (%llu cut), %llu skipped; the rules: %llu (%llu), "
-             "%llu (%llu), %llu",
-             (unsigned long long)sum.chunks, (unsigned long long)sum.event_chunks, (unsigned long long)sum.events,
-             (unsigned long long)sum.events_in_cut_chunk, (unsigned long long)sum.chunks_skipped,
-             (unsigned long long)m->chunks, (unsigned long long)m->event_chunks, (unsigned long long)m->events,
-             (unsigned long long)m->events_in_cut_chunk, (unsigned long long)m->chunks_skipped);
-    FZ_CHECK(sum.bytes_unread <= size, "bytes_unread %llu", (unsigned long long)sum.bytes_unread);
-    FZ_CHECK((sum.first_damage.code != ATF_OK) == (sum.state == ATF_WTF_DAMAGED),
-             "first_damage %s in a %s file", atf_status_name(sum.first_damage.code), states[sum.state]);
-    /* Every chunk skipped, whole or from a bad event on, was an error return
-     * (a CHK-002/-003 chunk is read: its damage is in the summary only). */
-    FZ_CHECK(refusals == m->chunks_skipped, "%llu error returns for %llu chunks skipped",
-             (unsigned long long)refusals, (unsigned long long)m->chunks_skipped);
-    if (sum.state == ATF_WTF_DAMAGED)
-        fz_check_error(&sum.first_damage, sum.first_damage.code, "first damage");
+    check_summary(r, m, size, refusals);
     atf_wtf_reader_close(r);
 }
 

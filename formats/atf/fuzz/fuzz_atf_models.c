@@ -249,6 +249,103 @@ static void check_index_header_equal(const atf_index_header *a, const atf_index_
              "index headers differ");
 }
 
+/* Every event of an index file (its events at ev) decodes, and encodes back
+ * to its bytes (reserved bytes aside); *s: the open-time scan recounted. */
+static void index_recount(const atf_index_reader *r, const uint8_t *ev, uint64_t n, atf_layout layout,
+                          atf_index_scan *s)
+{
+    memset(s, 0, sizeof *s);
+    s->min_ts = UINT64_MAX;
+    uint64_t prev = 0;
+    for (uint64_t seq = 0; seq < n; seq++) {
+        atf_index_event e;
+        uint8_t raw[ATF_INDEX_EVENT_SIZE];
+        const uint8_t *src = ev + seq * ATF_INDEX_EVENT_SIZE;
+        FZ_CHECK(atf_index_reader_get(r, seq, &e) == ATF_OK, "get(%llu)", (unsigned long long)seq);
+        FZ_CHECK(atf_index_event_encode(raw, sizeof raw, &e, layout) == ATF_OK, "re-encode %llu",
+                 (unsigned long long)seq);
+        if (layout == ATF_LAYOUT_2 && e.reserved_nonzero)
+            FZ_CHECK(memcmp(raw, src, 25) == 0 && !memcmp(raw + 25, "\0\0\0\0\0\0\0", 7),
+                     "event %llu re-encodes differently", (unsigned long long)seq);
+        else
+            FZ_CHECK(memcmp(raw, src, sizeof raw) == 0, "event %llu re-encodes differently",
+                     (unsigned long long)seq);
+        if ((e.event_kind < ATF_EVENT_CALL || e.event_kind > ATF_EVENT_EXCEPTION) && s->bad_kind_count++ == 0)
+            s->first_bad_kind_seq = seq;
+        if (e.reserved_nonzero && s->reserved_nonzero_count++ == 0)
+            s->first_reserved_nonzero_seq = seq;
+        if (seq > 0 && e.timestamp_ns < prev && s->backwards_count++ == 0)
+            s->first_backwards_seq = seq;
+        prev = e.timestamp_ns;
+        if (seq == 0)
+            s->first_ts = e.timestamp_ns;
+        s->last_ts = e.timestamp_ns;
+        s->min_ts = e.timestamp_ns < s->min_ts ? e.timestamp_ns : s->min_ts;
+        s->max_ts = e.timestamp_ns > s->max_ts ? e.timestamp_ns : s->max_ts;
+        if (e.detail_seq != ATF_NO_DETAIL) {
+            s->max_detail_seq = s->linked_count++ == 0 || e.detail_seq > s->max_detail_seq ? e.detail_seq
+                                                                                          : s->max_detail_seq;
+        }
+    }
+    if (n == 0)
+        s->min_ts = 0;
+}
+
+/* The reader's open-time scan (g) equals the recount (s) of n events. */
+static void check_index_scan(const atf_index_scan *g, const atf_index_scan *s, uint64_t n)
+{
+    FZ_CHECK(g->bad_kind_count == s->bad_kind_count &&
+                 (!s->bad_kind_count || g->first_bad_kind_seq == s->first_bad_kind_seq),
+             "bad kinds: reader %llu, recount %llu", (unsigned long long)g->bad_kind_count,
+             (unsigned long long)s->bad_kind_count);
+    FZ_CHECK(g->reserved_nonzero_count == s->reserved_nonzero_count &&
+                 (!s->reserved_nonzero_count || g->first_reserved_nonzero_seq == s->first_reserved_nonzero_seq),
+             "reserved-nonzero events");
+    FZ_CHECK(g->backwards_count == s->backwards_count &&
+                 (!s->backwards_count || g->first_backwards_seq == s->first_backwards_seq),
+             "backwards: reader %llu, recount %llu", (unsigned long long)g->backwards_count,
+             (unsigned long long)s->backwards_count);
+    FZ_CHECK(g->linked_count == s->linked_count, "linked: reader %llu, recount %llu",
+             (unsigned long long)g->linked_count, (unsigned long long)s->linked_count);
+    FZ_CHECK(!s->linked_count || g->max_detail_seq == s->max_detail_seq, "max_detail_seq");
+    FZ_CHECK(g->first_ts == (n ? s->first_ts : 0) && g->last_ts == (n ? s->last_ts : 0), "first/last ts");
+    FZ_CHECK(g->min_ts == s->min_ts && g->max_ts == (n ? s->max_ts : 0), "min/max ts: %llu..%llu vs %llu..%llu",
+             (unsigned long long)g->min_ts, (unsigned long long)g->max_ts, (unsigned long long)s->min_ts,
+             (unsigned long long)s->max_ts);
+}
+
+/* Two time range queries (bounds from p) of an index whose timestamps never
+ * go backwards: exact. */
+static void check_time_ranges(const atf_index_reader *r, uint64_t n, fz_params *p)
+{
+    atf_index_event e;
+    for (int q = 0; q < 2; q++) {
+        uint64_t t0, t1, first, last;
+        if (n && fz_bool(p)) {
+            atf_index_event a, b;
+            atf_index_reader_get(r, fz_range(p, 0, n - 1), &a);
+            atf_index_reader_get(r, fz_range(p, 0, n - 1), &b);
+            t0 = a.timestamp_ns - (fz_bool(p) && a.timestamp_ns);
+            t1 = b.timestamp_ns + (fz_bool(p) && b.timestamp_ns != UINT64_MAX);
+        } else {
+            t0 = fz_u64(p);
+            t1 = fz_u64(p);
+        }
+        FZ_CHECK(atf_index_reader_time_range(r, t0, t1, &first, &last) == ATF_OK, "time_range");
+        uint64_t want_first = 0, want_last = 0;
+        if (t0 <= t1) {
+            for (uint64_t seq = 0; seq < n; seq++) {
+                atf_index_reader_get(r, seq, &e);
+                want_first += e.timestamp_ns < t0;
+                want_last += e.timestamp_ns <= t1;
+            }
+        }
+        FZ_CHECK(first == want_first && last == want_last, "time_range(%llu, %llu) = [%llu, %llu), want [%llu, %llu)",
+                 (unsigned long long)t0, (unsigned long long)t1, (unsigned long long)first,
+                 (unsigned long long)last, (unsigned long long)want_first, (unsigned long long)want_last);
+    }
+}
+
 void fz_check_index_reader(const atf_index_reader *r, const uint8_t *data, size_t size, fz_params *p)
 {
     const atf_index_header *h = atf_index_reader_header(r);
@@ -311,93 +408,14 @@ void fz_check_index_reader(const atf_index_reader *r, const uint8_t *data, size_
 
     /* Every event decodes, and encodes back to its bytes (reserved bytes aside). */
     atf_index_scan s;
-    memset(&s, 0, sizeof s);
-    s.min_ts = UINT64_MAX;
-    uint64_t prev = 0;
-    for (uint64_t seq = 0; seq < n; seq++) {
-        atf_index_event e;
-        uint8_t raw[ATF_INDEX_EVENT_SIZE];
-        const uint8_t *src = data + eo + seq * ATF_INDEX_EVENT_SIZE;
-        FZ_CHECK(atf_index_reader_get(r, seq, &e) == ATF_OK, "get(%llu)", (unsigned long long)seq);
-        FZ_CHECK(atf_index_event_encode(raw, sizeof raw, &e, in->layout) == ATF_OK, "re-encode %llu",
-                 (unsigned long long)seq);
-        if (in->layout == ATF_LAYOUT_2 && e.reserved_nonzero)
-            FZ_CHECK(memcmp(raw, src, 25) == 0 && !memcmp(raw + 25, "\0\0\0\0\0\0\0", 7),
-                     "event %llu re-encodes differently", (unsigned long long)seq);
-        else
-            FZ_CHECK(memcmp(raw, src, sizeof raw) == 0, "event %llu re-encodes differently",
-                     (unsigned long long)seq);
-        if ((e.event_kind < ATF_EVENT_CALL || e.event_kind > ATF_EVENT_EXCEPTION) && s.bad_kind_count++ == 0)
-            s.first_bad_kind_seq = seq;
-        if (e.reserved_nonzero && s.reserved_nonzero_count++ == 0)
-            s.first_reserved_nonzero_seq = seq;
-        if (seq > 0 && e.timestamp_ns < prev && s.backwards_count++ == 0)
-            s.first_backwards_seq = seq;
-        prev = e.timestamp_ns;
-        if (seq == 0)
-            s.first_ts = e.timestamp_ns;
-        s.last_ts = e.timestamp_ns;
-        s.min_ts = e.timestamp_ns < s.min_ts ? e.timestamp_ns : s.min_ts;
-        s.max_ts = e.timestamp_ns > s.max_ts ? e.timestamp_ns : s.max_ts;
-        if (e.detail_seq != ATF_NO_DETAIL) {
-            s.max_detail_seq = s.linked_count++ == 0 || e.detail_seq > s.max_detail_seq ? e.detail_seq
-                                                                                        : s.max_detail_seq;
-        }
-    }
-    if (n == 0)
-        s.min_ts = 0;
+    index_recount(r, data + eo, n, in->layout, &s);
     atf_index_event e;
     FZ_CHECK(atf_index_reader_get(r, n, &e) == ATF_E_RANGE, "get(count) must be out of range");
-    if (in->scanned) {
-        const atf_index_scan *g = &in->scan;
-        FZ_CHECK(g->bad_kind_count == s.bad_kind_count &&
-                     (!s.bad_kind_count || g->first_bad_kind_seq == s.first_bad_kind_seq),
-                 "bad kinds: reader %llu, recount %llu", (unsigned long long)g->bad_kind_count,
-                 (unsigned long long)s.bad_kind_count);
-        FZ_CHECK(g->reserved_nonzero_count == s.reserved_nonzero_count &&
-                     (!s.reserved_nonzero_count || g->first_reserved_nonzero_seq == s.first_reserved_nonzero_seq),
-                 "reserved-nonzero events");
-        FZ_CHECK(g->backwards_count == s.backwards_count &&
-                     (!s.backwards_count || g->first_backwards_seq == s.first_backwards_seq),
-                 "backwards: reader %llu, recount %llu", (unsigned long long)g->backwards_count,
-                 (unsigned long long)s.backwards_count);
-        FZ_CHECK(g->linked_count == s.linked_count, "linked: reader %llu, recount %llu",
-                 (unsigned long long)g->linked_count, (unsigned long long)s.linked_count);
-        FZ_CHECK(!s.linked_count || g->max_detail_seq == s.max_detail_seq, "max_detail_seq");
-        FZ_CHECK(g->first_ts == (n ? s.first_ts : 0) && g->last_ts == (n ? s.last_ts : 0), "first/last ts");
-        FZ_CHECK(g->min_ts == s.min_ts && g->max_ts == (n ? s.max_ts : 0), "min/max ts: %llu..%llu vs %llu..%llu",
-                 (unsigned long long)g->min_ts, (unsigned long long)g->max_ts, (unsigned long long)s.min_ts,
-                 (unsigned long long)s.max_ts);
-    }
-
+    if (in->scanned)
+        check_index_scan(&in->scan, &s, n);
     /* Time range queries: exact when timestamps never go backwards. */
-    if (s.backwards_count == 0) {
-        for (int q = 0; q < 2; q++) {
-            uint64_t t0, t1, first, last;
-            if (n && fz_bool(p)) {
-                atf_index_event a, b;
-                atf_index_reader_get(r, fz_range(p, 0, n - 1), &a);
-                atf_index_reader_get(r, fz_range(p, 0, n - 1), &b);
-                t0 = a.timestamp_ns - (fz_bool(p) && a.timestamp_ns);
-                t1 = b.timestamp_ns + (fz_bool(p) && b.timestamp_ns != UINT64_MAX);
-            } else {
-                t0 = fz_u64(p);
-                t1 = fz_u64(p);
-            }
-            FZ_CHECK(atf_index_reader_time_range(r, t0, t1, &first, &last) == ATF_OK, "time_range");
-            uint64_t want_first = 0, want_last = 0;
-            if (t0 <= t1) {
-                for (uint64_t seq = 0; seq < n; seq++) {
-                    atf_index_reader_get(r, seq, &e);
-                    want_first += e.timestamp_ns < t0;
-                    want_last += e.timestamp_ns <= t1;
-                }
-            }
-            FZ_CHECK(first == want_first && last == want_last, "time_range(%llu, %llu) = [%llu, %llu), want [%llu, %llu)",
-                     (unsigned long long)t0, (unsigned long long)t1, (unsigned long long)first,
-                     (unsigned long long)last, (unsigned long long)want_first, (unsigned long long)want_last);
-        }
-    }
+    if (s.backwards_count == 0)
+        check_time_ranges(r, n, p);
 }
 
 void fz_check_detail_reader(const atf_detail_reader *r, const uint8_t *data, size_t size, int verified,

@@ -95,7 +95,7 @@ static void check_cut(const char *path, const char *cls, const uint8_t *d, size_
     free(v);
 }
 
-void rtc_truncation_file(const char *path, size_t max_bytes)
+static void rtc_truncation_file(const char *path, size_t max_bytes)
 {
     size_t size;
     uint8_t *d = read_case(path, max_bytes, "--rtc-max-bytes", &size);
@@ -125,3 +125,12 @@ void rtc_truncation_file(const char *path, size_t max_bytes)
     free(d);
     signal(SIGABRT, old);
 }
+
+/* A case: a file the codec's sniff claims (its magic, or its name). */
+const fz_truncation_model fz_truncation_rtc = {
+    .name = "rtc",
+    .cases = "RTC files",
+    .max_bytes = 16384,
+    .bid_file = atf_rtc_sniff,
+    .run = rtc_truncation_file,
+};

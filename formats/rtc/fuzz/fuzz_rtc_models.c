@@ -637,85 +637,91 @@ static const char *cut_fail(const char *fmt, ...)
     return cut_msg;
 }
 
-const char *fz_rtc_cut_check(const uint8_t *d, const fz_rtc_read *whole, size_t n, size_t a, size_t b,
-                             const fz_rtc_read *cut)
+/* fz_rtc_cut_check of a cut at the start (a > 0): the first Unit at or
+ * after a starts the read. */
+static const char *cut_start_check(const uint8_t *d, const fz_rtc_read *whole, size_t n, size_t a,
+                                   const fz_rtc_read *cut)
 {
     size_t units = (size_t)whole->sum.units;
     atf_rtc_unit_info u;
-    if (a > 0) {
-        /* Cut at the start: the first Unit at or after a starts the read. */
-        uint64_t m = UINT64_MAX;
-        for (size_t i = 0; i < units && m == UINT64_MAX; i++) {
-            atf_rtc_reader_unit(whole->r, i, &u);
-            if (u.offset >= a)
-                m = u.offset;
-        }
-        if (m == UINT64_MAX) {
-            /* Only the start of a Marker left is a cut file (RTC-MRK-001's exception); anything else holds no Marker. */
-            int prefix = n - a < ATF_RTC_MARKER_SIZE && d[a] == 0x04;
-            for (size_t i = a + 1; prefix && i < n; i++)
-                prefix = d[i] == 0xB9;
-            const char *want = prefix ? "RTC-REC-001" : "RTC-MRK-001";
-            if (cut->sum.state != (prefix ? ATF_RTC_CRASH_TRUNCATED : ATF_RTC_DAMAGED) || cut->nrec ||
-                !fz_rtc_count(cut, want))
-                return cut_fail("no Marker left: state %d, %zu records, %s %llu; expected %s, none", cut->sum.state,
-                                cut->nrec, want, (unsigned long long)fz_rtc_count(cut, want),
-                                prefix ? "crash-truncated (a Marker's start)" : "damaged");
-            return NULL;
-        }
-        size_t want = 0, tails = 0;
-        for (size_t i = 0; i < whole->nrec; i++) {
-            const fz_rtc_rec *w = &whole->recs[i];
-            size_t first = 0;
-            while (first < w->nframes && w->frames[first] < m)
-                first++;
-            if (first == w->nframes)
-                continue;
-            want++;
-            tails += first > 0;
-            const fz_rtc_rec *c = NULL;
-            for (size_t j = 0; j < cut->nrec && !c; j++)
-                if (cut->recs[j].offset + a == w->frames[first])
-                    c = &cut->recs[j];
-            if (!c)
-                return cut_fail("the record of stream %llu at %llu%s is not recovered", (unsigned long long)w->stream,
-                                (unsigned long long)w->frames[first], first ? " (a tail)" : "");
-            int same = c->stream == w->stream && c->nframes == w->nframes - first;
-            for (size_t k = 0; same && k < c->nframes; k++)
-                same = c->frames[k] + a == w->frames[first + k];
-            if (first == 0)
-                same = same && c->size == w->size && (w->size == 0 || !memcmp(c->payload, w->payload, w->size));
-            else
-                same = same && c->size < w->size && !memcmp(c->payload, w->payload + w->size - c->size, c->size);
-            if (!same)
-                return cut_fail("the record of stream %llu at %llu: frames or payload differ",
-                                (unsigned long long)w->stream, (unsigned long long)w->frames[first]);
-        }
-        if (cut->nrec != want)
-            return cut_fail("%zu records recovered, the uncut file's table says %zu", cut->nrec, want);
-        int other_errors = 0;
-        for (size_t c = 0; c < NCLAUSES; c++)
-            if (clauses[c].error && strncmp(clauses[c].id, "RTC-FMT", 7) && fz_rtc_count(cut, clauses[c].id))
-                other_errors = 1;
-        if (cut->sum.state != ATF_RTC_CRASH_TRUNCATED && !(tails && cut->sum.state == ATF_RTC_DAMAGED && !other_errors))
-            return cut_fail("state %d, expected crash-truncated%s", cut->sum.state,
-                            tails ? " (or a format clause of a record's tail)" : "");
-        if (!fz_rtc_count(cut, "RTC-REC-002"))
-            return cut_fail("no RTC-REC-002");
-        atf_rtc_skip k;
-        if (m > a) {
-            if (cut->sum.skipped_ranges != 1)
-                return cut_fail("%llu skipped ranges, expected one", (unsigned long long)cut->sum.skipped_ranges);
-            atf_rtc_reader_skip(cut->r, 0, &k);
-            if (k.offset != 0 || k.bytes != m - a || strcmp(k.reason, "before-first-marker"))
-                return cut_fail("skipped [%llu, +%llu) %s; expected [0, +%llu) before-first-marker",
-                                (unsigned long long)k.offset, (unsigned long long)k.bytes, k.reason,
-                                (unsigned long long)(m - a));
-        } else if (cut->sum.skipped_ranges) {
-            return cut_fail("%llu skipped ranges, expected none", (unsigned long long)cut->sum.skipped_ranges);
-        }
+    uint64_t m = UINT64_MAX;
+    for (size_t i = 0; i < units && m == UINT64_MAX; i++) {
+        atf_rtc_reader_unit(whole->r, i, &u);
+        if (u.offset >= a)
+            m = u.offset;
+    }
+    if (m == UINT64_MAX) {
+        /* Only the start of a Marker left is a cut file (RTC-MRK-001's exception); anything else holds no Marker. */
+        int prefix = n - a < ATF_RTC_MARKER_SIZE && d[a] == 0x04;
+        for (size_t i = a + 1; prefix && i < n; i++)
+            prefix = d[i] == 0xB9;
+        const char *want = prefix ? "RTC-REC-001" : "RTC-MRK-001";
+        if (cut->sum.state != (prefix ? ATF_RTC_CRASH_TRUNCATED : ATF_RTC_DAMAGED) || cut->nrec ||
+            !fz_rtc_count(cut, want))
+            return cut_fail("no Marker left: state %d, %zu records, %s %llu; expected %s, none", cut->sum.state,
+                            cut->nrec, want, (unsigned long long)fz_rtc_count(cut, want),
+                            prefix ? "crash-truncated (a Marker's start)" : "damaged");
         return NULL;
     }
+    size_t want = 0, tails = 0;
+    for (size_t i = 0; i < whole->nrec; i++) {
+        const fz_rtc_rec *w = &whole->recs[i];
+        size_t first = 0;
+        while (first < w->nframes && w->frames[first] < m)
+            first++;
+        if (first == w->nframes)
+            continue;
+        want++;
+        tails += first > 0;
+        const fz_rtc_rec *c = NULL;
+        for (size_t j = 0; j < cut->nrec && !c; j++)
+            if (cut->recs[j].offset + a == w->frames[first])
+                c = &cut->recs[j];
+        if (!c)
+            return cut_fail("the record of stream %llu at %llu%s is not recovered", (unsigned long long)w->stream,
+                            (unsigned long long)w->frames[first], first ? " (a tail)" : "");
+        int same = c->stream == w->stream && c->nframes == w->nframes - first;
+        for (size_t k = 0; same && k < c->nframes; k++)
+            same = c->frames[k] + a == w->frames[first + k];
+        if (first == 0)
+            same = same && c->size == w->size && (w->size == 0 || !memcmp(c->payload, w->payload, w->size));
+        else
+            same = same && c->size < w->size && !memcmp(c->payload, w->payload + w->size - c->size, c->size);
+        if (!same)
+            return cut_fail("the record of stream %llu at %llu: frames or payload differ",
+                            (unsigned long long)w->stream, (unsigned long long)w->frames[first]);
+    }
+    if (cut->nrec != want)
+        return cut_fail("%zu records recovered, the uncut file's table says %zu", cut->nrec, want);
+    int other_errors = 0;
+    for (size_t c = 0; c < NCLAUSES; c++)
+        if (clauses[c].error && strncmp(clauses[c].id, "RTC-FMT", 7) && fz_rtc_count(cut, clauses[c].id))
+            other_errors = 1;
+    if (cut->sum.state != ATF_RTC_CRASH_TRUNCATED && !(tails && cut->sum.state == ATF_RTC_DAMAGED && !other_errors))
+        return cut_fail("state %d, expected crash-truncated%s", cut->sum.state,
+                        tails ? " (or a format clause of a record's tail)" : "");
+    if (!fz_rtc_count(cut, "RTC-REC-002"))
+        return cut_fail("no RTC-REC-002");
+    atf_rtc_skip k;
+    if (m > a) {
+        if (cut->sum.skipped_ranges != 1)
+            return cut_fail("%llu skipped ranges, expected one", (unsigned long long)cut->sum.skipped_ranges);
+        atf_rtc_reader_skip(cut->r, 0, &k);
+        if (k.offset != 0 || k.bytes != m - a || strcmp(k.reason, "before-first-marker"))
+            return cut_fail("skipped [%llu, +%llu) %s; expected [0, +%llu) before-first-marker",
+                            (unsigned long long)k.offset, (unsigned long long)k.bytes, k.reason,
+                            (unsigned long long)(m - a));
+    } else if (cut->sum.skipped_ranges) {
+        return cut_fail("%llu skipped ranges, expected none", (unsigned long long)cut->sum.skipped_ranges);
+    }
+    return NULL;
+}
+
+/* fz_rtc_cut_check of a cut at the end (b). */
+static const char *cut_end_check(const fz_rtc_read *whole, size_t n, size_t b, const fz_rtc_read *cut)
+{
+    size_t units = (size_t)whole->sum.units;
+    atf_rtc_unit_info u;
     /* Cut at the end: every record whose frames all end by b. */
     size_t want = 0;
     int open = 0, unit_end = 0;
@@ -757,4 +763,10 @@ const char *fz_rtc_cut_check(const uint8_t *d, const fz_rtc_read *whole, size_t 
                             (unsigned long long)cut->sum.skipped_ranges, b);
     }
     return NULL;
+}
+
+const char *fz_rtc_cut_check(const uint8_t *d, const fz_rtc_read *whole, size_t n, size_t a, size_t b,
+                             const fz_rtc_read *cut)
+{
+    return a > 0 ? cut_start_check(d, whole, n, a, cut) : cut_end_check(whole, n, b, cut);
 }

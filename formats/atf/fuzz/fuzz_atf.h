@@ -72,6 +72,30 @@ typedef struct fz_footer_codec {
 
 void fz_check_footer(const fz_footer_codec *c, const uint8_t *data, size_t size);
 
+/* A footer target: the decoder and encoder of footer type TYPE (its
+ * TYPE##_decode / TYPE##_encode) mapped onto fz_footer, its fields F0..F3 in
+ * the order of TYPE's initializer after the checksum, and the entry point
+ * that runs fz_check_footer() over them. */
+#define FZ_FOOTER_TARGET(TYPE, WHAT, MAGIC, F0, F1, F2, F3)                                     \
+    static atf_status decode(fz_footer *dst, const void *src, size_t size, atf_error *err)     \
+    {                                                                                           \
+        TYPE f = { 0 };                                                                         \
+        atf_status st = TYPE##_decode(&f, src, size, err);                                      \
+        *dst = (fz_footer){ f.checksum, { f.F0, f.F1, f.F2, f.F3 }, f.reserved_nonzero };       \
+        return st;                                                                              \
+    }                                                                                           \
+    static atf_status encode(void *dst, size_t cap, const fz_footer *g)                         \
+    {                                                                                           \
+        TYPE f = { g->checksum, g->field[0], g->field[1], g->field[2], g->field[3], 0 };         \
+        return TYPE##_encode(dst, cap, &f);                                                     \
+    }                                                                                           \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                                \
+    {                                                                                           \
+        static const fz_footer_codec codec = { WHAT, MAGIC, decode, encode };                   \
+        fz_check_footer(&codec, data, size);                                                    \
+        return 0;                                                                               \
+    }
+
 /* Opens @p data as an index (detail) file in memory with verification on or
  * off, checks the status against the model, and on success every invariant
  * the reader promises (sizes vs counts, decode -> encode -> same bytes, scan

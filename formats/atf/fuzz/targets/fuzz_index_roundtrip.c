@@ -77,103 +77,84 @@ static atf_index_reader *open_bytes(const uint8_t *b, size_t n, atf_status *st)
     return r;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    fz_params p = fz_params_overlay(data, size);
-    atf_writer_options wo = ATF_WRITER_OPTIONS_INIT;
-    wo.layout = fz_bool(&p) ? ATF_LAYOUT_1 : ATF_LAYOUT_2;
-    wo.checksum = fz_u8(&p) % 4 != 0;
-    wo.arch = fz_u8(&p);
-    wo.os = fz_u8(&p);
-    wo.clock_type = fz_u8(&p);
-    wo.thread_id = fz_u32(&p);
-    wo.buffer_size = fz_bool(&p) ? 0 : (size_t)fz_range(&p, 1, 9000);
-    int has_detail = fz_bool(&p), crash = fz_u8(&p) % 4 == 0, no_mmap = fz_bool(&p);
-    size_t cut_param = (size_t)fz_u32(&p);
-    /* The program is the part of the input before the parameters used. */
-    fz_stream in = { data, p.left, 0 };
-
-    const char *dir = fz_fresh_dir("index_rt");
-    char path[700];
-    snprintf(path, sizeof path, "%s/index.atf", dir);
+/* What the program wrote: the writer, its options, every event accepted. */
+typedef struct program {
+    atf_writer_options wo;
     atf_index_writer *w;
-    atf_error err;
-    FZ_CHECK(atf_index_writer_open(&w, path, &wo, &err) == ATF_OK, "open writer: %s", err.message);
-    atf_index_writer_set_has_detail(w, has_detail);
+    atf_index_event *want;
+    uint64_t n, flushed;
+} program;
 
-    atf_index_event *want = malloc(MAX_EVENTS * sizeof *want);
-    FZ_CHECK(want != NULL, "oom");
-    uint64_t n = 0, flushed = 0;
-    while (fz_stream_left(&in) > 0 && n < MAX_EVENTS) {
-        uint8_t op = fz_next_u8(&in);
-        if (op % 16 == 0) {
-            FZ_CHECK(atf_index_writer_flush(w) == ATF_OK, "flush");
-            flushed = n;
-        } else if (op % 16 == 1) {
-            uint8_t raw[4 * ATF_INDEX_EVENT_SIZE] = { 0 };
-            size_t k = 1 + (op >> 4) % 4;
-            if (k > MAX_EVENTS - n)
-                k = MAX_EVENTS - n;
-            fz_next_bytes(&in, raw, k * ATF_INDEX_EVENT_SIZE);
-            FZ_CHECK(atf_index_writer_append_encoded(w, raw, k) == ATF_OK, "append_encoded");
-            for (size_t i = 0; i < k; i++)
-                want[n++] = decode_raw(raw + i * ATF_INDEX_EVENT_SIZE, wo.layout);
-        } else {
-            atf_index_event ev = { 0 };
-            ev.timestamp_ns = (op & 2) && n ? want[n - 1].timestamp_ns + (op >> 4) : edgy64(&in);
-            ev.function_id = edgy64(&in);
-            ev.detail_seq = op & 4 ? ATF_NO_DETAIL : edgy64(&in);
-            ev.event_kind = op & 8 ? 1u + fz_next_u8(&in) % 3u : (uint32_t)edgy64(&in);
-            ev.thread_id = (uint32_t)edgy64(&in);
-            ev.call_depth = fz_next_u8(&in);
-            int fits = wo.layout == ATF_LAYOUT_1
-                           ? ev.detail_seq == ATF_NO_DETAIL || ev.detail_seq < UINT32_MAX
-                           : ev.event_kind <= UINT8_MAX;
-            atf_status st = atf_index_writer_append(w, &ev);
-            FZ_CHECK(st == (fits ? ATF_OK : ATF_E_FIELD), "append returned %s for an event that %s",
-                     atf_status_name(st), fits ? "fits" : "does not fit");
-            if (!fits)
-                continue;
-            if (wo.layout == ATF_LAYOUT_2)
-                ev.thread_id = ev.call_depth = 0;
-            want[n++] = ev;
-        }
-        FZ_CHECK(atf_index_writer_count(w) == n, "writer count");
+/* One appended event built from the stream (op picks what is left at the
+ * edges); kept when its layout holds it. */
+static void append_event(program *g, fz_stream *in, uint8_t op)
+{
+    atf_index_event ev = { 0 };
+    ev.timestamp_ns = (op & 2) && g->n ? g->want[g->n - 1].timestamp_ns + (op >> 4) : edgy64(in);
+    ev.function_id = edgy64(in);
+    ev.detail_seq = op & 4 ? ATF_NO_DETAIL : edgy64(in);
+    ev.event_kind = op & 8 ? 1u + fz_next_u8(in) % 3u : (uint32_t)edgy64(in);
+    ev.thread_id = (uint32_t)edgy64(in);
+    ev.call_depth = fz_next_u8(in);
+    int fits = g->wo.layout == ATF_LAYOUT_1 ? ev.detail_seq == ATF_NO_DETAIL || ev.detail_seq < UINT32_MAX
+                                            : ev.event_kind <= UINT8_MAX;
+    atf_status st = atf_index_writer_append(g->w, &ev);
+    FZ_CHECK(st == (fits ? ATF_OK : ATF_E_FIELD), "append returned %s for an event that %s", atf_status_name(st),
+             fits ? "fits" : "does not fit");
+    if (!fits)
+        return;
+    if (g->wo.layout == ATF_LAYOUT_2)
+        ev.thread_id = ev.call_depth = 0;
+    g->want[g->n++] = ev;
+}
+
+/* One operation of the program: a flush, raw records, or an event. */
+static void run_op(program *g, fz_stream *in)
+{
+    uint8_t op = fz_next_u8(in);
+    if (op % 16 == 0) {
+        FZ_CHECK(atf_index_writer_flush(g->w) == ATF_OK, "flush");
+        g->flushed = g->n;
+    } else if (op % 16 == 1) {
+        uint8_t raw[4 * ATF_INDEX_EVENT_SIZE] = { 0 };
+        size_t k = 1 + (op >> 4) % 4;
+        if (k > MAX_EVENTS - g->n)
+            k = MAX_EVENTS - g->n;
+        fz_next_bytes(in, raw, k * ATF_INDEX_EVENT_SIZE);
+        FZ_CHECK(atf_index_writer_append_encoded(g->w, raw, k) == ATF_OK, "append_encoded");
+        for (size_t i = 0; i < k; i++)
+            g->want[g->n++] = decode_raw(raw + i * ATF_INDEX_EVENT_SIZE, g->wo.layout);
+    } else {
+        append_event(g, in, op);
     }
-    uint64_t t0 = 0, t1 = 0;
-    FZ_CHECK(atf_index_writer_time_range(w, &t0, &t1) == (n > 0) &&
-                 (!n || (t0 == want[0].timestamp_ns && t1 == want[n - 1].timestamp_ns)),
-             "writer time range");
+    FZ_CHECK(atf_index_writer_count(g->w) == g->n, "writer count");
+}
 
+/* What a crash leaves: the placeholder header and the flushed events; the
+ * reader recovers them all. */
+static void check_crashed(program *g, const char *path)
+{
     size_t size_on_disk;
-    uint8_t *file;
     atf_status st;
-    if (crash) {
-        /* What a crash leaves: the placeholder header and the flushed events. */
-        file = fz_read_file(path, &size_on_disk);
-        /* At least what was flushed, at most what was appended, whole events
-         * only (the buffer may have been pushed out on its own). */
-        FZ_CHECK(file && size_on_disk >= 64 + flushed * 32 && size_on_disk <= 64 + n * 32 &&
-                     (size_on_disk - 64) % 32 == 0,
-                 "unfinalized file is %zu bytes, %llu events flushed, %llu appended", size_on_disk,
-                 (unsigned long long)flushed, (unsigned long long)n);
-        flushed = (size_on_disk - 64) / 32;
-        atf_index_reader *r = open_bytes(file, size_on_disk, &st);
-        /* The last two events can spell a footer (magic, and the byte count
-         * of the events before them: SPEC section 6 for placeholder headers).
-         * Event data cannot be told from a footer then; the reader must do
-         * what the rules say, as the independent model computes it. */
-        fz_model m = fz_index_model(file, size_on_disk, 1);
-        if (m.has_footer) {
-            FZ_CHECK(st == m.status && (st != ATF_OK || atf_index_reader_info(r)->event_count == m.event_count),
-                     "events that look like a footer: open returned %s, the rules say %s", atf_status_name(st),
-                     atf_status_name(m.status));
-            atf_index_reader_close(r);
-            free(file);
-            atf_index_writer_close(w);
-            free(want);
-            return 0;
-        }
+    uint8_t *file = fz_read_file(path, &size_on_disk);
+    /* At least what was flushed, at most what was appended, whole events
+     * only (the buffer may have been pushed out on its own). */
+    FZ_CHECK(file && size_on_disk >= 64 + g->flushed * 32 && size_on_disk <= 64 + g->n * 32 &&
+                 (size_on_disk - 64) % 32 == 0,
+             "unfinalized file is %zu bytes, %llu events flushed, %llu appended", size_on_disk,
+             (unsigned long long)g->flushed, (unsigned long long)g->n);
+    uint64_t flushed = (size_on_disk - 64) / 32;
+    atf_index_reader *r = open_bytes(file, size_on_disk, &st);
+    /* The last two events can spell a footer (magic, and the byte count
+     * of the events before them: SPEC section 6 for placeholder headers).
+     * Event data cannot be told from a footer then; the reader must do
+     * what the rules say, as the independent model computes it. */
+    fz_model m = fz_index_model(file, size_on_disk, 1);
+    if (m.has_footer) {
+        FZ_CHECK(st == m.status && (st != ATF_OK || atf_index_reader_info(r)->event_count == m.event_count),
+                 "events that look like a footer: open returned %s, the rules say %s", atf_status_name(st),
+                 atf_status_name(m.status));
+    } else {
         FZ_CHECK(st == ATF_OK, "crash-truncated file does not open: %s", atf_status_name(st));
         const atf_index_info *info = atf_index_reader_info(r);
         uint64_t expect = flushed;
@@ -189,29 +170,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (uint64_t i = 0; i < expect; i++) {
             atf_index_event e;
             atf_index_reader_get(r, i, &e);
-            check_event(&e, &want[i], wo.layout, i);
+            check_event(&e, &g->want[i], g->wo.layout, i);
         }
-        atf_index_reader_close(r);
-        free(file);
-        atf_index_writer_close(w);
-        free(want);
-        return 0;
     }
-    FZ_CHECK(atf_index_writer_finalize(w, 0, &err) == ATF_OK, "finalize: %s", err.message);
-    FZ_CHECK(atf_index_writer_finalize(w, 0, &err) == ATF_OK, "second finalize");
-    atf_index_event late = { 0 };
-    FZ_CHECK(atf_index_writer_append(w, &late) == ATF_E_STATE, "append after finalize");
-    FZ_CHECK(atf_index_writer_close(w) == ATF_OK, "close");
+    atf_index_reader_close(r);
+    free(file);
+    atf_index_writer_close(g->w);
+}
 
-    atf_read_options ro = ATF_READ_OPTIONS_INIT;
-    ro.no_mmap = no_mmap;
-    atf_index_reader *r;
-    FZ_CHECK(atf_index_reader_open(&r, path, &ro, &err) == ATF_OK, "written file does not open: %s", err.message);
+/* The finalized file: header, footer, info, CRC and every event carry what
+ * was written (t0, t1: the writer's time range). */
+static void check_finalized(const program *g, atf_index_reader *r, int has_detail, uint64_t t0, uint64_t t1)
+{
+    const uint64_t n = g->n;
+    const atf_writer_options *wo = &g->wo;
     const atf_index_header *h = atf_index_reader_header(r);
     const atf_index_footer *f = atf_index_reader_footer(r);
     const atf_index_info *info = atf_index_reader_info(r);
-    FZ_CHECK(h->version == wo.layout && h->arch == wo.arch && h->os == wo.os && h->clock_type == wo.clock_type &&
-                 h->thread_id == wo.thread_id && h->flags == (has_detail ? 1u : 0u),
+    FZ_CHECK(h->version == wo->layout && h->arch == wo->arch && h->os == wo->os && h->clock_type == wo->clock_type &&
+                 h->thread_id == wo->thread_id && h->flags == (has_detail ? 1u : 0u),
              "header identity");
     FZ_CHECK(h->event_count == n && h->events_offset == 64 && h->footer_offset == 64 + n * 32 &&
                  h->time_start_ns == t0 && h->time_end_ns == t1 && !h->reserved_nonzero,
@@ -225,17 +202,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t fsize;
     const uint8_t *bytes = atf_index_reader_bytes(r, &fsize);
     uint32_t crc = atf_crc32c_portable(0, bytes + 64, (size_t)n * 32);
-    FZ_CHECK(f->checksum == (wo.checksum ? crc : 0), "footer checksum 0x%08x, CRC32-C 0x%08x", f->checksum, crc);
+    FZ_CHECK(f->checksum == (wo->checksum ? crc : 0), "footer checksum 0x%08x, CRC32-C 0x%08x", f->checksum, crc);
     FZ_CHECK(info->checksum == (f->checksum ? ATF_CHECKSUM_CRC32C : ATF_CHECKSUM_ZERO), "checksum state %s",
              atf_checksum_state_name(info->checksum));
     for (uint64_t i = 0; i < n; i++) {
         atf_index_event e;
         FZ_CHECK(atf_index_reader_get(r, i, &e) == ATF_OK, "get");
-        check_event(&e, &want[i], wo.layout, i);
+        check_event(&e, &g->want[i], wo->layout, i);
     }
-    fz_check_index_reader(r, bytes, fsize, &p);
+}
 
-    /* Cut anywhere: exactly the complete events before the cut. */
+/* Cut anywhere: exactly the complete events before the cut. */
+static void check_cut(uint64_t n, const uint8_t *bytes, size_t fsize, size_t cut_param)
+{
+    atf_status st;
     size_t cut = cut_param % (fsize + 1);
     uint8_t *prefix = malloc(cut ? cut : 1);
     FZ_CHECK(prefix != NULL, "oom");
@@ -273,7 +253,60 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     atf_index_reader_close(rc);
     free(prefix);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fz_params p = fz_params_overlay(data, size);
+    program g = { .wo = ATF_WRITER_OPTIONS_INIT };
+    g.wo.layout = fz_bool(&p) ? ATF_LAYOUT_1 : ATF_LAYOUT_2;
+    g.wo.checksum = fz_u8(&p) % 4 != 0;
+    g.wo.arch = fz_u8(&p);
+    g.wo.os = fz_u8(&p);
+    g.wo.clock_type = fz_u8(&p);
+    g.wo.thread_id = fz_u32(&p);
+    g.wo.buffer_size = fz_bool(&p) ? 0 : (size_t)fz_range(&p, 1, 9000);
+    int has_detail = fz_bool(&p), crash = fz_u8(&p) % 4 == 0, no_mmap = fz_bool(&p);
+    size_t cut_param = (size_t)fz_u32(&p);
+    /* The program is the part of the input before the parameters used. */
+    fz_stream in = { data, p.left, 0 };
+
+    const char *dir = fz_fresh_dir("index_rt");
+    char path[700];
+    snprintf(path, sizeof path, "%s/index.atf", dir);
+    atf_error err;
+    FZ_CHECK(atf_index_writer_open(&g.w, path, &g.wo, &err) == ATF_OK, "open writer: %s", err.message);
+    atf_index_writer_set_has_detail(g.w, has_detail);
+
+    g.want = malloc(MAX_EVENTS * sizeof *g.want);
+    FZ_CHECK(g.want != NULL, "oom");
+    while (fz_stream_left(&in) > 0 && g.n < MAX_EVENTS)
+        run_op(&g, &in);
+    uint64_t t0 = 0, t1 = 0, n = g.n;
+    FZ_CHECK(atf_index_writer_time_range(g.w, &t0, &t1) == (n > 0) &&
+                 (!n || (t0 == g.want[0].timestamp_ns && t1 == g.want[n - 1].timestamp_ns)),
+             "writer time range");
+    if (crash) {
+        check_crashed(&g, path);
+        free(g.want);
+        return 0;
+    }
+    FZ_CHECK(atf_index_writer_finalize(g.w, 0, &err) == ATF_OK, "finalize: %s", err.message);
+    FZ_CHECK(atf_index_writer_finalize(g.w, 0, &err) == ATF_OK, "second finalize");
+    atf_index_event late = { 0 };
+    FZ_CHECK(atf_index_writer_append(g.w, &late) == ATF_E_STATE, "append after finalize");
+    FZ_CHECK(atf_index_writer_close(g.w) == ATF_OK, "close");
+
+    atf_read_options ro = ATF_READ_OPTIONS_INIT;
+    ro.no_mmap = no_mmap;
+    atf_index_reader *r;
+    FZ_CHECK(atf_index_reader_open(&r, path, &ro, &err) == ATF_OK, "written file does not open: %s", err.message);
+    check_finalized(&g, r, has_detail, t0, t1);
+    size_t fsize;
+    const uint8_t *bytes = atf_index_reader_bytes(r, &fsize);
+    fz_check_index_reader(r, bytes, fsize, &p);
+    check_cut(n, bytes, fsize, cut_param);
     atf_index_reader_close(r);
-    free(want);
+    free(g.want);
     return 0;
 }
