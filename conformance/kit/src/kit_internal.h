@@ -9,6 +9,11 @@
 
 #include <atf/conform.h>
 
+/* ---- Scenario files (scenario.c) -------------------------------------- */
+
+/* 1 and *idx set if thread `id` is in threads[0..n) (sorted by id), else 0. */
+int kit_scenario_thread_find(const atf_scenario_thread *threads, size_t n, uint64_t id, size_t *idx);
+
 /* ---- Processes (proc.c) ---------------------------------------------- */
 
 typedef enum kit_proc_state {
@@ -88,6 +93,8 @@ char *kit_sprintf(const char *fmt, ...)
 #endif
     ;
 uint64_t kit_free_bytes(const char *dir);                    /* UINT64_MAX if unknown */
+/* Strict decimal u64: digits only, no sign, no overflow; 1 and *out set, or 0. */
+int kit_parse_u64(const char *s, uint64_t *out);
 /* Replaces, in place, every occurrence of paths[i] (NULL or "" skipped) in
  * the NUL-terminated @msg with names[i], in order, truncating to @cap: kit
  * messages never quote temporary paths that are gone after the run. */
