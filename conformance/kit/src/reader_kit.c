@@ -1070,6 +1070,36 @@ static int run_all(const atf_conform_reader_options *o, const reader_caps *caps,
     return 0;
 }
 
+/* The verdict of a finished run, and its reports (text or JSON, and the HTML
+ * matrix if asked). */
+static int report_run(FILE *out, const atf_conform_reader_options *o, const reader_caps *caps,
+                      const corpus_case *cases, size_t n, const case_result *res, tally *t, atf_error *err,
+                      int *reported)
+{
+    size_t R = o->reader_count;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < R; j++)
+            count(&t[j], &cases[i], &res[i * R + j]);
+    int rc = ATF_CONFORM_PASS;
+    for (size_t j = 0; j < R; j++)
+        if (t[j].result[RES_WRONG])
+            rc = ATF_CONFORM_FAIL;
+    *reported = 1;
+    if (o->format == ATF_CONFORM_JSON)
+        json_report(out, o, caps, cases, n, res, t);
+    else
+        text_report(out, o, caps, cases, n, res, t);
+    if (fflush(out) != 0 || ferror(out)) {
+        kit_status_fail(err, ATF_E_IO, NULL, "cannot write the report");
+        rc = ATF_CONFORM_ERROR;
+    }
+    if (o->html_path && html_report(o->html_path, o, cases, n, res, t) != 0) {
+        kit_status_fail(err, ATF_E_IO, o->html_path, "cannot write the HTML matrix: %s", strerror(errno));
+        rc = ATF_CONFORM_ERROR;
+    }
+    return rc;
+}
+
 static int reader_run(FILE *out, FILE *log, const atf_conform_reader_options *o, atf_error *err, int *reported)
 {
     if (!out || !o || !o->reader_count || !o->readers || !o->corpus_dir) {
@@ -1092,60 +1122,19 @@ static int reader_run(FILE *out, FILE *log, const atf_conform_reader_options *o,
     size_t R = o->reader_count;
     case_result *res = calloc(n * R, sizeof *res);
     tally *t = calloc(R, sizeof *t);
-    if (!res || !t) {
-        kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
-        free(res);
-        free(t);
-        for (size_t i = 0; i < n; i++)
-            free_case(&cases[i]);
-        free(cases);
-        return ATF_CONFORM_ERROR;
-    }
     reader_caps *caps = calloc(R, sizeof *caps);
+    int rc = ATF_CONFORM_ERROR;
     int caps_bad = !caps;
-    for (size_t j = 0; caps && j < R && !caps_bad; j++)
+    for (size_t j = 0; caps && res && t && j < R && !caps_bad; j++)
         caps_bad = query_reader_caps(o->readers[j], &caps[j], err) != 0;
-    if (caps_bad) {
-        if (!caps)
-            kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
-        free(caps);
-        free(res);
-        free(t);
-        for (size_t i = 0; i < n; i++)
-            free_case(&cases[i]);
-        free(cases);
-        return ATF_CONFORM_ERROR;
-    }
-    if (run_all(o, caps, cases, n, res, o->format == ATF_CONFORM_TEXT ? NULL : log) != 0) { /* text: the table says it */
+    if (!res || !t || !caps)
         kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
-        free(caps);
-        free(res);
-        free(t);
-        for (size_t i = 0; i < n; i++)
-            free_case(&cases[i]);
-        free(cases);
-        return ATF_CONFORM_ERROR;
-    }
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < R; j++)
-            count(&t[j], &cases[i], &res[i * R + j]);
-    int rc = ATF_CONFORM_PASS;
-    for (size_t j = 0; j < R; j++)
-        if (t[j].result[RES_WRONG])
-            rc = ATF_CONFORM_FAIL;
-    *reported = 1;
-    if (o->format == ATF_CONFORM_JSON)
-        json_report(out, o, caps, cases, n, res, t);
+    else if (caps_bad)
+        ;   /* err filled by query_reader_caps */
+    else if (run_all(o, caps, cases, n, res, o->format == ATF_CONFORM_TEXT ? NULL : log) != 0) /* text: the table says it */
+        kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
     else
-        text_report(out, o, caps, cases, n, res, t);
-    if (fflush(out) != 0 || ferror(out)) {
-        kit_status_fail(err, ATF_E_IO, NULL, "cannot write the report");
-        rc = ATF_CONFORM_ERROR;
-    }
-    if (o->html_path && html_report(o->html_path, o, cases, n, res, t) != 0) {
-        kit_status_fail(err, ATF_E_IO, o->html_path, "cannot write the HTML matrix: %s", strerror(errno));
-        rc = ATF_CONFORM_ERROR;
-    }
+        rc = report_run(out, o, caps, cases, n, res, t, err, reported);
     for (size_t i = 0; i < n; i++)
         free_case(&cases[i]);
     free(cases);

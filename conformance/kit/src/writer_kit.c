@@ -319,6 +319,19 @@ static void check_manifest(scen_result *r, unsigned max_mm, const char *session,
     closedir(d);
 }
 
+/* The header fields an index and a detail file share: version (the layout),
+ * arch, os; mismatches under `check` (K_HDR_001 index, K_HDR_002 detail). */
+static void check_platform(scen_result *r, unsigned max_mm, int check, const char *f, const atf_scenario_info *info,
+                           unsigned version, unsigned arch, unsigned os)
+{
+#define HDR(cond, field, exp, act) \
+    if (!(cond)) add_mm(r, max_mm, check, CAT_DEFAULT, f, UINT64_MAX, field, "header " field " is %u, expected %u", act, exp)
+    HDR(version == info->layout, "version", info->layout, version);
+    HDR(arch == info->arch, "arch", info->arch, arch);
+    HDR(os == r->expect_os, "os", r->expect_os, os);
+#undef HDR
+}
+
 static void open_thread(scen_result *r, unsigned max_mm, const char *session, const atf_scenario_info *info,
                         cmp_thread *ct)
 {
@@ -348,11 +361,9 @@ static void open_thread(scen_result *r, unsigned max_mm, const char *session, co
         ct->ix_count = atf_index_reader_count(ct->ix);
         const atf_index_header *h = atf_index_reader_header(ct->ix);
         const char *f = ct->rel_index;
+        check_platform(r, max_mm, K_HDR_001, f, info, h->version, h->arch, h->os);
 #define HDR(cond, field, fmt, exp, act) \
     if (!(cond)) add_mm(r, max_mm, K_HDR_001, CAT_DEFAULT, f, UINT64_MAX, field, "header " field " is " fmt ", expected " fmt, act, exp)
-        HDR(h->version == info->layout, "version", "%u", info->layout, (unsigned)h->version);
-        HDR(h->arch == info->arch, "arch", "%u", info->arch, (unsigned)h->arch);
-        HDR(h->os == r->expect_os, "os", "%u", r->expect_os, (unsigned)h->os);
         HDR(h->clock_type == r->expect_clock, "clock_type", "%u", r->expect_clock, (unsigned)h->clock_type);
         HDR(h->thread_id == t->os_thread_id, "thread_id", "%" PRIu32, t->os_thread_id, h->thread_id);
         /* has_detail_file follows the file (LINK-005): a lane that recorded
@@ -376,13 +387,10 @@ static void open_thread(scen_result *r, unsigned max_mm, const char *session, co
             ct->dx_count = atf_detail_reader_count(ct->dx);
             const atf_detail_header *h = atf_detail_reader_header(ct->dx);
             const char *f = ct->rel_detail;
-#define HDR(cond, field, fmt, exp, act) \
-    if (!(cond)) add_mm(r, max_mm, K_HDR_002, CAT_DEFAULT, f, UINT64_MAX, field, "header " field " is " fmt ", expected " fmt, act, exp)
-            HDR(h->version == info->layout, "version", "%u", info->layout, (unsigned)h->version);
-            HDR(h->arch == info->arch, "arch", "%u", info->arch, (unsigned)h->arch);
-            HDR(h->os == r->expect_os, "os", "%u", r->expect_os, (unsigned)h->os);
-            HDR(h->thread_id == t->os_thread_id, "thread_id", "%" PRIu32, t->os_thread_id, h->thread_id);
-#undef HDR
+            check_platform(r, max_mm, K_HDR_002, f, info, h->version, h->arch, h->os);
+            if (h->thread_id != t->os_thread_id)
+                add_mm(r, max_mm, K_HDR_002, CAT_DEFAULT, f, UINT64_MAX, "thread_id",
+                       "header thread_id is %" PRIu32 ", expected %" PRIu32, h->thread_id, t->os_thread_id);
         }
     }
     free(ip);
