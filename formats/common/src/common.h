@@ -43,6 +43,13 @@ atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *
  * one is ::ATF_E_LIMIT before anything is mapped or read. */
 atf_status atf_blob_open_limit(atf_blob *b, const char *path, int no_mmap, uint64_t limit, atf_error *err);
 void atf_blob_close(atf_blob *b);
+/* A reader's input and its name: the file at @path (atf_blob_open(); an
+ * error names the file), or, with @path NULL, the caller's @size bytes at
+ * @data (borrowed, not copied) named @name, or "<memory>" if @name is NULL.
+ * *name_out (malloc'd, the caller frees it) is set before the file is
+ * opened, so the caller frees the same things on success and failure. */
+atf_status atf_blob_open_named(atf_blob *b, char **name_out, const char *path, const void *data, size_t size,
+                               const char *name, int no_mmap, atf_error *err);
 
 /* The strict UTF-8 (RFC 3629) sequence at p (n bytes there): its length (1
  * to 4), its code point in *cp (NULL: not wanted); 0 when it is not valid

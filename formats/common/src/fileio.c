@@ -142,6 +142,24 @@ void atf_blob_close(atf_blob *b)
     memset(b, 0, sizeof *b);
 }
 
+atf_status atf_blob_open_named(atf_blob *b, char **name_out, const char *path, const void *data, size_t size,
+                               const char *name, int no_mmap, atf_error *err)
+{
+    *name_out = atf_strdup(path ? path : name ? name : "<memory>");
+    if (!*name_out)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    if (!path) {
+        b->data = data ? (const uint8_t *)data : (const uint8_t *)"";
+        b->size = size;
+        b->data_end = size;
+        return ATF_OK;
+    }
+    atf_status st = atf_blob_open(b, path, no_mmap, err);
+    if (st)
+        atf_error_set_file(err, path);
+    return st;
+}
+
 char *atf_strdup(const char *s)
 {
     if (!s)
