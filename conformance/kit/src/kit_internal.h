@@ -93,8 +93,6 @@ char *kit_sprintf(const char *fmt, ...)
 #endif
     ;
 uint64_t kit_free_bytes(const char *dir);                    /* UINT64_MAX if unknown */
-/* Strict decimal u64: digits only, no sign, no overflow; 1 and *out set, or 0. */
-int kit_parse_u64(const char *s, uint64_t *out);
 /* Replaces, in place, every occurrence of paths[i] (NULL or "" skipped) in
  * the NUL-terminated @msg with names[i], in order, truncating to @cap: kit
  * messages never quote temporary paths that are gone after the run. */

@@ -14,7 +14,7 @@
 #include <atf/conform.h>
 #include <atf/format.h>
 
-#include "common.h"   /* the codec's: atf_utf8_decode */
+#include "common.h"   /* the codec's: atf_utf8_decode, atf_parse_u64 */
 #include "kit_internal.h"
 
 #define MAX_LINE ((size_t)ATF_SCENARIO_MAX_PAYLOAD * 2u + 512u)
@@ -161,7 +161,7 @@ static int split(char *s, char **f)
 static int num(atf_scenario_reader *r, atf_error *err, const char *s, uint64_t max, const char *field,
                uint64_t *out)
 {
-    if (!kit_parse_u64(s, out))
+    if (!atf_parse_u64(s, out))
         return fail_line(r, err, ATF_E_FIELD, field, "%s: not a decimal unsigned integer: '%.40s'", field, s);
     if (*out > max)
         return fail_line(r, err, ATF_E_FIELD, field, "%s: %" PRIu64 " is larger than %" PRIu64, field, *out,

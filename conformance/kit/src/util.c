@@ -249,20 +249,3 @@ void kit_text_n(FILE *out, const char *s, size_t n)
             fputc(c, out);
     }
 }
-
-int kit_parse_u64(const char *s, uint64_t *out)
-{
-    if (!*s)
-        return 0;
-    uint64_t v = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return 0;
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return 0;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 1;
-}

@@ -20,7 +20,7 @@
 #include <atf/reader.h>
 #include <atf/session.h>
 
-#include "internal.h"   /* the codec's: atf_make_dirs */
+#include "internal.h"   /* the codec's: atf_make_dirs, atf_thread_dir_id */
 #include "kit_internal.h"
 
 /* ---- The kit's own checks ------------------------------------------------ */
@@ -207,16 +207,6 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int parse_thread_dir(const char *name, uint64_t *id)
-{
-    if (strncmp(name, "thread_", 7) != 0 || !name[7])
-        return 0;
-    const char *s = name + 7;
-    if (s[0] == '0' && s[1])
-        return 0;  /* no leading zeros: not a thread directory name */
-    return kit_parse_u64(s, id);
-}
-
 static const atf_scenario_thread *find_scen_thread(const atf_scenario_info *info, uint64_t id)
 {
     size_t i;
@@ -312,7 +302,7 @@ static void check_manifest(scen_result *r, unsigned max_mm, const char *session,
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         uint64_t id;
-        if (parse_thread_dir(e->d_name, &id) && !find_scen_thread(info, id))
+        if (atf_thread_dir_id(e->d_name, &id) && !find_scen_thread(info, id))
             add_mm(r, max_mm, K_SES_001, CAT_DEFAULT, e->d_name, UINT64_MAX, NULL,
                    "directory for a thread the scenario does not have");
     }

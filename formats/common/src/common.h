@@ -60,6 +60,12 @@ int atf_utf8_valid(const uint8_t *p, size_t n);
 
 /* strdup that returns NULL on NULL. */
 char *atf_strdup(const char *s);
+/* Strict decimal u64: digits only (at least one), no sign, no overflow.
+ * @return 1 with *out set, or 0. */
+int atf_parse_u64(const char *s, uint64_t *out);
+/* "thread_<decimal>", canonical (no leading zeros: the thread is opened as
+ * "thread_<id>"): 1 with *id set, or 0. */
+int atf_thread_dir_id(const char *name, uint64_t *id);
 /* Joins a directory and a name into a new string. */
 char *atf_path_join(const char *dir, const char *name);
 /* mkdir -p (mode 0755). Returns 0, -1 (errno says why) or -2 (out of

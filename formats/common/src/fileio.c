@@ -160,6 +160,30 @@ atf_status atf_blob_open_named(atf_blob *b, char **name_out, const char *path, c
     return st;
 }
 
+int atf_parse_u64(const char *s, uint64_t *out)
+{
+    if (!*s)
+        return 0;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return 0;
+        uint64_t d = (uint64_t)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return 0;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 1;
+}
+
+int atf_thread_dir_id(const char *name, uint64_t *id)
+{
+    if (strncmp(name, "thread_", 7) != 0 || !name[7] || (name[7] == '0' && name[8]))
+        return 0;
+    return atf_parse_u64(name + 7, id);
+}
+
 char *atf_strdup(const char *s)
 {
     if (!s)
