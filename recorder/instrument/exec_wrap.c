@@ -65,56 +65,48 @@ WRAP int fexecve(int fd, char *const argv[], char *const envp[])
 }
 
 /* execl, execlp, execle: the list as an argv (on the stack: no allocation
- * between fork and exec), then the wrappers above. */
-#define LIST_ARGV(ap, n)                                                                           \
-    do {                                                                                           \
-        va_list cp;                                                                                \
-        va_copy(cp, ap);                                                                           \
-        n = 1;                                                                                     \
-        while (va_arg(cp, char *))                                                                 \
-            n++;                                                                                   \
-        va_end(cp);                                                                                \
-    } while (0)
+ * between fork and exec), then the wrappers above. how: 'l' execv, 'p'
+ * execvp, 'e' execve with the environment after the list's NULL. */
+static int exec_list(char how, const char *path, const char *arg, va_list *ap)
+{
+    va_list cp;
+    va_copy(cp, *ap);
+    size_t n = 1;
+    while (va_arg(cp, char *))
+        n++;
+    va_end(cp);
+    char *argv[n + 1];
+    argv[0] = (char *)arg;
+    for (size_t i = 1; i <= n; i++)
+        argv[i] = va_arg(*ap, char *);
+    if (how == 'e')
+        return execve(path, argv, va_arg(*ap, char *const *));
+    return how == 'p' ? execvp(path, argv) : execv(path, argv);
+}
 
 WRAP int execl(const char *path, const char *arg, ...)
 {
     va_list ap;
-    size_t n;
     va_start(ap, arg);
-    LIST_ARGV(ap, n);
-    char *argv[n + 1];
-    argv[0] = (char *)arg;
-    for (size_t i = 1; i <= n; i++)
-        argv[i] = va_arg(ap, char *);
+    int rc = exec_list('l', path, arg, &ap);
     va_end(ap);
-    return execv(path, argv);
+    return rc;
 }
 
 WRAP int execlp(const char *file, const char *arg, ...)
 {
     va_list ap;
-    size_t n;
     va_start(ap, arg);
-    LIST_ARGV(ap, n);
-    char *argv[n + 1];
-    argv[0] = (char *)arg;
-    for (size_t i = 1; i <= n; i++)
-        argv[i] = va_arg(ap, char *);
+    int rc = exec_list('p', file, arg, &ap);
     va_end(ap);
-    return execvp(file, argv);
+    return rc;
 }
 
 WRAP int execle(const char *path, const char *arg, ...)
 {
     va_list ap;
-    size_t n;
     va_start(ap, arg);
-    LIST_ARGV(ap, n);
-    char *argv[n + 1];
-    argv[0] = (char *)arg;
-    for (size_t i = 1; i <= n; i++)
-        argv[i] = va_arg(ap, char *);
-    char *const *envp = va_arg(ap, char *const *);
+    int rc = exec_list('e', path, arg, &ap);
     va_end(ap);
-    return execve(path, argv, envp);
+    return rc;
 }

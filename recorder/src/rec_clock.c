@@ -184,3 +184,14 @@ void rec_clock_tick(rec_clock *c, uint64_t now_ns)
         atomic_store_explicit(&c->max_step_ns, mag, RLX);
     publish(c, &s);
 }
+
+void rec_deadline_after(struct timespec *at, clockid_t clk, uint32_t ms)
+{
+    clock_gettime(clk, at);
+    at->tv_sec += ms / 1000;
+    at->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (at->tv_nsec >= 1000000000L) {
+        at->tv_sec++;
+        at->tv_nsec -= 1000000000L;
+    }
+}

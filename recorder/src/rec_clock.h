@@ -5,6 +5,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #define REC_CLOCK_SEGS 64u       /* conversion segments kept (ring) */
 #define REC_CLOCK_LOOKBACK 32u   /* segments a conversion may look back */
@@ -26,6 +27,8 @@ typedef struct rec_clock {
 } rec_clock;
 
 uint64_t rec_clock_system_ns(void);
+/* *at = now on clock clk plus ms milliseconds (for timed waits). Any thread. */
+void rec_deadline_after(struct timespec *at, clockid_t clk, uint32_t ms);
 int rec_counter_available(void);
 
 /* The CPU counter (inline: it is on the hot path). */

@@ -407,6 +407,8 @@ static rec_thread *register_thread(atf_recorder *r, int *limit)
         rec_budget_take(&r->budget, dsize, REC_TAKE_FORCE);
     t->r = r;
     t->budget = &r->budget;
+    t->ring_min = r->ring_min;
+    t->ring_max = r->ring_events;
     t->ring = t->wring = g;
     t->slots = g->slots;
     t->mask = g->mask;

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "rec_internal.h"
 #include "rec_ring.h"
 #include "rec_wake.h"
 
@@ -75,7 +74,7 @@ static int switch_ring(rec_thread *t, uint64_t events, int kind)
             t->ring_start = h;
             t->limit = h + events;
             ok = 1;
-            uint32_t grown = events > t->r->ring_min;
+            uint32_t grown = events > t->ring_min;
             if (grown != atomic_load_explicit(&t->grown, RLX)) {
                 atomic_store_explicit(&t->grown, grown, RLX);
                 if (grown)
@@ -93,9 +92,9 @@ static int switch_ring(rec_thread *t, uint64_t events, int kind)
 int rec_ring_grow(rec_thread *t)
 {
     uint64_t events = t->mask + 1;
-    if (events >= t->r->ring_events)
+    if (events >= t->ring_max)
         return 0;
-    uint64_t want = events * 4 < t->r->ring_events ? events * 4 : t->r->ring_events;
+    uint64_t want = events * 4 < t->ring_max ? events * 4 : t->ring_max;
     if (want * ATF_INDEX_EVENT_SIZE > rec_budget_share(t->budget, !atomic_load_explicit(&t->grown, RLX)))
         return 0;
     return switch_ring(t, want, REC_TAKE_GROW);
@@ -107,8 +106,8 @@ static void maybe_shrink(rec_thread *t)
         return;
     atomic_store_explicit(&t->shrink_req, 0, RLX);
     uint64_t events = (t->mask + 1) / 4;
-    if (events < t->r->ring_min)
-        events = t->r->ring_min;
+    if (events < t->ring_min)
+        events = t->ring_min;
     if (events < t->mask + 1)
         switch_ring(t, events, REC_TAKE_FLOOR);
 }

@@ -102,6 +102,8 @@ typedef struct rec_thread {
     struct rec_writer *writer;
     struct atf_recorder *r;
     rec_budget *budget;
+    uint64_t ring_min;           /* events of the smallest ring (the recorder's) */
+    uint64_t ring_max;           /* events of the biggest ring: ring_events */
 
     _Atomic uint64_t mem_bytes;  /* taken from the budget for this thread now */
     rec_ring *wring;             /* oldest ring not yet freed (the writer's) */

@@ -328,9 +328,8 @@ void rec_sink_append(rec_sink *s, const void *src, size_t n)
     }
 }
 
-/* Submits every whole block; then the tail, buffered, if it is not in the
- * file yet. */
-static void submit_all(rec_sink *s)
+/* Submits every whole block not submitted yet. */
+static void submit_blocks(rec_sink *s)
 {
     rec_sink_kick(s);
     uint64_t blk = s->fill & ~(uint64_t)(REC_BLOCK - 1);
@@ -339,6 +338,13 @@ static void submit_all(rec_sink *s)
         rec_io_submit(s->io, s, s->sub, blk - s->sub, 0);
         s->sub = blk;
     }
+}
+
+/* Submits every whole block; then the tail, buffered, if it is not in the
+ * file yet. */
+static void submit_all(rec_sink *s)
+{
+    submit_blocks(s);
     if (s->fill > s->sub && atomic_load_explicit(&s->visible, ACQ) < s->fill)
         rec_io_submit(s->io, s, s->sub, s->fill - s->sub, 1);
 }
@@ -657,13 +663,7 @@ uint32_t rec_sink_seal(rec_sink *s)
         s->parked = 0;
         return s->crc;
     }
-    rec_sink_kick(s);
-    uint64_t blk = s->fill & ~(uint64_t)(REC_BLOCK - 1);
-    if (blk > s->sub) {
-        crc_range(s, s->sub, blk);
-        rec_io_submit(s->io, s, s->sub, blk - s->sub, 0);
-        s->sub = blk;
-    }
+    submit_blocks(s);
     rec_sink_wait_idle(s);
     if (s->fill > s->sub) {
         crc_range(s, s->sub, s->fill);

@@ -72,13 +72,7 @@ static void *sync_main(void *arg)
     pthread_mutex_lock(&r->sync_mu);
     while (!r->sync_quit) {
         struct timespec at;
-        clock_gettime(CLOCK_MONOTONIC, &at);
-        at.tv_sec += ms / 1000;
-        at.tv_nsec += (long)(ms % 1000) * 1000000L;
-        if (at.tv_nsec >= 1000000000L) {
-            at.tv_sec++;
-            at.tv_nsec -= 1000000000L;
-        }
+        rec_deadline_after(&at, CLOCK_MONOTONIC, ms);
         while (!r->sync_quit && pthread_cond_timedwait(&r->sync_cv, &r->sync_mu, &at) != ETIMEDOUT)
             ;
         if (r->sync_quit)

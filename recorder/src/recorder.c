@@ -830,13 +830,7 @@ atf_status atf_recorder_flush(atf_recorder *r, uint32_t timeout_ms)
     uint64_t errors = atomic_load_explicit(&r->io_errors, RLX);
     wake_writers(r);
     struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += timeout_ms / 1000;
-    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    rec_deadline_after(&deadline, CLOCK_REALTIME, timeout_ms);
     atf_status st = ATF_OK;
     pthread_mutex_lock(&r->flush_mu);
     for (;;) {

@@ -70,6 +70,8 @@ static fixture make_thread(uint64_t ring_min, uint64_t ring_events, uint32_t bat
     assert_non_null(g);
     t->r = f.r;
     t->budget = &f.r->budget;
+    t->ring_min = ring_min;
+    t->ring_max = ring_events;
     t->ring = t->wring = g;
     t->slots = g->slots;
     t->mask = g->mask;

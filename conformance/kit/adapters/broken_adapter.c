@@ -155,14 +155,16 @@ static int write_garbage(const char *path, size_t n, uint64_t seed)
     return rc;
 }
 
-int main(int argc, char **argv)
+/* The mode (argv[1] or $ATF_BROKEN_MODE) and where SCENARIO_FILE is in argv.
+ * @return 0, or 2 (usage). */
+static int parse_args(int argc, char **argv, const char **mode, int *a)
 {
-    const char *mode = getenv("ATF_BROKEN_MODE");
-    int a = 1;
+    *mode = getenv("ATF_BROKEN_MODE");
+    *a = 1;
     if (argc == 4) {
-        mode = argv[1];
-        a = 2;
-    } else if (argc != 3 || !mode) {
+        *mode = argv[1];
+        *a = 2;
+    } else if (argc != 3 || !*mode) {
         fprintf(stderr, "usage: broken_adapter MODE SCENARIO_FILE OUTPUT_DIR\n"
                         "   or: ATF_BROKEN_MODE=MODE broken_adapter SCENARIO_FILE OUTPUT_DIR\n"
                         "modes: drop-footer miscount-footer break-backlink lose-last wrong-kind wrong-payload\n"
@@ -174,12 +176,17 @@ int main(int argc, char **argv)
                                          "nothing", "garbage", "crash", "hang", "fail" };
     int known = 0;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
-        known |= !strcmp(mode, modes[i]);
+        known |= !strcmp(*mode, modes[i]);
     if (!known) {
-        fprintf(stderr, "broken_adapter: unknown mode '%s'\n", mode);
+        fprintf(stderr, "broken_adapter: unknown mode '%s'\n", *mode);
         return 2;
     }
-    const char *scen = argv[a], *outdir = argv[a + 1];
+    return 0;
+}
+
+/* The modes that write no session: their exit status, or -1 for the others. */
+static int misbehave(const char *mode)
+{
     if (!strcmp(mode, "crash")) {
         fprintf(stderr, "broken_adapter: crashing on purpose\n");
         fflush(stderr);
@@ -197,50 +204,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "broken_adapter: failing on purpose\n");
         return 3;
     }
+    return -1;
+}
 
+/* Appends the scenario's events to the thread writers tw[], spoiling them as
+ * the mode says (total[]: events per thread, for lose-last). */
+static int copy_events(const char *mode, atf_scenario_reader *sr, atf_thread_writer **tw, const uint64_t *total,
+                       uint64_t *seen, uint8_t **payload_flipped)
+{
     atf_error err;
-    atf_scenario_reader *sr = NULL;
-    if (atf_scenario_open(&sr, scen, &err)) {
-        fprintf(stderr, "broken_adapter: %s\n", err.message);
-        return 1;
-    }
-    const atf_scenario_info *info = atf_scenario_reader_info(sr);
-    size_t T = info->thread_count;
-    uint64_t *total = calloc(T ? T : 1, sizeof *total), *seen = calloc(T ? T : 1, sizeof *seen);
-    atf_thread_writer **tw = calloc(T ? T : 1, sizeof *tw);
-    uint8_t **payload_flipped = calloc(T ? T : 1, sizeof *payload_flipped);
-    if (!total || !seen || !tw || !payload_flipped)
-        return 1;
     atf_scenario_event ev;
-    if (!strcmp(mode, "lose-last")) {
-        /* First pass: events per thread, to know which is the last one. */
-        while (atf_scenario_next(sr, &ev, &err) == 1)
-            total[ev.thread_index]++;
-        atf_scenario_close(sr);
-        if (atf_scenario_open(&sr, scen, &err))
-            return 1;
-        info = atf_scenario_reader_info(sr);
-    }
-    atf_writer_options o = ATF_WRITER_OPTIONS_INIT;
-    o.layout = (atf_layout)info->layout;
-    o.arch = (uint8_t)info->arch;
-    o.os = (uint8_t)info->os;
-    o.clock_type = (uint8_t)info->clock_type;
-    if (!strcmp(mode, "wrong-clock"))
-        o.clock_type = (uint8_t)(info->clock_type % 3 + 1);
-    o.buffer_size = 16u * 1024u;
-    atf_session_writer *sw;
-    if (atf_session_writer_create(&sw, outdir, &o, &err))
-        return 1;
-    for (size_t i = !strcmp(mode, "drop-symbol") ? 1 : 0; i < info->symbol_count; i++) {
-        atf_manifest_symbol ms = { info->symbols[i].function_id, info->symbols[i].function_id >> 32,
-                                   info->symbols[i].function_id & 0xffffffffu, info->symbols[i].name };
-        atf_session_writer_add_symbol(sw, &ms);
-    }
-    for (size_t i = 0; i < T; i++)
-        if (atf_session_writer_add_thread(sw, info->threads[i].id, info->threads[i].os_thread_id,
-                                          info->threads[i].detail, &tw[i], &err))
-            return 1;
     while (atf_scenario_next(sr, &ev, &err) == 1) {
         if (!strcmp(mode, "lose-last") && seen[ev.thread_index] + 1 == total[ev.thread_index])
             continue;
@@ -265,11 +238,78 @@ int main(int argc, char **argv)
         if (atf_thread_writer_append(tw[ev.thread_index], &ie, ev.has_detail ? &de : NULL, NULL))
             return 1;
     }
+    return 0;
+}
+
+/* Writes the scenario's session into outdir with this project's writer,
+ * spoiled as the mode says; *srp is left open on the scenario (its info).
+ * @return 0, or 1. */
+static int write_session(const char *mode, const char *scen, const char *outdir, atf_scenario_reader **srp)
+{
+    atf_error err;
+    atf_scenario_reader *sr = NULL;
+    if (atf_scenario_open(&sr, scen, &err)) {
+        fprintf(stderr, "broken_adapter: %s\n", err.message);
+        return 1;
+    }
+    *srp = sr;
+    const atf_scenario_info *info = atf_scenario_reader_info(sr);
+    size_t T = info->thread_count;
+    uint64_t *total = calloc(T ? T : 1, sizeof *total), *seen = calloc(T ? T : 1, sizeof *seen);
+    atf_thread_writer **tw = calloc(T ? T : 1, sizeof *tw);
+    uint8_t **payload_flipped = calloc(T ? T : 1, sizeof *payload_flipped);
+    if (!total || !seen || !tw || !payload_flipped)
+        return 1;
+    atf_scenario_event ev;
+    if (!strcmp(mode, "lose-last")) {
+        /* First pass: events per thread, to know which is the last one. */
+        while (atf_scenario_next(sr, &ev, &err) == 1)
+            total[ev.thread_index]++;
+        atf_scenario_close(sr);
+        *srp = NULL;
+        if (atf_scenario_open(&sr, scen, &err))
+            return 1;
+        *srp = sr;
+        info = atf_scenario_reader_info(sr);
+    }
+    atf_writer_options o = ATF_WRITER_OPTIONS_INIT;
+    o.layout = (atf_layout)info->layout;
+    o.arch = (uint8_t)info->arch;
+    o.os = (uint8_t)info->os;
+    o.clock_type = (uint8_t)info->clock_type;
+    if (!strcmp(mode, "wrong-clock"))
+        o.clock_type = (uint8_t)(info->clock_type % 3 + 1);
+    o.buffer_size = 16u * 1024u;
+    atf_session_writer *sw;
+    if (atf_session_writer_create(&sw, outdir, &o, &err))
+        return 1;
+    for (size_t i = !strcmp(mode, "drop-symbol") ? 1 : 0; i < info->symbol_count; i++) {
+        atf_manifest_symbol ms = { info->symbols[i].function_id, info->symbols[i].function_id >> 32,
+                                   info->symbols[i].function_id & 0xffffffffu, info->symbols[i].name };
+        atf_session_writer_add_symbol(sw, &ms);
+    }
+    for (size_t i = 0; i < T; i++)
+        if (atf_session_writer_add_thread(sw, info->threads[i].id, info->threads[i].os_thread_id,
+                                          info->threads[i].detail, &tw[i], &err))
+            return 1;
+    if (copy_events(mode, sr, tw, total, seen, payload_flipped))
+        return 1;
     if (atf_session_writer_finalize(sw, 0, &err) || atf_session_writer_close(sw))
         return 1;
-    /* Now break what was written. */
+    for (size_t i = 0; i < T; i++)
+        free(payload_flipped[i]);
+    free(payload_flipped);
+    free(total);
+    free(seen);
+    free(tw);
+    return 0;
+}
+
+/* Breaks what was written, as the mode says. @return 0, or -1 (errno). */
+static int break_session(const char *mode, const char *outdir, const atf_scenario_info *info)
+{
     int rc = 0;
-    for (size_t i = 0; i < T && rc == 0; i++) {
+    for (size_t i = 0; i < info->thread_count && rc == 0; i++) {
         char path[4096];
         if (!strcmp(mode, "drop-footer") || !strcmp(mode, "miscount-footer")) {
             snprintf(path, sizeof path, "%s/thread_%" PRIu64 "/index.atf", outdir, info->threads[i].id);
@@ -291,13 +331,25 @@ int main(int argc, char **argv)
             rc = break_backlink(path, info->layout);
         }
     }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode;
+    int a;
+    int rc = parse_args(argc, argv, &mode, &a);
+    if (rc)
+        return rc;
+    rc = misbehave(mode);
+    if (rc >= 0)
+        return rc;
+    const char *scen = argv[a], *outdir = argv[a + 1];
+    atf_scenario_reader *sr = NULL;
+    if (write_session(mode, scen, outdir, &sr))
+        return 1;
+    rc = break_session(mode, outdir, atf_scenario_reader_info(sr));
     atf_scenario_close(sr);
-    for (size_t i = 0; i < T; i++)
-        free(payload_flipped[i]);
-    free(payload_flipped);
-    free(total);
-    free(seen);
-    free(tw);
     if (rc)
         fprintf(stderr, "broken_adapter: cannot rewrite the session: %s\n", strerror(errno));
     return rc ? 1 : 0;

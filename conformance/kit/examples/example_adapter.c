@@ -62,36 +62,21 @@ static int hexval(int c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-int main(int argc, char **argv)
+/* The scenario file being read, line by line. */
+struct input {
+    FILE *f;
+    char *line;
+    size_t cap;
+    unsigned long long lineno;
+};
+
+/* ---- 1. Header records, up to `events N` ---------------------------- */
+static int read_header(struct input *in, atf_writer_options *o)
 {
-    if (argc == 2 && strcmp(argv[1], "--capabilities") == 0) {
-        /* YOUR WRITER: what it can write. This project's writes everything;
-         * a layout-1 writer that records its own platform would print
-         * "layouts 1", "arch 2", "os 1", "clock_type 1" lines, say. */
-        fputs("atf-capabilities 1\nlayouts 1 2\narch 1 2\ndetail yes\nexceptions yes\nsymbols yes\n", stdout);
-        return 0;
-    }
-    if (argc != 3) {
-        fprintf(stderr, "usage: example_adapter SCENARIO_FILE OUTPUT_DIR\n");
-        return 2;
-    }
-    FILE *in = fopen(argv[1], "r");
-    if (!in) {
-        perror(argv[1]);
-        return 1;
-    }
-
-    /* ---- 1. Header records, up to `events N` ---------------------------- */
     unsigned layout = 0, arch = 0, os = 0, clock_type = 0;
-    char *line = NULL;
-    size_t cap = 0;
-    unsigned long long lineno = 0;
-    atf_session_writer *sw = NULL;
-    atf_error err;
-    atf_writer_options o = ATF_WRITER_OPTIONS_INIT;
-
-    while (getline(&line, &cap, in) > 0) {
-        lineno++;
+    while (getline(&in->line, &in->cap, in->f) > 0) {
+        char *line = in->line;
+        in->lineno++;
         line[strcspn(line, "\r\n")] = '\0';
         if (line[0] == '#' || line[0] == '\0')
             continue;                                   /* comments, blank lines */
@@ -110,30 +95,28 @@ int main(int argc, char **argv)
             struct thread *t = &threads[nthreads];
             if (nthreads == MAX_THREADS ||
                 sscanf(line, "thread %" SCNu64 " %lu %d", &t->id, &t->os_tid, &t->detail) != 3)
-                return die("bad thread record", lineno);
+                return die("bad thread record", in->lineno);
             nthreads++;
         } else if (!strcmp(key, "events"))
             break;
         /* `atf-scenario 1`, `name`, `description`: nothing to do. `symbol`
          * records are read in a second look below, once the session exists. */
     }
+    /* YOUR WRITER: the header values of the scenario. */
+    o->layout = (atf_layout)layout;                     /* version byte 1 or 2 */
+    o->arch = (uint8_t)arch;
+    o->os = (uint8_t)os;
+    o->clock_type = (uint8_t)clock_type;
+    return 0;
+}
 
-    /* YOUR WRITER: create the session with the header values of the scenario. */
-    o.layout = (atf_layout)layout;                      /* version byte 1 or 2 */
-    o.arch = (uint8_t)arch;
-    o.os = (uint8_t)os;
-    o.clock_type = (uint8_t)clock_type;
-    if (atf_session_writer_create(&sw, argv[2], &o, &err) != ATF_OK)
-        return die(err.message, lineno);
-    for (size_t i = 0; i < nthreads; i++)
-        if (atf_session_writer_add_thread(sw, threads[i].id, (uint32_t)threads[i].os_tid, threads[i].detail,
-                                          &threads[i].w, &err) != ATF_OK)
-            return die(err.message, lineno);
-
-    /* Symbols: read the header again for `symbol FUNCTION_ID NAME` records
-     * (NAME is the rest of the line and may contain spaces). */
-    rewind(in);
-    while (getline(&line, &cap, in) > 0) {
+/* Symbols: read the header again for `symbol FUNCTION_ID NAME` records
+ * (NAME is the rest of the line and may contain spaces). */
+static void read_symbols(struct input *in, atf_session_writer *sw)
+{
+    rewind(in->f);
+    while (getline(&in->line, &in->cap, in->f) > 0) {
+        char *line = in->line;
         line[strcspn(line, "\r\n")] = '\0';
         if (!strncmp(line, "events ", 7))
             break;
@@ -144,33 +127,65 @@ int main(int argc, char **argv)
             atf_session_writer_add_symbol(sw, &s);      /* YOUR WRITER: record the symbol */
         }
     }
+}
 
-    /* ---- 2. Event records ------------------------------------------------ */
-    /* e THREAD TIMESTAMP_NS FUNCTION_ID EVENT_KIND CALL_DEPTH THREAD_ID -
-     * e THREAD TIMESTAMP_NS FUNCTION_ID EVENT_KIND CALL_DEPTH THREAD_ID TYPE FLAGS TIMESTAMP PAYLOAD_HEX */
-    uint8_t *payload = NULL;
-    while (getline(&line, &cap, in) > 0) {
-        lineno++;
+/* The four detail fields of an `e` record; the payload is hex ("-" = empty),
+ * decoded into *payload (reallocated). */
+static int read_detail(const char *line, unsigned long long lineno, uint8_t **payload, atf_detail_event *de)
+{
+    unsigned etype, flags;
+    uint64_t dts;
+    int hex_at = 0;
+    if (sscanf(line, "e %*s %*s %*s %*s %*s %*s %u %u %" SCNu64 " %n", &etype, &flags, &dts, &hex_at) != 3 ||
+        !hex_at)
+        return die("bad detail fields", lineno);
+    const char *hex = line + hex_at;
+    size_t len = strcmp(hex, "-") ? strlen(hex) / 2 : 0;
+    free(*payload);
+    *payload = malloc(len ? len : 1);
+    if (!*payload)
+        return die("out of memory", lineno);
+    for (size_t i = 0; i < len; i++) {
+        int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return die("bad payload hex", lineno);
+        (*payload)[i] = (uint8_t)(hi << 4 | lo);
+    }
+    de->event_type = (uint16_t)etype;
+    de->flags = (uint16_t)flags;
+    de->timestamp = dts;
+    de->payload = *payload;
+    de->payload_size = (uint32_t)len;
+    return 0;
+}
+
+/* ---- 2. Event records ------------------------------------------------ */
+/* e THREAD TIMESTAMP_NS FUNCTION_ID EVENT_KIND CALL_DEPTH THREAD_ID -
+ * e THREAD TIMESTAMP_NS FUNCTION_ID EVENT_KIND CALL_DEPTH THREAD_ID TYPE FLAGS TIMESTAMP PAYLOAD_HEX */
+static int write_events(struct input *in, uint8_t **payload)
+{
+    while (getline(&in->line, &in->cap, in->f) > 0) {
+        char *line = in->line;
+        in->lineno++;
         line[strcspn(line, "\r\n")] = '\0';
         if (line[0] == '#' || line[0] == '\0')
             continue;
         if (!strcmp(line, "end"))
             break;
-        uint64_t tid_k, ts, fid, dts;
-        unsigned kind, depth, etype, flags;
+        uint64_t tid_k, ts, fid;
+        unsigned kind, depth;
         unsigned long ostid;
         char rest[8];
-        int hex_at = 0;
         int n = sscanf(line, "e %" SCNu64 " %" SCNu64 " %" SCNu64 " %u %u %lu %7s", &tid_k, &ts, &fid, &kind, &depth,
                        &ostid, rest);
         if (n != 7)
-            return die("bad event record", lineno);
+            return die("bad event record", in->lineno);
         struct thread *t = NULL;
         for (size_t i = 0; i < nthreads && !t; i++)     /* a real adapter would use a hash map */
             if (threads[i].id == tid_k)
                 t = &threads[i];
         if (!t)
-            return die("event for an unknown thread", lineno);
+            return die("event for an unknown thread", in->lineno);
 
         atf_index_event ie = { 0 };                     /* YOUR WRITER: your event struct */
         ie.timestamp_ns = ts;
@@ -181,45 +196,65 @@ int main(int argc, char **argv)
         atf_detail_event de = { 0 };
         int has_detail = strcmp(rest, "-") != 0;
         if (has_detail) {
-            /* Re-scan for the four detail fields; the payload is hex ("-" = empty). */
-            if (sscanf(line, "e %*s %*s %*s %*s %*s %*s %u %u %" SCNu64 " %n", &etype, &flags, &dts, &hex_at) != 3 ||
-                !hex_at)
-                return die("bad detail fields", lineno);
-            const char *hex = line + hex_at;
-            size_t len = strcmp(hex, "-") ? strlen(hex) / 2 : 0;
-            free(payload);
-            payload = malloc(len ? len : 1);
-            if (!payload)
-                return die("out of memory", lineno);
-            for (size_t i = 0; i < len; i++) {
-                int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-                if (hi < 0 || lo < 0)
-                    return die("bad payload hex", lineno);
-                payload[i] = (uint8_t)(hi << 4 | lo);
-            }
-            de.event_type = (uint16_t)etype;
-            de.flags = (uint16_t)flags;
-            de.timestamp = dts;
+            if (read_detail(line, in->lineno, payload, &de))
+                return 1;
             de.thread_id = (uint32_t)ostid;
-            de.payload = payload;
-            de.payload_size = (uint32_t)len;
         }
         /* YOUR WRITER: append the event (and its detail event). The links --
          * index detail_seq = position of the detail event in detail.atf,
          * detail index_seq = position of the index event -- are the writer's
          * job; this API fills them in. */
         if (atf_thread_writer_append(t->w, &ie, has_detail ? &de : NULL, NULL) != ATF_OK)
-            return die("the writer refused the event", lineno);
+            return die("the writer refused the event", in->lineno);
     }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--capabilities") == 0) {
+        /* YOUR WRITER: what it can write. This project's writes everything;
+         * a layout-1 writer that records its own platform would print
+         * "layouts 1", "arch 2", "os 1", "clock_type 1" lines, say. */
+        fputs("atf-capabilities 1\nlayouts 1 2\narch 1 2\ndetail yes\nexceptions yes\nsymbols yes\n", stdout);
+        return 0;
+    }
+    if (argc != 3) {
+        fprintf(stderr, "usage: example_adapter SCENARIO_FILE OUTPUT_DIR\n");
+        return 2;
+    }
+    struct input in = { fopen(argv[1], "r"), NULL, 0, 0 };
+    if (!in.f) {
+        perror(argv[1]);
+        return 1;
+    }
+    atf_session_writer *sw = NULL;
+    atf_error err;
+    atf_writer_options o = ATF_WRITER_OPTIONS_INIT;
+    if (read_header(&in, &o))
+        return 1;
+
+    /* YOUR WRITER: create the session, its threads, its symbols. */
+    if (atf_session_writer_create(&sw, argv[2], &o, &err) != ATF_OK)
+        return die(err.message, in.lineno);
+    for (size_t i = 0; i < nthreads; i++)
+        if (atf_session_writer_add_thread(sw, threads[i].id, (uint32_t)threads[i].os_tid, threads[i].detail,
+                                          &threads[i].w, &err) != ATF_OK)
+            return die(err.message, in.lineno);
+    read_symbols(&in, sw);
+
+    uint8_t *payload = NULL;
+    if (write_events(&in, &payload))
+        return 1;
     free(payload);
-    free(line);
-    fclose(in);
+    free(in.line);
+    fclose(in.f);
 
     /* ---- 3. Finish: footers, final headers, final manifest ---------------- */
     /* YOUR WRITER: finalize. A session that is not finalized is reported as
      * crash-truncated (REC-001) and fails the kit. */
     if (atf_session_writer_finalize(sw, 0, &err) != ATF_OK)
-        return die(err.message, lineno);
+        return die(err.message, in.lineno);
     atf_session_writer_close(sw);
     return 0;
 }

@@ -9,6 +9,11 @@
 
 #include <atf/conform.h>
 
+/* ---- Scenario files (scenario.c) -------------------------------------- */
+
+/* 1 and *idx set if thread `id` is in threads[0..n) (sorted by id), else 0. */
+int kit_scenario_thread_find(const atf_scenario_thread *threads, size_t n, uint64_t id, size_t *idx);
+
 /* ---- Processes (proc.c) ---------------------------------------------- */
 
 typedef enum kit_proc_state {

@@ -260,69 +260,50 @@ static void scan_input(const char *path, int depth, int *detail, int *manifest)
     closedir(d);
 }
 
-/* Loads one expect file. Returns 0, or -1 with err filled. */
-static int load_case(const char *dir, const char *file, corpus_case *k, atf_error *err)
+/* What is wrong with the expect file's object (root) of case `file` (its
+ * name has `stem` bytes before .expect.json), or NULL; sets k->cls. */
+static const char *expect_problem(json_t *root, const char *file, size_t stem, corpus_case *k)
 {
-    memset(k, 0, sizeof *k);
-    char *path = kit_path_join(dir, file);
-    if (!path) {
-        kit_status_fail(err, ATF_E_NOMEM, file, "out of memory");
-        return -1;
-    }
-    json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    const char *why = NULL;
-    if (!root) {
-        kit_status_fail(err, ATF_E_FIELD, path, "not valid JSON: line %d: %s", je.line, je.text);
-        free(path);
-        return -1;
-    }
-    size_t stem = strlen(file) - strlen(".expect.json");
     json_t *jcase = json_object_get(root, "case"), *jcls = json_object_get(root, "class"),
            *jtarget = json_object_get(root, "target"), *jverdict = json_object_get(root, "verdict"),
            *jdump = json_object_get(root, "dump"), *jerr = json_object_get(root, "error_clauses");
     if (!json_is_object(root))
-        why = "not a JSON object";
-    else if (!json_is_string(jcase) || strlen(json_string_value(jcase)) != stem ||
-             strncmp(json_string_value(jcase), file, stem) != 0)
-        why = "\"case\" must be the file's name without .expect.json";
-    else if (!json_is_string(jcls))
-        why = "\"class\" is missing";
-    else if (!json_is_string(jtarget) || !safe_relative(json_string_value(jtarget)))
-        why = "\"target\" must be a relative path inside the case directory";
-    else if (!json_is_string(jverdict) || (strcmp(json_string_value(jverdict), "conformant") != 0 &&
-                                           strcmp(json_string_value(jverdict), "nonconformant") != 0))
-        why = "\"verdict\" must be conformant or nonconformant";
-    else if (!(json_is_null(jdump) || (json_is_string(jdump) && safe_relative(json_string_value(jdump)))))
-        why = "\"dump\" must be null or a file name";
-    else if (jerr && !json_is_array(jerr))
-        why = "\"error_clauses\" must be an array";
-    if (!why) {
-        k->cls = -1;
-        for (int c = 0; c < CLS_COUNT; c++)
-            if (!strcmp(json_string_value(jcls), CLASS_NAMES[c]))
-                k->cls = c;
-        if (k->cls < 0)
-            why = "\"class\" must be valid, invalid, recoverable or implementation-defined";
-        else if (file[0] != CLASS_PREFIX[k->cls])
-            why = "the name's prefix (y_, n_, r_, i_) disagrees with \"class\"";
-        else if ((k->cls == CLS_VALID || k->cls == CLS_RECOVERABLE) &&
-                 (strcmp(json_string_value(jverdict), "conformant") != 0 || !json_is_string(jdump)))
-            why = "a valid or recoverable case must be conformant with an expected dump";
-        else if (k->cls == CLS_INVALID && strcmp(json_string_value(jverdict), "nonconformant") != 0)
-            why = "an invalid case must be nonconformant";
-    }
-    if (why) {
-        kit_status_fail(err, ATF_E_FIELD, path, "%s", why);
-        json_decref(root);
-        free(path);
-        return -1;
-    }
-    k->name = kit_sprintf("%.*s", (int)stem, file);
-    k->target = kit_strdup(json_string_value(jtarget));
-    k->path = kit_sprintf("%s/%s/%s", dir, k->name ? k->name : "", k->target ? k->target : "");
-    k->conformant = !strcmp(json_string_value(jverdict), "conformant");
-    k->dump = json_is_string(jdump) ? kit_path_join(dir, json_string_value(jdump)) : NULL;
+        return "not a JSON object";
+    if (!json_is_string(jcase) || strlen(json_string_value(jcase)) != stem ||
+        strncmp(json_string_value(jcase), file, stem) != 0)
+        return "\"case\" must be the file's name without .expect.json";
+    if (!json_is_string(jcls))
+        return "\"class\" is missing";
+    if (!json_is_string(jtarget) || !safe_relative(json_string_value(jtarget)))
+        return "\"target\" must be a relative path inside the case directory";
+    if (!json_is_string(jverdict) || (strcmp(json_string_value(jverdict), "conformant") != 0 &&
+                                      strcmp(json_string_value(jverdict), "nonconformant") != 0))
+        return "\"verdict\" must be conformant or nonconformant";
+    if (!(json_is_null(jdump) || (json_is_string(jdump) && safe_relative(json_string_value(jdump)))))
+        return "\"dump\" must be null or a file name";
+    if (jerr && !json_is_array(jerr))
+        return "\"error_clauses\" must be an array";
+    k->cls = -1;
+    for (int c = 0; c < CLS_COUNT; c++)
+        if (!strcmp(json_string_value(jcls), CLASS_NAMES[c]))
+            k->cls = c;
+    if (k->cls < 0)
+        return "\"class\" must be valid, invalid, recoverable or implementation-defined";
+    if (file[0] != CLASS_PREFIX[k->cls])
+        return "the name's prefix (y_, n_, r_, i_) disagrees with \"class\"";
+    if ((k->cls == CLS_VALID || k->cls == CLS_RECOVERABLE) &&
+        (strcmp(json_string_value(jverdict), "conformant") != 0 || !json_is_string(jdump)))
+        return "a valid or recoverable case must be conformant with an expected dump";
+    if (k->cls == CLS_INVALID && strcmp(json_string_value(jverdict), "nonconformant") != 0)
+        return "an invalid case must be nonconformant";
+    return NULL;
+}
+
+/* The case's expected layouts and error clauses (space-separated), and the
+ * first clause a reader must reject on. */
+static void case_clauses(corpus_case *k, json_t *root)
+{
+    json_t *jerr = json_object_get(root, "error_clauses");
     json_t *jlayouts = json_object_get(root, "layouts");
     for (size_t i = 0; json_is_array(jlayouts) && i < json_array_size(jlayouts); i++) {
         json_int_t v = json_integer_value(json_array_get(jlayouts, i));
@@ -348,6 +329,39 @@ static int load_case(const char *dir, const char *file, corpus_case *k, atf_erro
             if (!k->must_reject_clause && !strcmp(id, MUST_REJECT[m]))
                 k->must_reject_clause = kit_strdup(id);
     }
+}
+
+/* Loads one expect file. Returns 0, or -1 with err filled. */
+static int load_case(const char *dir, const char *file, corpus_case *k, atf_error *err)
+{
+    memset(k, 0, sizeof *k);
+    char *path = kit_path_join(dir, file);
+    if (!path) {
+        kit_status_fail(err, ATF_E_NOMEM, file, "out of memory");
+        return -1;
+    }
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        kit_status_fail(err, ATF_E_FIELD, path, "not valid JSON: line %d: %s", je.line, je.text);
+        free(path);
+        return -1;
+    }
+    size_t stem = strlen(file) - strlen(".expect.json");
+    const char *why = expect_problem(root, file, stem, k);
+    if (why) {
+        kit_status_fail(err, ATF_E_FIELD, path, "%s", why);
+        json_decref(root);
+        free(path);
+        return -1;
+    }
+    json_t *jdump = json_object_get(root, "dump");
+    k->name = kit_sprintf("%.*s", (int)stem, file);
+    k->target = kit_strdup(json_string_value(json_object_get(root, "target")));
+    k->path = kit_sprintf("%s/%s/%s", dir, k->name ? k->name : "", k->target ? k->target : "");
+    k->conformant = !strcmp(json_string_value(json_object_get(root, "verdict")), "conformant");
+    k->dump = json_is_string(jdump) ? kit_path_join(dir, json_string_value(jdump)) : NULL;
+    case_clauses(k, root);
     int want_dump = json_is_string(jdump);
     struct stat st;
     if (k->path && stat(k->path, &st) != 0) {
@@ -1056,6 +1070,36 @@ static int run_all(const atf_conform_reader_options *o, const reader_caps *caps,
     return 0;
 }
 
+/* The verdict of a finished run, and its reports (text or JSON, and the HTML
+ * matrix if asked). */
+static int report_run(FILE *out, const atf_conform_reader_options *o, const reader_caps *caps,
+                      const corpus_case *cases, size_t n, const case_result *res, tally *t, atf_error *err,
+                      int *reported)
+{
+    size_t R = o->reader_count;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < R; j++)
+            count(&t[j], &cases[i], &res[i * R + j]);
+    int rc = ATF_CONFORM_PASS;
+    for (size_t j = 0; j < R; j++)
+        if (t[j].result[RES_WRONG])
+            rc = ATF_CONFORM_FAIL;
+    *reported = 1;
+    if (o->format == ATF_CONFORM_JSON)
+        json_report(out, o, caps, cases, n, res, t);
+    else
+        text_report(out, o, caps, cases, n, res, t);
+    if (fflush(out) != 0 || ferror(out)) {
+        kit_status_fail(err, ATF_E_IO, NULL, "cannot write the report");
+        rc = ATF_CONFORM_ERROR;
+    }
+    if (o->html_path && html_report(o->html_path, o, cases, n, res, t) != 0) {
+        kit_status_fail(err, ATF_E_IO, o->html_path, "cannot write the HTML matrix: %s", strerror(errno));
+        rc = ATF_CONFORM_ERROR;
+    }
+    return rc;
+}
+
 static int reader_run(FILE *out, FILE *log, const atf_conform_reader_options *o, atf_error *err, int *reported)
 {
     if (!out || !o || !o->reader_count || !o->readers || !o->corpus_dir) {
@@ -1078,60 +1122,19 @@ static int reader_run(FILE *out, FILE *log, const atf_conform_reader_options *o,
     size_t R = o->reader_count;
     case_result *res = calloc(n * R, sizeof *res);
     tally *t = calloc(R, sizeof *t);
-    if (!res || !t) {
-        kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
-        free(res);
-        free(t);
-        for (size_t i = 0; i < n; i++)
-            free_case(&cases[i]);
-        free(cases);
-        return ATF_CONFORM_ERROR;
-    }
     reader_caps *caps = calloc(R, sizeof *caps);
+    int rc = ATF_CONFORM_ERROR;
     int caps_bad = !caps;
-    for (size_t j = 0; caps && j < R && !caps_bad; j++)
+    for (size_t j = 0; caps && res && t && j < R && !caps_bad; j++)
         caps_bad = query_reader_caps(o->readers[j], &caps[j], err) != 0;
-    if (caps_bad) {
-        if (!caps)
-            kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
-        free(caps);
-        free(res);
-        free(t);
-        for (size_t i = 0; i < n; i++)
-            free_case(&cases[i]);
-        free(cases);
-        return ATF_CONFORM_ERROR;
-    }
-    if (run_all(o, caps, cases, n, res, o->format == ATF_CONFORM_TEXT ? NULL : log) != 0) { /* text: the table says it */
+    if (!res || !t || !caps)
         kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
-        free(caps);
-        free(res);
-        free(t);
-        for (size_t i = 0; i < n; i++)
-            free_case(&cases[i]);
-        free(cases);
-        return ATF_CONFORM_ERROR;
-    }
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < R; j++)
-            count(&t[j], &cases[i], &res[i * R + j]);
-    int rc = ATF_CONFORM_PASS;
-    for (size_t j = 0; j < R; j++)
-        if (t[j].result[RES_WRONG])
-            rc = ATF_CONFORM_FAIL;
-    *reported = 1;
-    if (o->format == ATF_CONFORM_JSON)
-        json_report(out, o, caps, cases, n, res, t);
+    else if (caps_bad)
+        ;   /* err filled by query_reader_caps */
+    else if (run_all(o, caps, cases, n, res, o->format == ATF_CONFORM_TEXT ? NULL : log) != 0) /* text: the table says it */
+        kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
     else
-        text_report(out, o, caps, cases, n, res, t);
-    if (fflush(out) != 0 || ferror(out)) {
-        kit_status_fail(err, ATF_E_IO, NULL, "cannot write the report");
-        rc = ATF_CONFORM_ERROR;
-    }
-    if (o->html_path && html_report(o->html_path, o, cases, n, res, t) != 0) {
-        kit_status_fail(err, ATF_E_IO, o->html_path, "cannot write the HTML matrix: %s", strerror(errno));
-        rc = ATF_CONFORM_ERROR;
-    }
+        rc = report_run(out, o, caps, cases, n, res, t, err, reported);
     for (size_t i = 0; i < n; i++)
         free_case(&cases[i]);
     free(cases);

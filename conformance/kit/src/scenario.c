@@ -14,7 +14,7 @@
 #include <atf/conform.h>
 #include <atf/format.h>
 
-#include "common.h"   /* the codec's: atf_utf8_decode */
+#include "common.h"   /* the codec's: atf_utf8_decode, atf_parse_u64 */
 #include "kit_internal.h"
 
 #define MAX_LINE ((size_t)ATF_SCENARIO_MAX_PAYLOAD * 2u + 512u)
@@ -158,28 +158,10 @@ static int split(char *s, char **f)
     }
 }
 
-/* Strict decimal u64: digits only, no sign, no overflow. */
-static int parse_u64(const char *s, uint64_t *out)
-{
-    if (!*s)
-        return 0;
-    uint64_t v = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return 0;
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return 0;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 1;
-}
-
 static int num(atf_scenario_reader *r, atf_error *err, const char *s, uint64_t max, const char *field,
                uint64_t *out)
 {
-    if (!parse_u64(s, out))
+    if (!atf_parse_u64(s, out))
         return fail_line(r, err, ATF_E_FIELD, field, "%s: not a decimal unsigned integer: '%.40s'", field, s);
     if (*out > max)
         return fail_line(r, err, ATF_E_FIELD, field, "%s: %" PRIu64 " is larger than %" PRIu64, field, *out,
@@ -227,17 +209,18 @@ static int cmp_symbol(const void *a, const void *b)
     return x->function_id < y->function_id ? -1 : x->function_id > y->function_id;
 }
 
-static int find_thread(const atf_scenario_reader *r, uint64_t id, size_t *idx)
+/* Index of thread `id` in threads[0..n) sorted by id (kit_internal.h). */
+int kit_scenario_thread_find(const atf_scenario_thread *threads, size_t n, uint64_t id, size_t *idx)
 {
-    size_t lo = 0, hi = r->info.thread_count;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (r->threads[mid].id < id)
+        if (threads[mid].id < id)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo < r->info.thread_count && r->threads[lo].id == id) {
+    if (lo < n && threads[lo].id == id) {
         *idx = lo;
         return 1;
     }
@@ -259,9 +242,138 @@ static int valid_name(const char *s)
     return 1;
 }
 
+/* A `description TEXT` or `symbol FUNCTION_ID TEXT` record (the text runs to
+ * the end of the line). */
+static int text_record(atf_scenario_reader *r, atf_error *err, const char *keyword, size_t *symbol_cap)
+{
+    int is_sym = keyword[0] == 's';
+    const char *text = rest_after(r->line, is_sym ? 2 : 1);
+    size_t tl = strlen(text);
+    while (tl && (text[tl - 1] == ' ' || text[tl - 1] == '\t'))
+        tl--;
+    if (tl > ATF_SCENARIO_TEXT_MAX || !clean_utf8((const unsigned char *)text, tl))
+        return fail_line(r, err, ATF_E_FIELD, is_sym ? "symbol" : "description", "%s: text must be valid UTF-8 without "
+                         "control characters, at most %u bytes", keyword, ATF_SCENARIO_TEXT_MAX);
+    if (!is_sym) {
+        if (r->info.description[0])
+            return fail_line(r, err, ATF_E_FIELD, "description", "description given twice");
+        memcpy(r->info.description, text, tl);
+        r->info.description[tl] = '\0';
+        return 0;
+    }
+    if (tl == 0)
+        return fail_line(r, err, ATF_E_FIELD, "symbol", "symbol: name is missing");
+    char fid_text[32] = "";
+    if (sscanf(r->line, " symbol %31s", fid_text) != 1)
+        return fail_line(r, err, ATF_E_FIELD, "symbol", "symbol: function_id is missing");
+    uint64_t fid;
+    if (num(r, err, fid_text, UINT64_MAX, "function_id", &fid))
+        return -1;
+    if (r->info.symbol_count == ATF_SCENARIO_MAX_SYMBOLS)
+        return fail_line(r, err, ATF_E_LIMIT, "symbol", "more than %u symbols", ATF_SCENARIO_MAX_SYMBOLS);
+    if (r->info.symbol_count == *symbol_cap) {
+        size_t cap = *symbol_cap ? *symbol_cap * 2 : 16;
+        atf_scenario_symbol *n = realloc(r->symbols, cap * sizeof *n);
+        if (!n)
+            return fail_line(r, err, ATF_E_NOMEM, NULL, "out of memory");
+        r->symbols = n;
+        *symbol_cap = cap;
+    }
+    char *name = malloc(tl + 1);
+    if (!name)
+        return fail_line(r, err, ATF_E_NOMEM, NULL, "out of memory");
+    memcpy(name, text, tl);
+    name[tl] = '\0';
+    r->symbols[r->info.symbol_count++] = (atf_scenario_symbol){ fid, name };
+    return 0;
+}
+
+/* The `layout`, `arch`, `os` and `clock_type` records: one small number
+ * each, once. have[] is indexed layout, arch, os, clock_type. */
+static int platform_record(atf_scenario_reader *r, atf_error *err, char **f, int n, int have[4])
+{
+    uint64_t v;
+    if (n != 2)
+        return fail_line(r, err, ATF_E_FIELD, f[0], "%s: one value expected", f[0]);
+    if (num(r, err, f[1], 255, f[0], &v))
+        return -1;
+    int k = f[0][0] == 'l' ? 0 : f[0][0] == 'a' ? 1 : f[0][0] == 'o' ? 2 : 3;
+    if (have[k])
+        return fail_line(r, err, ATF_E_FIELD, f[0], "%s given twice", f[0]);
+    have[k] = 1;
+    if (k == 0) {
+        if (v != 1 && v != 2)
+            return fail_line(r, err, ATF_E_FIELD, "layout", "layout must be 1 or 2");
+        r->info.layout = (unsigned)v;
+    } else if (k == 1) {
+        if (v != ATF_ARCH_X86_64 && v != ATF_ARCH_ARM64)
+            return fail_line(r, err, ATF_E_FIELD, "arch", "arch must be 1 (x86_64) or 2 (arm64)");
+        r->info.arch = (unsigned)v;
+    } else if (k == 2) {
+        if (v < 1 || v > 5)
+            return fail_line(r, err, ATF_E_FIELD, "os", "os must be one of 1..5");
+        r->info.os = (unsigned)v;
+    } else {
+        if (v < 1 || v > 3)
+            return fail_line(r, err, ATF_E_FIELD, "clock_type", "clock_type must be one of 1..3");
+        r->info.clock_type = (unsigned)v;
+    }
+    return 0;
+}
+
+/* A `thread ID OS_THREAD_ID DETAIL` record. */
+static int thread_record(atf_scenario_reader *r, atf_error *err, char **f, int n, size_t *thread_cap)
+{
+    uint64_t id, tid, det;
+    if (n != 4)
+        return fail_line(r, err, ATF_E_FIELD, "thread", "thread: expected `thread ID OS_THREAD_ID DETAIL`");
+    if (num(r, err, f[1], UINT64_MAX, "id", &id) || num(r, err, f[2], UINT32_MAX, "os_thread_id", &tid) ||
+        num(r, err, f[3], 1, "detail", &det))
+        return -1;
+    if (r->info.thread_count == ATF_SCENARIO_MAX_THREADS)
+        return fail_line(r, err, ATF_E_LIMIT, "thread", "more than %u threads", ATF_SCENARIO_MAX_THREADS);
+    if (r->info.thread_count == *thread_cap) {
+        size_t cap = *thread_cap ? *thread_cap * 2 : 16;
+        atf_scenario_thread *nt = realloc(r->threads, cap * sizeof *nt);
+        if (!nt)
+            return fail_line(r, err, ATF_E_NOMEM, NULL, "out of memory");
+        r->threads = nt;
+        *thread_cap = cap;
+    }
+    r->threads[r->info.thread_count++] = (atf_scenario_thread){ id, (uint32_t)tid, (int)det };
+    return 0;
+}
+
+/* After `events`: every required record given, threads and symbols sorted
+ * and unique, per-thread state allocated. */
+static int finish_header(atf_scenario_reader *r, atf_error *err, const int have[4])
+{
+    const char *missing = !r->info.name[0] ? "name" : !have[0] ? "layout" : !have[1] ? "arch"
+                        : !have[2] ? "os" : !have[3] ? "clock_type" : !r->info.thread_count ? "thread" : NULL;
+    if (missing)
+        return fail_line(r, err, ATF_E_FIELD, missing, "no `%s` record before `events`%s", missing,
+                         !strcmp(missing, "thread") ? " (a session has at least one thread)" : "");
+    qsort(r->threads, r->info.thread_count, sizeof *r->threads, cmp_thread);
+    for (size_t i = 1; i < r->info.thread_count; i++)
+        if (r->threads[i].id == r->threads[i - 1].id)
+            return fail_line(r, err, ATF_E_FIELD, "thread", "thread %" PRIu64 " declared twice", r->threads[i].id);
+    if (r->info.symbol_count)
+        qsort(r->symbols, r->info.symbol_count, sizeof *r->symbols, cmp_symbol);
+    for (size_t i = 1; i < r->info.symbol_count; i++)
+        if (r->symbols[i].function_id == r->symbols[i - 1].function_id)
+            return fail_line(r, err, ATF_E_FIELD, "symbol", "symbol %" PRIu64 " declared twice",
+                             r->symbols[i].function_id);
+    r->state = calloc(r->info.thread_count, sizeof *r->state);
+    if (!r->state)
+        return fail_line(r, err, ATF_E_NOMEM, NULL, "out of memory");
+    r->info.threads = r->threads;
+    r->info.symbols = r->symbols;
+    return 0;
+}
+
 static int read_header(atf_scenario_reader *r, atf_error *err)
 {
-    int have_magic = 0, have_layout = 0, have_arch = 0, have_os = 0, have_clock = 0;
+    int have_magic = 0, have[4] = { 0, 0, 0, 0 };   /* layout, arch, os, clock_type */
     size_t thread_cap = 0, symbol_cap = 0;
     char *f[MAX_FIELDS];
     for (;;) {
@@ -286,45 +398,8 @@ static int read_header(atf_scenario_reader *r, atf_error *err)
             continue;
         }
         if (!strcmp(raw_keyword, "description") || !strcmp(raw_keyword, "symbol")) {
-            int is_sym = raw_keyword[0] == 's';
-            const char *text = rest_after(r->line, is_sym ? 2 : 1);
-            size_t tl = strlen(text);
-            while (tl && (text[tl - 1] == ' ' || text[tl - 1] == '\t'))
-                tl--;
-            if (tl > ATF_SCENARIO_TEXT_MAX || !clean_utf8((const unsigned char *)text, tl))
-                return fail_line(r, err, ATF_E_FIELD, raw_keyword, "%s: text must be valid UTF-8 without "
-                                 "control characters, at most %u bytes", raw_keyword, ATF_SCENARIO_TEXT_MAX);
-            if (!is_sym) {
-                if (r->info.description[0])
-                    return fail_line(r, err, ATF_E_FIELD, "description", "description given twice");
-                memcpy(r->info.description, text, tl);
-                r->info.description[tl] = '\0';
-                continue;
-            }
-            if (tl == 0)
-                return fail_line(r, err, ATF_E_FIELD, "symbol", "symbol: name is missing");
-            char fid_text[32] = "";
-            if (sscanf(r->line, " symbol %31s", fid_text) != 1)
-                return fail_line(r, err, ATF_E_FIELD, "symbol", "symbol: function_id is missing");
-            uint64_t fid;
-            if (num(r, err, fid_text, UINT64_MAX, "function_id", &fid))
+            if (text_record(r, err, raw_keyword, &symbol_cap))
                 return -1;
-            if (r->info.symbol_count == ATF_SCENARIO_MAX_SYMBOLS)
-                return fail_line(r, err, ATF_E_LIMIT, "symbol", "more than %u symbols", ATF_SCENARIO_MAX_SYMBOLS);
-            if (r->info.symbol_count == symbol_cap) {
-                size_t cap = symbol_cap ? symbol_cap * 2 : 16;
-                atf_scenario_symbol *n = realloc(r->symbols, cap * sizeof *n);
-                if (!n)
-                    return fail_line(r, err, ATF_E_NOMEM, NULL, "out of memory");
-                r->symbols = n;
-                symbol_cap = cap;
-            }
-            char *name = malloc(tl + 1);
-            if (!name)
-                return fail_line(r, err, ATF_E_NOMEM, NULL, "out of memory");
-            memcpy(name, text, tl);
-            name[tl] = '\0';
-            r->symbols[r->info.symbol_count++] = (atf_scenario_symbol){ fid, name };
             continue;
         }
         int n = split(r->line, f);
@@ -338,50 +413,11 @@ static int read_header(atf_scenario_reader *r, atf_error *err)
             snprintf(r->info.name, sizeof r->info.name, "%s", f[1]);
         } else if (!strcmp(f[0], "layout") || !strcmp(f[0], "arch") || !strcmp(f[0], "os") ||
                    !strcmp(f[0], "clock_type")) {
-            if (n != 2)
-                return fail_line(r, err, ATF_E_FIELD, f[0], "%s: one value expected", f[0]);
-            if (num(r, err, f[1], 255, f[0], &v))
+            if (platform_record(r, err, f, n, have))
                 return -1;
-            int *have = f[0][0] == 'l' ? &have_layout : f[0][0] == 'a' ? &have_arch : f[0][0] == 'o' ? &have_os
-                                                                                                    : &have_clock;
-            if (*have)
-                return fail_line(r, err, ATF_E_FIELD, f[0], "%s given twice", f[0]);
-            *have = 1;
-            if (f[0][0] == 'l') {
-                if (v != 1 && v != 2)
-                    return fail_line(r, err, ATF_E_FIELD, "layout", "layout must be 1 or 2");
-                r->info.layout = (unsigned)v;
-            } else if (f[0][0] == 'a') {
-                if (v != ATF_ARCH_X86_64 && v != ATF_ARCH_ARM64)
-                    return fail_line(r, err, ATF_E_FIELD, "arch", "arch must be 1 (x86_64) or 2 (arm64)");
-                r->info.arch = (unsigned)v;
-            } else if (f[0][0] == 'o') {
-                if (v < 1 || v > 5)
-                    return fail_line(r, err, ATF_E_FIELD, "os", "os must be one of 1..5");
-                r->info.os = (unsigned)v;
-            } else {
-                if (v < 1 || v > 3)
-                    return fail_line(r, err, ATF_E_FIELD, "clock_type", "clock_type must be one of 1..3");
-                r->info.clock_type = (unsigned)v;
-            }
         } else if (!strcmp(f[0], "thread")) {
-            uint64_t id, tid, det;
-            if (n != 4)
-                return fail_line(r, err, ATF_E_FIELD, "thread", "thread: expected `thread ID OS_THREAD_ID DETAIL`");
-            if (num(r, err, f[1], UINT64_MAX, "id", &id) || num(r, err, f[2], UINT32_MAX, "os_thread_id", &tid) ||
-                num(r, err, f[3], 1, "detail", &det))
+            if (thread_record(r, err, f, n, &thread_cap))
                 return -1;
-            if (r->info.thread_count == ATF_SCENARIO_MAX_THREADS)
-                return fail_line(r, err, ATF_E_LIMIT, "thread", "more than %u threads", ATF_SCENARIO_MAX_THREADS);
-            if (r->info.thread_count == thread_cap) {
-                size_t cap = thread_cap ? thread_cap * 2 : 16;
-                atf_scenario_thread *nt = realloc(r->threads, cap * sizeof *nt);
-                if (!nt)
-                    return fail_line(r, err, ATF_E_NOMEM, NULL, "out of memory");
-                r->threads = nt;
-                thread_cap = cap;
-            }
-            r->threads[r->info.thread_count++] = (atf_scenario_thread){ id, (uint32_t)tid, (int)det };
         } else if (!strcmp(f[0], "events")) {
             if (n != 2)
                 return fail_line(r, err, ATF_E_FIELD, "events", "events: one value expected");
@@ -395,27 +431,7 @@ static int read_header(atf_scenario_reader *r, atf_error *err)
             return fail_line(r, err, ATF_E_FIELD, NULL, "unknown record `%.40s`", f[0]);
         }
     }
-    const char *missing = !r->info.name[0] ? "name" : !have_layout ? "layout" : !have_arch ? "arch"
-                        : !have_os ? "os" : !have_clock ? "clock_type" : !r->info.thread_count ? "thread" : NULL;
-    if (missing)
-        return fail_line(r, err, ATF_E_FIELD, missing, "no `%s` record before `events`%s", missing,
-                         !strcmp(missing, "thread") ? " (a session has at least one thread)" : "");
-    qsort(r->threads, r->info.thread_count, sizeof *r->threads, cmp_thread);
-    for (size_t i = 1; i < r->info.thread_count; i++)
-        if (r->threads[i].id == r->threads[i - 1].id)
-            return fail_line(r, err, ATF_E_FIELD, "thread", "thread %" PRIu64 " declared twice", r->threads[i].id);
-    if (r->info.symbol_count)
-        qsort(r->symbols, r->info.symbol_count, sizeof *r->symbols, cmp_symbol);
-    for (size_t i = 1; i < r->info.symbol_count; i++)
-        if (r->symbols[i].function_id == r->symbols[i - 1].function_id)
-            return fail_line(r, err, ATF_E_FIELD, "symbol", "symbol %" PRIu64 " declared twice",
-                             r->symbols[i].function_id);
-    r->state = calloc(r->info.thread_count, sizeof *r->state);
-    if (!r->state)
-        return fail_line(r, err, ATF_E_NOMEM, NULL, "out of memory");
-    r->info.threads = r->threads;
-    r->info.symbols = r->symbols;
-    return 0;
+    return finish_header(r, err, have);
 }
 
 atf_status atf_scenario_open(atf_scenario_reader **out, const char *path, atf_error *err)
@@ -479,6 +495,163 @@ static uint64_t le64(const uint8_t *p)
     return v;
 }
 
+/* The `end` record: the count matches, and only blank lines and comments
+ * follow. */
+static int read_end(atf_scenario_reader *r, atf_error *err, int n)
+{
+    if (n != 1)
+        return fail_line(r, err, ATF_E_FIELD, NULL, "`end` takes no value");
+    if (r->events_read != r->info.event_count)
+        return fail_line(r, err, ATF_E_COUNT, "events", "`end` after %" PRIu64 " events, `events` said %"
+                         PRIu64, r->events_read, r->info.event_count);
+    for (;;) {
+        int lr = read_line(r, err);
+        if (lr < 0)
+            return -1;
+        if (lr == 0)
+            break;
+        if (!is_blank_or_comment(r->line))
+            return fail_line(r, err, ATF_E_FIELD, NULL, "records after `end`");
+    }
+    r->done = 1;
+    return 0;
+}
+
+/* The payload's hex digits ("-": none) into r->payload. */
+static int read_payload(atf_scenario_reader *r, atf_error *err, const char *hex, size_t *size)
+{
+    size_t hl = strlen(hex);
+    if (!strcmp(hex, "-"))
+        hl = 0;
+    else if (hl % 2)
+        return fail_line(r, err, ATF_E_FIELD, "payload", "payload: odd number of hex digits");
+    size_t pl = hl / 2;
+    if (pl > ATF_SCENARIO_MAX_PAYLOAD)
+        return fail_line(r, err, ATF_E_LIMIT, "payload", "payload larger than %u bytes", ATF_SCENARIO_MAX_PAYLOAD);
+    if (pl > r->payload_cap) {
+        size_t cap = r->payload_cap ? r->payload_cap : 4096;
+        while (cap < pl)
+            cap *= 2;
+        uint8_t *np = realloc(r->payload, cap);
+        if (!np)
+            return fail_line(r, err, ATF_E_NOMEM, NULL, "out of memory");
+        r->payload = np;
+        r->payload_cap = cap;
+    }
+    for (size_t i = 0; i < pl; i++) {
+        int hi = hexval((unsigned char)hex[2 * i]), lo = hexval((unsigned char)hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return fail_line(r, err, ATF_E_FIELD, "payload", "payload: not a hex digit at byte %zu", 2 * i +
+                             (hi < 0 ? 0 : 1));
+        r->payload[i] = (uint8_t)(hi << 4 | lo);
+    }
+    *size = pl;
+    return 0;
+}
+
+/* arm64 function payloads are normative (SPEC 3.4). */
+static int check_arm64_payload(atf_scenario_reader *r, atf_error *err, size_t pl, uint64_t function_id)
+{
+    if (pl < ATF_ARM64_PAYLOAD_FIXED_SIZE)
+        return fail_line(r, err, ATF_E_FIELD, "payload", "arm64 payload shorter than 100 bytes (ARM-PAY-001)");
+    unsigned ss = (unsigned)r->payload[96] | (unsigned)r->payload[97] << 8;
+    if (ss > ATF_ARM64_STACK_MAX || pl != ATF_ARM64_PAYLOAD_FIXED_SIZE + ss)
+        return fail_line(r, err, ATF_E_FIELD, "payload", "arm64 payload is not 100 + stack_size bytes "
+                         "with stack_size <= 256 (ARM-PAY-002/003)");
+    if (r->payload[98] || r->payload[99])
+        return fail_line(r, err, ATF_E_FIELD, "payload", "arm64 payload reserved bytes not 0 (ARM-PAY-004)");
+    if (le64(r->payload) != function_id)
+        return fail_line(r, err, ATF_E_FIELD, "payload", "arm64 payload function_id differs from the "
+                         "event's (ARM-PAY-005)");
+    return 0;
+}
+
+/* The detail fields of an `e` record (f[7..10]) into ev. */
+static int read_detail(atf_scenario_reader *r, atf_error *err, char **f, atf_scenario_event *ev,
+                       const atf_scenario_thread *t, thread_state *s)
+{
+    uint64_t v;
+    if (!t->detail)
+        return fail_line(r, err, ATF_E_FIELD, "detail", "thread %" PRIu64 " has no detail lane (`thread` "
+                         "record with DETAIL 0)", ev->thread);
+    if (r->info.layout == 1 && s->details == UINT32_MAX - 1u)
+        return fail_line(r, err, ATF_E_LIMIT, NULL, "layout 1 holds at most 2^32-2 detail events per thread");
+    ev->has_detail = 1;
+    if (num(r, err, f[7], UINT16_MAX, "event_type", &v))
+        return -1;
+    ev->event_type = (uint16_t)v;
+    if (v != ATF_DETAIL_FUNCTION_CALL && v != ATF_DETAIL_FUNCTION_RETURN)
+        return fail_line(r, err, ATF_E_FIELD, "event_type", "event_type must be 3 or 4 (DET-EVT-003)");
+    if (num(r, err, f[8], UINT16_MAX, "flags", &v))
+        return -1;
+    ev->flags = (uint16_t)v;
+    if (num(r, err, f[9], UINT64_MAX, "timestamp", &ev->timestamp))
+        return -1;
+    if (ev->timestamp != ev->timestamp_ns)
+        return fail_line(r, err, ATF_E_FIELD, "timestamp", "the detail timestamp must equal timestamp_ns "
+                         "(LINK-007)");
+    size_t pl = 0;
+    if (read_payload(r, err, f[10], &pl))
+        return -1;
+    ev->payload = pl ? r->payload : NULL;
+    ev->payload_size = (uint32_t)pl;
+    if (r->info.arch == ATF_ARCH_ARM64 && check_arm64_payload(r, err, pl, ev->function_id))
+        return -1;
+    if (s->details && ev->timestamp < s->last_detail_ts)
+        return fail_line(r, err, ATF_E_FIELD, "timestamp", "detail timestamps go backwards (DET-EVT-004)");
+    s->last_detail_ts = ev->timestamp;
+    s->details++;
+    return 0;
+}
+
+/* An `e` record of n fields (8 or 11 with the keyword) into ev. */
+static int read_event(atf_scenario_reader *r, atf_error *err, char **f, int n, atf_scenario_event *ev)
+{
+    if (r->events_read == r->info.event_count)
+        return fail_line(r, err, ATF_E_COUNT, "events", "more `e` records than `events` said (%" PRIu64 ")",
+                         r->info.event_count);
+    if (n != 8 && n != 11)
+        return fail_line(r, err, ATF_E_FIELD, NULL, "an `e` record has 7 fields (no detail) or 10 fields "
+                         "(with detail), found %d", n - 1);
+    if (n == 8 && strcmp(f[7], "-") != 0)
+        return fail_line(r, err, ATF_E_FIELD, "detail", "the 7th field of an `e` record without detail is `-`");
+    memset(ev, 0, sizeof *ev);
+    uint64_t v;
+    if (num(r, err, f[1], UINT64_MAX, "thread", &ev->thread))
+        return -1;
+    if (!kit_scenario_thread_find(r->threads, r->info.thread_count, ev->thread, &ev->thread_index))
+        return fail_line(r, err, ATF_E_FIELD, "thread", "thread %" PRIu64 " has no `thread` record", ev->thread);
+    const atf_scenario_thread *t = &r->threads[ev->thread_index];
+    thread_state *s = &r->state[ev->thread_index];
+    if (num(r, err, f[2], UINT64_MAX, "timestamp_ns", &ev->timestamp_ns) ||
+        num(r, err, f[3], UINT64_MAX, "function_id", &ev->function_id) ||
+        num(r, err, f[4], UINT32_MAX, "event_kind", &v))
+        return -1;
+    ev->event_kind = (uint32_t)v;
+    if (v < 1 || v > 3)
+        return fail_line(r, err, ATF_E_FIELD, "event_kind", "event_kind must be 1, 2 or 3 (IDX-EVT-001)");
+    if (num(r, err, f[5], UINT32_MAX, "call_depth", &v))
+        return -1;
+    ev->call_depth = (uint32_t)v;
+    if (num(r, err, f[6], UINT32_MAX, "thread_id", &v))
+        return -1;
+    ev->thread_id = (uint32_t)v;
+    if (ev->thread_id != t->os_thread_id)
+        return fail_line(r, err, ATF_E_FIELD, "thread_id", "thread_id %" PRIu32 " differs from the thread's "
+                         "os_thread_id %" PRIu32 " (IDX-EVT-004)", ev->thread_id, t->os_thread_id);
+    if (s->events && ev->timestamp_ns < s->last_ts)
+        return fail_line(r, err, ATF_E_FIELD, "timestamp_ns", "timestamp_ns goes backwards in thread %" PRIu64
+                         " (IDX-EVT-003)", ev->thread);
+    if (r->info.layout == 1 && s->events == UINT32_MAX)
+        return fail_line(r, err, ATF_E_LIMIT, NULL, "layout 1 holds at most 2^32-1 events per thread");
+    if (n == 11 && read_detail(r, err, f, ev, t, s))
+        return -1;
+    s->last_ts = ev->timestamp_ns;
+    s->events++;
+    r->events_read++;
+    return 1;
+}
+
 int atf_scenario_next(atf_scenario_reader *r, atf_scenario_event *ev, atf_error *err)
 {
     if (!r || !ev)
@@ -500,138 +673,11 @@ int atf_scenario_next(atf_scenario_reader *r, atf_scenario_event *ev, atf_error 
         if (is_blank_or_comment(r->line))
             continue;
         int n = split(r->line, f);
-        if (!strcmp(f[0], "end")) {
-            if (n != 1)
-                return fail_line(r, err, ATF_E_FIELD, NULL, "`end` takes no value");
-            if (r->events_read != r->info.event_count)
-                return fail_line(r, err, ATF_E_COUNT, "events", "`end` after %" PRIu64 " events, `events` said %"
-                                 PRIu64, r->events_read, r->info.event_count);
-            /* Only blank lines and comments may follow. */
-            for (;;) {
-                lr = read_line(r, err);
-                if (lr < 0)
-                    return -1;
-                if (lr == 0)
-                    break;
-                if (!is_blank_or_comment(r->line))
-                    return fail_line(r, err, ATF_E_FIELD, NULL, "records after `end`");
-            }
-            r->done = 1;
-            return 0;
-        }
+        if (!strcmp(f[0], "end"))
+            return read_end(r, err, n);
         if (strcmp(f[0], "e") != 0)
             return fail_line(r, err, ATF_E_FIELD, NULL, "expected an `e` record or `end`, found `%.40s`", f[0]);
-        if (r->events_read == r->info.event_count)
-            return fail_line(r, err, ATF_E_COUNT, "events", "more `e` records than `events` said (%" PRIu64 ")",
-                             r->info.event_count);
-        if (n != 8 && n != 11)
-            return fail_line(r, err, ATF_E_FIELD, NULL, "an `e` record has 7 fields (no detail) or 10 fields "
-                             "(with detail), found %d", n - 1);
-        if (n == 8 && strcmp(f[7], "-") != 0)
-            return fail_line(r, err, ATF_E_FIELD, "detail", "the 7th field of an `e` record without detail is `-`");
-        memset(ev, 0, sizeof *ev);
-        uint64_t v;
-        if (num(r, err, f[1], UINT64_MAX, "thread", &ev->thread))
-            return -1;
-        if (!find_thread(r, ev->thread, &ev->thread_index))
-            return fail_line(r, err, ATF_E_FIELD, "thread", "thread %" PRIu64 " has no `thread` record", ev->thread);
-        const atf_scenario_thread *t = &r->threads[ev->thread_index];
-        thread_state *s = &r->state[ev->thread_index];
-        if (num(r, err, f[2], UINT64_MAX, "timestamp_ns", &ev->timestamp_ns) ||
-            num(r, err, f[3], UINT64_MAX, "function_id", &ev->function_id) ||
-            num(r, err, f[4], UINT32_MAX, "event_kind", &v))
-            return -1;
-        ev->event_kind = (uint32_t)v;
-        if (v < 1 || v > 3)
-            return fail_line(r, err, ATF_E_FIELD, "event_kind", "event_kind must be 1, 2 or 3 (IDX-EVT-001)");
-        if (num(r, err, f[5], UINT32_MAX, "call_depth", &v))
-            return -1;
-        ev->call_depth = (uint32_t)v;
-        if (num(r, err, f[6], UINT32_MAX, "thread_id", &v))
-            return -1;
-        ev->thread_id = (uint32_t)v;
-        if (ev->thread_id != t->os_thread_id)
-            return fail_line(r, err, ATF_E_FIELD, "thread_id", "thread_id %" PRIu32 " differs from the thread's "
-                             "os_thread_id %" PRIu32 " (IDX-EVT-004)", ev->thread_id, t->os_thread_id);
-        if (s->events && ev->timestamp_ns < s->last_ts)
-            return fail_line(r, err, ATF_E_FIELD, "timestamp_ns", "timestamp_ns goes backwards in thread %" PRIu64
-                             " (IDX-EVT-003)", ev->thread);
-        if (r->info.layout == 1 && s->events == UINT32_MAX)
-            return fail_line(r, err, ATF_E_LIMIT, NULL, "layout 1 holds at most 2^32-1 events per thread");
-        if (n == 11) {
-            if (!t->detail)
-                return fail_line(r, err, ATF_E_FIELD, "detail", "thread %" PRIu64 " has no detail lane (`thread` "
-                                 "record with DETAIL 0)", ev->thread);
-            if (r->info.layout == 1 && s->details == UINT32_MAX - 1u)
-                return fail_line(r, err, ATF_E_LIMIT, NULL, "layout 1 holds at most 2^32-2 detail events per thread");
-            ev->has_detail = 1;
-            if (num(r, err, f[7], UINT16_MAX, "event_type", &v))
-                return -1;
-            ev->event_type = (uint16_t)v;
-            if (v != ATF_DETAIL_FUNCTION_CALL && v != ATF_DETAIL_FUNCTION_RETURN)
-                return fail_line(r, err, ATF_E_FIELD, "event_type", "event_type must be 3 or 4 (DET-EVT-003)");
-            if (num(r, err, f[8], UINT16_MAX, "flags", &v))
-                return -1;
-            ev->flags = (uint16_t)v;
-            if (num(r, err, f[9], UINT64_MAX, "timestamp", &ev->timestamp))
-                return -1;
-            if (ev->timestamp != ev->timestamp_ns)
-                return fail_line(r, err, ATF_E_FIELD, "timestamp", "the detail timestamp must equal timestamp_ns "
-                                 "(LINK-007)");
-            const char *hex = f[10];
-            size_t hl = strlen(hex);
-            if (!strcmp(hex, "-"))
-                hl = 0;
-            else if (hl % 2)
-                return fail_line(r, err, ATF_E_FIELD, "payload", "payload: odd number of hex digits");
-            size_t pl = hl / 2;
-            if (pl > ATF_SCENARIO_MAX_PAYLOAD)
-                return fail_line(r, err, ATF_E_LIMIT, "payload", "payload larger than %u bytes",
-                                 ATF_SCENARIO_MAX_PAYLOAD);
-            if (pl > r->payload_cap) {
-                size_t cap = r->payload_cap ? r->payload_cap : 4096;
-                while (cap < pl)
-                    cap *= 2;
-                uint8_t *np = realloc(r->payload, cap);
-                if (!np)
-                    return fail_line(r, err, ATF_E_NOMEM, NULL, "out of memory");
-                r->payload = np;
-                r->payload_cap = cap;
-            }
-            for (size_t i = 0; i < pl; i++) {
-                int hi = hexval((unsigned char)hex[2 * i]), lo = hexval((unsigned char)hex[2 * i + 1]);
-                if (hi < 0 || lo < 0)
-                    return fail_line(r, err, ATF_E_FIELD, "payload", "payload: not a hex digit at byte %zu", 2 * i +
-                                     (hi < 0 ? 0 : 1));
-                r->payload[i] = (uint8_t)(hi << 4 | lo);
-            }
-            ev->payload = pl ? r->payload : NULL;
-            ev->payload_size = (uint32_t)pl;
-            if (r->info.arch == ATF_ARCH_ARM64) {
-                /* arm64 function payloads are normative (SPEC 3.4). */
-                if (pl < ATF_ARM64_PAYLOAD_FIXED_SIZE)
-                    return fail_line(r, err, ATF_E_FIELD, "payload", "arm64 payload shorter than 100 bytes "
-                                     "(ARM-PAY-001)");
-                unsigned ss = (unsigned)r->payload[96] | (unsigned)r->payload[97] << 8;
-                if (ss > ATF_ARM64_STACK_MAX || pl != ATF_ARM64_PAYLOAD_FIXED_SIZE + ss)
-                    return fail_line(r, err, ATF_E_FIELD, "payload", "arm64 payload is not 100 + stack_size bytes "
-                                     "with stack_size <= 256 (ARM-PAY-002/003)");
-                if (r->payload[98] || r->payload[99])
-                    return fail_line(r, err, ATF_E_FIELD, "payload", "arm64 payload reserved bytes not 0 "
-                                     "(ARM-PAY-004)");
-                if (le64(r->payload) != ev->function_id)
-                    return fail_line(r, err, ATF_E_FIELD, "payload", "arm64 payload function_id differs from the "
-                                     "event's (ARM-PAY-005)");
-            }
-            if (s->details && ev->timestamp < s->last_detail_ts)
-                return fail_line(r, err, ATF_E_FIELD, "timestamp", "detail timestamps go backwards (DET-EVT-004)");
-            s->last_detail_ts = ev->timestamp;
-            s->details++;
-        }
-        s->last_ts = ev->timestamp_ns;
-        s->events++;
-        r->events_read++;
-        return 1;
+        return read_event(r, err, f, n, ev);
     }
 }
 

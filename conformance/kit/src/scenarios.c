@@ -105,6 +105,16 @@ static void put64(uint8_t *p, uint64_t v)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* n pseudo-random bytes at the start of g->payload. */
+static void random_payload(gen *g, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i += 8) {
+        uint64_t r = next(g);
+        for (uint32_t k = 0; k < 8 && i + k < n; k++)
+            g->payload[i + k] = (uint8_t)(r >> (8 * k));
+    }
+}
+
 static uint32_t make_payload(gen *g, const payload_policy *pp, uint64_t fid, uint32_t forced_size)
 {
     if (pp->kind == PAY_OPAQUE) {
@@ -113,11 +123,7 @@ static uint32_t make_payload(gen *g, const payload_policy *pp, uint64_t fid, uin
                    : below(g, 16) == 0 ? 0 : (uint32_t)below(g, (uint64_t)pp->opaque_max + 1);
         if (n > sizeof g->payload)
             n = sizeof g->payload;
-        for (uint32_t i = 0; i < n; i += 8) {
-            uint64_t r = next(g);
-            for (uint32_t k = 0; k < 8 && i + k < n; k++)
-                g->payload[i + k] = (uint8_t)(r >> (8 * k));
-        }
+        random_payload(g, n);
         return n;
     }
     unsigned ss = pp->kind == PAY_ARM64_STACK ? pp->stack_size : (unsigned)below(g, (uint64_t)pp->stack_size + 1);
@@ -128,11 +134,7 @@ static uint32_t make_payload(gen *g, const payload_policy *pp, uint64_t fid, uin
          * are opaque bytes (SPEC 3.4, errata E-9); the same sizes as the arm64
          * payloads would have (100 + stack), random bytes. */
         uint32_t n = 100u + ss;
-        for (uint32_t i = 0; i < n; i += 8) {
-            uint64_t r = next(g);
-            for (uint32_t k = 0; k < 8 && i + k < n; k++)
-                g->payload[i + k] = (uint8_t)(r >> (8 * k));
-        }
+        random_payload(g, n);
         return n;
     }
     put64(g->payload, fid);
@@ -171,6 +173,21 @@ static void emit(gen *g, size_t ti, uint64_t ts, uint64_t fid, uint32_t kind, ui
     g->emitted++;
 }
 
+/* Room for one more frame on s. @return 0, or -1 (g->status: no memory). */
+static int grow_stack(gen *g, frame_stack *s)
+{
+    if (s->depth < s->cap)
+        return 0;
+    uint64_t *n = realloc(s->fid, (size_t)s->cap * 2 * sizeof *n);
+    if (!n) {
+        g->status = ATF_E_NOMEM;
+        return -1;
+    }
+    s->fid = n;
+    s->cap *= 2;
+    return 0;
+}
+
 /* One step of a random call tree on thread ti: a call, a return, or (with
  * probability p_exc percent) an exception that unwinds the innermost frame. */
 static void step(gen *g, size_t ti, uint32_t max_depth, unsigned p_exc, int detail, const payload_policy *pp)
@@ -183,15 +200,8 @@ static void step(gen *g, size_t ti, uint32_t max_depth, unsigned p_exc, int deta
         emit(g, ti, g->ts, fid, ATF_EVENT_EXCEPTION, s->depth, detail, flags, pp, UINT32_MAX);
     } else if (s->depth == 0 || (s->depth < max_depth && r < p_exc + (100 - p_exc) * 55 / 100)) {
         uint64_t fid = pick_function(g);
-        if (s->depth == s->cap) {
-            uint64_t *n = realloc(s->fid, (size_t)s->cap * 2 * sizeof *n);
-            if (!n) {
-                g->status = ATF_E_NOMEM;
-                return;
-            }
-            s->fid = n;
-            s->cap *= 2;
-        }
+        if (grow_stack(g, s))
+            return;
         emit(g, ti, g->ts, fid, ATF_EVENT_CALL, s->depth, detail, flags, pp, UINT32_MAX);
         s->fid[s->depth++] = fid;
     } else {
@@ -265,15 +275,8 @@ static void s_deep(gen *g)
     for (uint64_t i = 0; i < half && !g->status; i++) { /* descend */
         g->ts += 1 + below(g, 20);
         uint64_t fid = pick_function(g);
-        if (s->depth == s->cap) {
-            uint64_t *n = realloc(s->fid, (size_t)s->cap * 2 * sizeof *n);
-            if (!n) {
-                g->status = ATF_E_NOMEM;
-                return;
-            }
-            s->fid = n;
-            s->cap *= 2;
-        }
+        if (grow_stack(g, s))
+            return;
         emit(g, 0, g->ts, fid, ATF_EVENT_CALL, s->depth, i % 4096 == 0, 0, &pp, UINT32_MAX);
         s->fid[s->depth++] = fid;
     }

@@ -20,7 +20,7 @@
 #include <atf/reader.h>
 #include <atf/session.h>
 
-#include "internal.h"   /* the codec's: atf_make_dirs */
+#include "internal.h"   /* the codec's: atf_make_dirs, atf_thread_dir_id */
 #include "kit_internal.h"
 
 /* ---- The kit's own checks ------------------------------------------------ */
@@ -207,37 +207,10 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int parse_thread_dir(const char *name, uint64_t *id)
-{
-    if (strncmp(name, "thread_", 7) != 0 || !name[7])
-        return 0;
-    const char *s = name + 7;
-    if (s[0] == '0' && s[1])
-        return 0;  /* no leading zeros: not a thread directory name */
-    uint64_t v = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return 0;
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return 0;
-        v = v * 10 + d;
-    }
-    *id = v;
-    return 1;
-}
-
 static const atf_scenario_thread *find_scen_thread(const atf_scenario_info *info, uint64_t id)
 {
-    size_t lo = 0, hi = info->thread_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (info->threads[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < info->thread_count && info->threads[lo].id == id ? &info->threads[lo] : NULL;
+    size_t i;
+    return kit_scenario_thread_find(info->threads, info->thread_count, id, &i) ? &info->threads[i] : NULL;
 }
 
 /* @empty_false[i] is set when the manifest says has_detail false for
@@ -329,11 +302,24 @@ static void check_manifest(scen_result *r, unsigned max_mm, const char *session,
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         uint64_t id;
-        if (parse_thread_dir(e->d_name, &id) && !find_scen_thread(info, id))
+        if (atf_thread_dir_id(e->d_name, &id) && !find_scen_thread(info, id))
             add_mm(r, max_mm, K_SES_001, CAT_DEFAULT, e->d_name, UINT64_MAX, NULL,
                    "directory for a thread the scenario does not have");
     }
     closedir(d);
+}
+
+/* The header fields an index and a detail file share: version (the layout),
+ * arch, os; mismatches under `check` (K_HDR_001 index, K_HDR_002 detail). */
+static void check_platform(scen_result *r, unsigned max_mm, int check, const char *f, const atf_scenario_info *info,
+                           unsigned version, unsigned arch, unsigned os)
+{
+#define HDR(cond, field, exp, act) \
+    if (!(cond)) add_mm(r, max_mm, check, CAT_DEFAULT, f, UINT64_MAX, field, "header " field " is %u, expected %u", act, exp)
+    HDR(version == info->layout, "version", info->layout, version);
+    HDR(arch == info->arch, "arch", info->arch, arch);
+    HDR(os == r->expect_os, "os", r->expect_os, os);
+#undef HDR
 }
 
 static void open_thread(scen_result *r, unsigned max_mm, const char *session, const atf_scenario_info *info,
@@ -365,11 +351,9 @@ static void open_thread(scen_result *r, unsigned max_mm, const char *session, co
         ct->ix_count = atf_index_reader_count(ct->ix);
         const atf_index_header *h = atf_index_reader_header(ct->ix);
         const char *f = ct->rel_index;
+        check_platform(r, max_mm, K_HDR_001, f, info, h->version, h->arch, h->os);
 #define HDR(cond, field, fmt, exp, act) \
     if (!(cond)) add_mm(r, max_mm, K_HDR_001, CAT_DEFAULT, f, UINT64_MAX, field, "header " field " is " fmt ", expected " fmt, act, exp)
-        HDR(h->version == info->layout, "version", "%u", info->layout, (unsigned)h->version);
-        HDR(h->arch == info->arch, "arch", "%u", info->arch, (unsigned)h->arch);
-        HDR(h->os == r->expect_os, "os", "%u", r->expect_os, (unsigned)h->os);
         HDR(h->clock_type == r->expect_clock, "clock_type", "%u", r->expect_clock, (unsigned)h->clock_type);
         HDR(h->thread_id == t->os_thread_id, "thread_id", "%" PRIu32, t->os_thread_id, h->thread_id);
         /* has_detail_file follows the file (LINK-005): a lane that recorded
@@ -393,13 +377,10 @@ static void open_thread(scen_result *r, unsigned max_mm, const char *session, co
             ct->dx_count = atf_detail_reader_count(ct->dx);
             const atf_detail_header *h = atf_detail_reader_header(ct->dx);
             const char *f = ct->rel_detail;
-#define HDR(cond, field, fmt, exp, act) \
-    if (!(cond)) add_mm(r, max_mm, K_HDR_002, CAT_DEFAULT, f, UINT64_MAX, field, "header " field " is " fmt ", expected " fmt, act, exp)
-            HDR(h->version == info->layout, "version", "%u", info->layout, (unsigned)h->version);
-            HDR(h->arch == info->arch, "arch", "%u", info->arch, (unsigned)h->arch);
-            HDR(h->os == r->expect_os, "os", "%u", r->expect_os, (unsigned)h->os);
-            HDR(h->thread_id == t->os_thread_id, "thread_id", "%" PRIu32, t->os_thread_id, h->thread_id);
-#undef HDR
+            check_platform(r, max_mm, K_HDR_002, f, info, h->version, h->arch, h->os);
+            if (h->thread_id != t->os_thread_id)
+                add_mm(r, max_mm, K_HDR_002, CAT_DEFAULT, f, UINT64_MAX, "thread_id",
+                       "header thread_id is %" PRIu32 ", expected %" PRIu32, h->thread_id, t->os_thread_id);
         }
     }
     free(ip);
@@ -1114,6 +1095,134 @@ static void text_summary(FILE *out, const run_ctx *c)
     free(t);
 }
 
+/* The adapter's run of one scenario in the JSON report: null when it did not
+ * run, else its status, exit code or signal, time and stderr. */
+static void json_adapter(FILE *out, const scen_result *r)
+{
+    if (r->skipped || r->not_applicable) {
+        fputs("null", out);
+        return;
+    }
+    if (r->proc.state == KIT_PROC_SPAWN_FAILED) {
+        fputs("{\"status\":\"spawn-failed\",\"error\":", out);
+        kit_json_string(out, r->proc.spawn_error);
+        fputc('}', out);
+        return;
+    }
+    static const char *names[] = { "exited", "signaled", "timeout", "spawn-failed" };
+    fprintf(out, "{\"status\":\"%s\",\"exit_code\":", names[r->proc.state]);
+    if (r->proc.state == KIT_PROC_EXITED)
+        fprintf(out, "%d", r->proc.exit_code);
+    else
+        fputs("null", out);
+    fputs(",\"signal\":", out);
+    if (r->proc.state == KIT_PROC_SIGNALED)
+        fprintf(out, "%d", r->proc.signal);
+    else
+        fputs("null", out);
+    fprintf(out, ",\"seconds\":%.3f,\"stderr_bytes\":%" PRIu64 ",\"stderr\":", r->proc.seconds,
+            r->proc.err_total);
+    kit_json_string(out, r->proc.err_head);
+    fputc('}', out);
+}
+
+/* The validator's verdict on one scenario's session in the JSON report. */
+static void json_validation(FILE *out, const scen_result *r, int strict)
+{
+    if (!r->v.ran) {
+        fputs("null", out);
+        return;
+    }
+    fprintf(out, "{\"errors\":%" PRIu64 ",\"warnings\":%" PRIu64 ",\"clauses_checked\":[", r->v.errors,
+            r->v.warnings);
+    for (size_t i = 0; i < r->v.checked_count; i++)
+        fprintf(out, "%s\"%s\"", i ? "," : "", r->v.checked[i]);
+    fputs("],\"findings\":[", out);
+    for (size_t i = 0; i < r->v.finding_count; i++) {
+        const kit_vfinding *f = &r->v.findings[i];
+        fprintf(out, "%s{\"clause\":\"%s\",\"severity\":\"%s\",\"fails\":%s,\"file\":", i ? "," : "",
+                f->clause, f->error ? "error" : "warning", finding_fails(f, strict) ? "true" : "false");
+        kit_json_string(out, f->file);
+        if (f->offset == UINT64_MAX)
+            fputs(",\"offset\":null", out);
+        else
+            fprintf(out, ",\"offset\":%" PRIu64, f->offset);
+        fputs(",\"field\":", out);
+        kit_json_string(out, f->field);
+        fputs(",\"message\":", out);
+        kit_json_string(out, f->message);
+        fputc('}', out);
+    }
+    fputs("]}", out);
+}
+
+/* The kit's own checks of one scenario: failures per check that ran, then
+ * each mismatch. */
+static void json_checks(FILE *out, const scen_result *r, int strict)
+{
+    fputs(",\"checks\":{", out);
+    int first = 1;
+    for (int k = 0; k < K_COUNT; k++) {
+        if (!r->check_ran[k])
+            continue;
+        fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", KIT_CHECKS[k].id, r->check_failures[k]);
+        first = 0;
+    }
+    fputs("},\"mismatches\":[", out);
+    for (size_t i = 0; i < r->mm_count; i++) {
+        const mismatch *m = &r->mm[i];
+        fprintf(out, "%s{\"check\":\"%s\",\"category\":\"%s\",\"fails\":%s,\"file\":", i ? "," : "",
+                KIT_CHECKS[m->check].id, CAT_NAMES[m->category],
+                category_fails(m->category, strict) ? "true" : "false");
+        kit_json_string(out, m->file);
+        if (m->seq == UINT64_MAX)
+            fputs(",\"seq\":null", out);
+        else
+            fprintf(out, ",\"seq\":%" PRIu64, m->seq);
+        fputs(",\"field\":", out);
+        kit_json_string(out, m->field[0] ? m->field : NULL);
+        fputs(",\"message\":", out);
+        kit_json_string(out, m->message);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
+/* One scenario's object in the JSON report. */
+static void json_scenario(FILE *out, const run_ctx *c, const scen_result *r)
+{
+    kit_json_string(out, r->name);
+    fputs(",\"description\":", out);
+    kit_json_string(out, r->description);
+    fputs(",\"source\":", out);
+    kit_json_string(out, r->source);
+    fprintf(out, ",\"layout\":%u,\"events\":%" PRIu64 ",\"threads\":%zu,\"verdict\":\"%s\",\"seconds\":%.3f",
+            r->layout, r->events, r->threads, verdict_key(r), r->seconds);
+    fputs(",\"skip_reason\":", out);
+    kit_json_string(out, r->skipped ? r->skip_reason : r->not_applicable ? r->na_reason : NULL);
+    fputs(",\"adapted\":", out);
+    kit_json_string(out, r->adapted[0] ? r->adapted : NULL);
+    fputs(",\"adapter\":", out);
+    json_adapter(out, r);
+    fputs(",\"validation\":", out);
+    json_validation(out, r, c->o->strict);
+    json_checks(out, r, c->o->strict);
+    fputs(",\"failed_clauses\":[", out);
+    /* Every clause or check that failed in this scenario, sorted. */
+    size_t nt = 0;
+    clause_total *t = build_totals(c, &nt);
+    int firstc = 1;
+    for (size_t i = 0; i < nt; i++)
+        if (clause_status(r, t[i].id, c->o->strict) == 3) {
+            fprintf(out, "%s\"%s\"", firstc ? "" : ",", t[i].id);
+            firstc = 0;
+        }
+    free(t);
+    fputs("],\"kept\":", out);
+    kit_json_string(out, r->kept);
+    fputc('}', out);
+}
+
 static void json_report(FILE *out, const run_ctx *c)
 {
     run_counts n = count_results(c);
@@ -1134,111 +1243,8 @@ static void json_report(FILE *out, const run_ctx *c)
     }
     fputs("],\"scenarios\":[", out);
     for (size_t s = 0; s < c->count; s++) {
-        const scen_result *r = &c->res[s];
         fputs(s ? ",{\"name\":" : "{\"name\":", out);
-        kit_json_string(out, r->name);
-        fputs(",\"description\":", out);
-        kit_json_string(out, r->description);
-        fputs(",\"source\":", out);
-        kit_json_string(out, r->source);
-        fprintf(out, ",\"layout\":%u,\"events\":%" PRIu64 ",\"threads\":%zu,\"verdict\":\"%s\",\"seconds\":%.3f",
-                r->layout, r->events, r->threads, verdict_key(r), r->seconds);
-        fputs(",\"skip_reason\":", out);
-        kit_json_string(out, r->skipped ? r->skip_reason : r->not_applicable ? r->na_reason : NULL);
-        fputs(",\"adapted\":", out);
-        kit_json_string(out, r->adapted[0] ? r->adapted : NULL);
-        fputs(",\"adapter\":", out);
-        if (r->skipped || r->not_applicable || r->proc.state == KIT_PROC_SPAWN_FAILED) {
-            if (r->skipped || r->not_applicable) {
-                fputs("null", out);
-            } else {
-                fputs("{\"status\":\"spawn-failed\",\"error\":", out);
-                kit_json_string(out, r->proc.spawn_error);
-                fputc('}', out);
-            }
-        } else {
-            static const char *names[] = { "exited", "signaled", "timeout", "spawn-failed" };
-            fprintf(out, "{\"status\":\"%s\",\"exit_code\":", names[r->proc.state]);
-            if (r->proc.state == KIT_PROC_EXITED)
-                fprintf(out, "%d", r->proc.exit_code);
-            else
-                fputs("null", out);
-            fputs(",\"signal\":", out);
-            if (r->proc.state == KIT_PROC_SIGNALED)
-                fprintf(out, "%d", r->proc.signal);
-            else
-                fputs("null", out);
-            fprintf(out, ",\"seconds\":%.3f,\"stderr_bytes\":%" PRIu64 ",\"stderr\":", r->proc.seconds,
-                    r->proc.err_total);
-            kit_json_string(out, r->proc.err_head);
-            fputc('}', out);
-        }
-        fputs(",\"validation\":", out);
-        if (!r->v.ran) {
-            fputs("null", out);
-        } else {
-            fprintf(out, "{\"errors\":%" PRIu64 ",\"warnings\":%" PRIu64 ",\"clauses_checked\":[", r->v.errors,
-                    r->v.warnings);
-            for (size_t i = 0; i < r->v.checked_count; i++)
-                fprintf(out, "%s\"%s\"", i ? "," : "", r->v.checked[i]);
-            fputs("],\"findings\":[", out);
-            for (size_t i = 0; i < r->v.finding_count; i++) {
-                const kit_vfinding *f = &r->v.findings[i];
-                fprintf(out, "%s{\"clause\":\"%s\",\"severity\":\"%s\",\"fails\":%s,\"file\":", i ? "," : "",
-                        f->clause, f->error ? "error" : "warning",
-                        finding_fails(f, c->o->strict) ? "true" : "false");
-                kit_json_string(out, f->file);
-                if (f->offset == UINT64_MAX)
-                    fputs(",\"offset\":null", out);
-                else
-                    fprintf(out, ",\"offset\":%" PRIu64, f->offset);
-                fputs(",\"field\":", out);
-                kit_json_string(out, f->field);
-                fputs(",\"message\":", out);
-                kit_json_string(out, f->message);
-                fputc('}', out);
-            }
-            fputs("]}", out);
-        }
-        fputs(",\"checks\":{", out);
-        int first = 1;
-        for (int k = 0; k < K_COUNT; k++) {
-            if (!r->check_ran[k])
-                continue;
-            fprintf(out, "%s\"%s\":%" PRIu64, first ? "" : ",", KIT_CHECKS[k].id, r->check_failures[k]);
-            first = 0;
-        }
-        fputs("},\"mismatches\":[", out);
-        for (size_t i = 0; i < r->mm_count; i++) {
-            const mismatch *m = &r->mm[i];
-            fprintf(out, "%s{\"check\":\"%s\",\"category\":\"%s\",\"fails\":%s,\"file\":", i ? "," : "",
-                    KIT_CHECKS[m->check].id, CAT_NAMES[m->category],
-                    category_fails(m->category, c->o->strict) ? "true" : "false");
-            kit_json_string(out, m->file);
-            if (m->seq == UINT64_MAX)
-                fputs(",\"seq\":null", out);
-            else
-                fprintf(out, ",\"seq\":%" PRIu64, m->seq);
-            fputs(",\"field\":", out);
-            kit_json_string(out, m->field[0] ? m->field : NULL);
-            fputs(",\"message\":", out);
-            kit_json_string(out, m->message);
-            fputc('}', out);
-        }
-        fputs("],\"failed_clauses\":[", out);
-        /* Every clause or check that failed in this scenario, sorted. */
-        size_t nt = 0;
-        clause_total *t = build_totals(c, &nt);
-        int firstc = 1;
-        for (size_t i = 0; i < nt; i++)
-            if (clause_status(r, t[i].id, c->o->strict) == 3) {
-                fprintf(out, "%s\"%s\"", firstc ? "" : ",", t[i].id);
-                firstc = 0;
-            }
-        free(t);
-        fputs("],\"kept\":", out);
-        kit_json_string(out, r->kept);
-        fputc('}', out);
+        json_scenario(out, c, &c->res[s]);
     }
     fputs("],\"clauses\":[", out);
     size_t nt = 0;
@@ -1428,6 +1434,184 @@ static scen_result *new_result(run_ctx *c)
     return r;
 }
 
+/* The built-in scenarios the options select into sel (room for all of them):
+ * every one but the slow ones without names, else each name or prefix
+ * (`--scenario platform_`, `--scenario x86`) selects every scenario it
+ * starts, slow ones only when named in full. @return 0, or -1 on an unknown
+ * name (err filled). */
+static int select_builtins(const atf_conform_writer_options *o, const atf_builtin_scenario **sel, size_t *nsel,
+                           atf_error *err)
+{
+    size_t nb = atf_builtin_scenario_count();
+    if (!o->scenario_count) {
+        if (!o->scenario_file_count)
+            for (size_t i = 0; i < nb; i++) {
+                const atf_builtin_scenario *s = atf_builtin_scenario_at(i);
+                if (!(o->no_slow && s->slow))
+                    sel[(*nsel)++] = s;
+            }
+        return 0;
+    }
+    for (size_t i = 0; i < o->scenario_count; i++) {
+        const atf_builtin_scenario *s = atf_builtin_scenario_find(o->scenarios[i]);
+        size_t matched = 0;
+        for (size_t j = 0; j < nb; j++) {
+            const atf_builtin_scenario *b = atf_builtin_scenario_at(j);
+            if (s ? b != s : strncmp(b->name, o->scenarios[i], strlen(o->scenarios[i])) != 0)
+                continue;
+            matched++;
+            if (!s && o->no_slow && b->slow)
+                continue;
+            size_t k = 0;
+            while (k < *nsel && sel[k] != b)
+                k++;
+            if (k == *nsel)
+                sel[(*nsel)++] = b;   /* each scenario once, whatever names and prefixes select it */
+        }
+        if (!matched || !*o->scenarios[i]) {
+            kit_status_fail(err, ATF_E_NOT_FOUND, NULL, "no built-in scenario is named or starts with '%s' "
+                            "(see --list)", o->scenarios[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Scenario files are read completely (into probes) before anything runs.
+ * Names must be unique: each one names a work directory. @return 0, or -1
+ * with err filled. */
+static int read_scenario_files(const atf_conform_writer_options *o, const atf_builtin_scenario **sel, size_t nsel,
+                               scen_result *probes, atf_error *err)
+{
+    for (size_t i = 0; i < o->scenario_file_count; i++) {
+        if (precheck(o->scenario_files[i], &probes[i], err) != ATF_OK)
+            return -1;
+        for (size_t j = 0; j < nsel + i; j++) {
+            const char *other = j < nsel ? sel[j]->name : probes[j - nsel].name;
+            if (!strcmp(other, probes[i].name)) {
+                kit_status_fail(err, ATF_E_ARG, o->scenario_files[i], "a scenario named '%s' is already selected",
+                                other);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The work directory: --keep's (created if need be), else a new temporary
+ * one (*temp set). NULL with err filled when neither can be had. */
+static char *open_work_dir(const atf_conform_writer_options *o, int *temp, atf_error *err)
+{
+    char *work = NULL;
+    *temp = 0;
+    if (o->keep_dir) {
+        struct stat kst;
+        if (atf_make_dirs(o->keep_dir) != 0 || stat(o->keep_dir, &kst) != 0 || !S_ISDIR(kst.st_mode) ||
+            access(o->keep_dir, W_OK | X_OK) != 0) {
+            int e = errno;
+            kit_status_fail(err, ATF_E_IO, o->keep_dir, "--keep: %s",
+                            stat(o->keep_dir, &kst) == 0 && !S_ISDIR(kst.st_mode) ? "not a directory"
+                                                                                  : strerror(e));
+            return NULL;
+        }
+        work = kit_strdup(o->keep_dir);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        work = kit_sprintf("%s/atf-conform-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (work && !mkdtemp(work)) {
+            kit_status_fail(err, ATF_E_IO, work, "cannot create a temporary directory: %s", strerror(errno));
+            free(work);
+            return NULL;
+        }
+        *temp = 1;
+    }
+    if (!work)
+        kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
+    return work;
+}
+
+/* Runs the selected built-ins, then the scenario files, in the work
+ * directory; the text report follows as each one ends. */
+static int run_scenarios(FILE *out, FILE *log, run_ctx *c, const atf_builtin_scenario **sel, size_t nsel,
+                         const scen_result *probes, const char *work, atf_error *err)
+{
+    const atf_conform_writer_options *o = c->o;
+    FILE *plog = o->format == ATF_CONFORM_TEXT ? NULL : log;
+    for (size_t i = 0; i < nsel + o->scenario_file_count; i++) {
+        scen_result *r = new_result(c);
+        if (!r) {
+            kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
+            return ATF_CONFORM_ERROR;
+        }
+        if (i < nsel) {
+            const atf_builtin_scenario *b = sel[i];
+            snprintf(r->name, sizeof r->name, "%s", b->name);
+            snprintf(r->description, sizeof r->description, "%s", b->description);
+            r->source = "builtin";
+            r->layout = b->layout;
+            r->events = b->events;
+            run_one(c, r, work, NULL, b, plog);
+        } else {
+            const char *path = o->scenario_files[i - nsel];
+            *r = probes[i - nsel];   /* what precheck() read (name, layout, platform...); nothing run yet */
+            r->source = path;
+            run_one(c, r, work, path, NULL, plog);
+        }
+        if (o->format == ATF_CONFORM_TEXT) {
+            text_scenario(out, r, o->strict);
+            fflush(out);
+        }
+    }
+    return ATF_CONFORM_PASS;
+}
+
+/* The verdict of a finished run, and its report in the chosen format. A
+ * run that tested nothing is no pass. */
+static int report_run(FILE *out, run_ctx *c, atf_error *err)
+{
+    int rc = ATF_CONFORM_PASS;
+    for (size_t i = 0; i < c->count; i++)
+        if (!c->res[i].skipped && !c->res[i].not_applicable && !c->res[i].pass)
+            rc = ATF_CONFORM_FAIL;
+    run_counts n = count_results(c);
+    if (n.passed + n.failed == 0) {
+        const scen_result *why = NULL;
+        for (size_t i = 0; i < c->count && !why; i++)
+            if (c->res[i].skipped)
+                why = &c->res[i];
+        snprintf(c->error, sizeof c->error, "no scenario was tested: %zu skipped, %zu not applicable%s%.250s",
+                 n.skipped, n.not_applicable, why ? "; first skip: " : "", why ? why->skip_reason : "");
+        kit_status_fail(err, ATF_E_NOT_FOUND, NULL, "%s", c->error);
+        rc = ATF_CONFORM_ERROR;
+    }
+    if (c->o->format == ATF_CONFORM_TEXT)
+        text_summary(out, c);
+    else if (c->o->format == ATF_CONFORM_JSON)
+        json_report(out, c);
+    else
+        junit_report(out, c);
+    if (fflush(out) != 0 || ferror(out)) {
+        kit_status_fail(err, ATF_E_IO, NULL, "cannot write the report");
+        rc = ATF_CONFORM_ERROR;
+    }
+    return rc;
+}
+
+static void free_results(run_ctx *c)
+{
+    for (size_t i = 0; i < c->count; i++) {
+        scen_result *r = &c->res[i];
+        kit_vresult_free(&r->v);
+        for (size_t k = 0; k < r->mm_count; k++) {
+            free(r->mm[k].file);
+            free(r->mm[k].message);
+        }
+        free(r->mm);
+        free(r->kept);
+    }
+    free(c->res);
+}
+
 static int writer_run(FILE *out, FILE *log, const atf_conform_writer_options *o, atf_error *err, int *reported)
 {
     if (!out || !o || !o->adapter || !*o->adapter) {
@@ -1439,192 +1623,39 @@ static int writer_run(FILE *out, FILE *log, const atf_conform_writer_options *o,
         return ATF_CONFORM_ERROR;
     }
     /* Resolve what to run, and refuse unknown names and bad files before running anything. */
-    size_t nb = atf_builtin_scenario_count();
-    const atf_builtin_scenario **sel = calloc(nb + o->scenario_count + 1, sizeof *sel);
-    if (!sel) {
-        kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
-        return ATF_CONFORM_ERROR;
-    }
     size_t nsel = 0;
-    if (o->scenario_count) {
-        /* A name, or a prefix (`--scenario platform_`, `--scenario x86`):
-         * every scenario it starts, slow ones only when named in full. */
-        for (size_t i = 0; i < o->scenario_count; i++) {
-            const atf_builtin_scenario *s = atf_builtin_scenario_find(o->scenarios[i]);
-            size_t matched = 0;
-            for (size_t j = 0; j < nb; j++) {
-                const atf_builtin_scenario *b = atf_builtin_scenario_at(j);
-                if (s ? b != s : strncmp(b->name, o->scenarios[i], strlen(o->scenarios[i])) != 0)
-                    continue;
-                matched++;
-                if (!s && o->no_slow && b->slow)
-                    continue;
-                size_t k = 0;
-                while (k < nsel && sel[k] != b)
-                    k++;
-                if (k == nsel)
-                    sel[nsel++] = b;   /* each scenario once, whatever names and prefixes select it */
-            }
-            if (!matched || !*o->scenarios[i]) {
-                kit_status_fail(err, ATF_E_NOT_FOUND, NULL, "no built-in scenario is named or starts with '%s' "
-                                "(see --list)", o->scenarios[i]);
-                free(sel);
-                return ATF_CONFORM_ERROR;
-            }
-        }
-    } else if (!o->scenario_file_count) {
-        for (size_t i = 0; i < nb; i++) {
-            const atf_builtin_scenario *s = atf_builtin_scenario_at(i);
-            if (!(o->no_slow && s->slow))
-                sel[nsel++] = s;
-        }
-    }
+    const atf_builtin_scenario **sel = calloc(atf_builtin_scenario_count() + o->scenario_count + 1, sizeof *sel);
+    scen_result *probes = calloc(o->scenario_file_count + 1, sizeof *probes);
     run_ctx c;
     memset(&c, 0, sizeof c);
     c.o = o;
     c.max_mm = o->max_mismatches ? o->max_mismatches : 10;
-    /* Scenario files are read completely before anything runs. Names must
-     * be unique: each one names a work directory. */
-    scen_result *probes = calloc(o->scenario_file_count + 1, sizeof *probes);
-    if (!probes) {
-        kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
-        free(sel);
-        return ATF_CONFORM_ERROR;
-    }
-    for (size_t i = 0; i < o->scenario_file_count; i++) {
-        if (precheck(o->scenario_files[i], &probes[i], err) != ATF_OK) {
-            free(probes);
-            free(sel);
-            return ATF_CONFORM_ERROR;
-        }
-        for (size_t j = 0; j < nsel + i; j++) {
-            const char *other = j < nsel ? sel[j]->name : probes[j - nsel].name;
-            if (!strcmp(other, probes[i].name)) {
-                kit_status_fail(err, ATF_E_ARG, o->scenario_files[i], "a scenario named '%s' is already selected",
-                                other);
-                free(probes);
-                free(sel);
-                return ATF_CONFORM_ERROR;
-            }
-        }
-    }
-    if (query_caps(o->adapter, &c.caps, err) != 0) {
-        free(probes);
-        free(sel);
-        return ATF_CONFORM_ERROR;
-    }
-    /* Work directory. */
     char *work = NULL;
-    int temp_work = 0;
-    if (o->keep_dir) {
-        struct stat kst;
-        if (atf_make_dirs(o->keep_dir) != 0 || stat(o->keep_dir, &kst) != 0 || !S_ISDIR(kst.st_mode) ||
-            access(o->keep_dir, W_OK | X_OK) != 0) {
-            int e = errno;
-            kit_status_fail(err, ATF_E_IO, o->keep_dir, "--keep: %s",
-                            stat(o->keep_dir, &kst) == 0 && !S_ISDIR(kst.st_mode) ? "not a directory"
-                                                                                  : strerror(e));
-            free(probes);
-            free(sel);
-            return ATF_CONFORM_ERROR;
-        }
-        work = kit_strdup(o->keep_dir);
-    } else {
-        const char *tmp = getenv("TMPDIR");
-        work = kit_sprintf("%s/atf-conform-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (work && !mkdtemp(work)) {
-            kit_status_fail(err, ATF_E_IO, work, "cannot create a temporary directory: %s", strerror(errno));
-            free(work);
-            free(probes);
-            free(sel);
-            return ATF_CONFORM_ERROR;
-        }
-        temp_work = 1;
-    }
-    if (!work) {
+    int rc = ATF_CONFORM_ERROR;
+    if (!sel || !probes)
         kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
-        free(probes);
-        free(sel);
-        return ATF_CONFORM_ERROR;
-    }
-    c.temp_work = temp_work;
-    if (o->format == ATF_CONFORM_TEXT) {
-        fputs("atf conform --writer ", out);
-        fputs(o->adapter, out);
-        fprintf(out, "\n(%zu scenario%s; %s)\n\n", nsel + o->scenario_file_count,
-                nsel + o->scenario_file_count == 1 ? "" : "s",
-                o->strict ? "--strict: validator warnings fail" : "validator errors fail; warnings are listed");
-        fflush(out);
-    }
-    int rc = ATF_CONFORM_PASS;
-    for (size_t i = 0; i < nsel + o->scenario_file_count; i++) {
-        scen_result *r = new_result(&c);
-        if (!r) {
-            kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
-            rc = ATF_CONFORM_ERROR;
-            break;
-        }
-        if (i < nsel) {
-            const atf_builtin_scenario *b = sel[i];
-            snprintf(r->name, sizeof r->name, "%s", b->name);
-            snprintf(r->description, sizeof r->description, "%s", b->description);
-            r->source = "builtin";
-            r->layout = b->layout;
-            r->events = b->events;
-            run_one(&c, r, work, NULL, b, o->format == ATF_CONFORM_TEXT ? NULL : log);
-        } else {
-            const char *path = o->scenario_files[i - nsel];
-            *r = probes[i - nsel];   /* what precheck() read (name, layout, platform...); nothing run yet */
-            r->source = path;
-            run_one(&c, r, work, path, NULL, o->format == ATF_CONFORM_TEXT ? NULL : log);
-        }
+    else if (select_builtins(o, sel, &nsel, err) == 0 && read_scenario_files(o, sel, nsel, probes, err) == 0 &&
+             query_caps(o->adapter, &c.caps, err) == 0)
+        work = open_work_dir(o, &c.temp_work, err);
+    if (work) {
         if (o->format == ATF_CONFORM_TEXT) {
-            text_scenario(out, r, o->strict);
+            fputs("atf conform --writer ", out);
+            fputs(o->adapter, out);
+            fprintf(out, "\n(%zu scenario%s; %s)\n\n", nsel + o->scenario_file_count,
+                    nsel + o->scenario_file_count == 1 ? "" : "s",
+                    o->strict ? "--strict: validator warnings fail" : "validator errors fail; warnings are listed");
             fflush(out);
         }
-    }
-    if (rc != ATF_CONFORM_ERROR) {
-        for (size_t i = 0; i < c.count; i++)
-            if (!c.res[i].skipped && !c.res[i].not_applicable && !c.res[i].pass)
-                rc = ATF_CONFORM_FAIL;
-        /* A run that tested nothing is no pass. */
-        run_counts n = count_results(&c);
-        if (n.passed + n.failed == 0) {
-            const scen_result *why = NULL;
-            for (size_t i = 0; i < c.count && !why; i++)
-                if (c.res[i].skipped)
-                    why = &c.res[i];
-            snprintf(c.error, sizeof c.error, "no scenario was tested: %zu skipped, %zu not applicable%s%.250s",
-                     n.skipped, n.not_applicable, why ? "; first skip: " : "", why ? why->skip_reason : "");
-            kit_status_fail(err, ATF_E_NOT_FOUND, NULL, "%s", c.error);
-            rc = ATF_CONFORM_ERROR;
+        rc = run_scenarios(out, log, &c, sel, nsel, probes, work, err);
+        if (rc != ATF_CONFORM_ERROR) {
+            *reported = 1;
+            rc = report_run(out, &c, err);
         }
-        *reported = 1;
-        if (o->format == ATF_CONFORM_TEXT)
-            text_summary(out, &c);
-        else if (o->format == ATF_CONFORM_JSON)
-            json_report(out, &c);
-        else
-            junit_report(out, &c);
-        if (fflush(out) != 0 || ferror(out)) {
-            kit_status_fail(err, ATF_E_IO, NULL, "cannot write the report");
-            rc = ATF_CONFORM_ERROR;
-        }
+        free_results(&c);
+        if (c.temp_work)
+            kit_rmtree(work);
+        free(work);
     }
-    for (size_t i = 0; i < c.count; i++) {
-        scen_result *r = &c.res[i];
-        kit_vresult_free(&r->v);
-        for (size_t k = 0; k < r->mm_count; k++) {
-            free(r->mm[k].file);
-            free(r->mm[k].message);
-        }
-        free(r->mm);
-        free(r->kept);
-    }
-    free(c.res);
-    if (temp_work)
-        kit_rmtree(work);
-    free(work);
     free(probes);
     free(sel);
     return rc;

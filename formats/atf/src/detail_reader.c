@@ -228,12 +228,21 @@ static atf_status open_common(atf_detail_reader *r, const atf_read_options *opts
     return ATF_OK;
 }
 
-static atf_status finish_open(atf_detail_reader **out, atf_detail_reader *r,
-                              const atf_read_options *opts, atf_error *err)
+/* A reader of the file at path, or (path NULL) of the caller's memory. */
+static atf_status open_source(atf_detail_reader **out, const char *path, const void *data, size_t size,
+                              const char *name, const atf_read_options *opts, atf_error *err)
 {
-    atf_status st = open_common(r, opts, err);
+    *out = NULL;
+    atf_detail_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    atf_status st = atf_blob_open_named(&r->blob, &r->path, path, data, size, name, opts && opts->no_mmap, err);
+    if (!st) {
+        st = open_common(r, opts, err);
+        if (st)
+            atf_error_set_file(err, r->path);
+    }
     if (st) {
-        atf_error_set_file(err, r->path);
         atf_detail_reader_close(r);
         return st;
     }
@@ -242,43 +251,21 @@ static atf_status finish_open(atf_detail_reader **out, atf_detail_reader *r,
 }
 
 atf_status atf_detail_reader_open(atf_detail_reader **out, const char *path,
-                                  const atf_read_options *opts, atf_error *err)
+                                 const atf_read_options *opts, atf_error *err)
 {
     atf_error_clear(err);
     if (!out || !path)
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
-    *out = NULL;
-    atf_detail_reader *r = calloc(1, sizeof *r);
-    if (!r || !(r->path = atf_strdup(path))) {
-        free(r);
-        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-    }
-    atf_status st = atf_blob_open(&r->blob, path, opts && opts->no_mmap, err);
-    if (st) {
-        atf_error_set_file(err, path);
-        atf_detail_reader_close(r);
-        return st;
-    }
-    return finish_open(out, r, opts, err);
+    return open_source(out, path, NULL, 0, NULL, opts, err);
 }
 
 atf_status atf_detail_reader_open_memory(atf_detail_reader **out, const void *data, size_t size,
-                                         const char *name, const atf_read_options *opts,
-                                         atf_error *err)
+                                        const char *name, const atf_read_options *opts, atf_error *err)
 {
     atf_error_clear(err);
     if (!out || (!data && size))
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
-    *out = NULL;
-    atf_detail_reader *r = calloc(1, sizeof *r);
-    if (!r || !(r->path = atf_strdup(name ? name : "<memory>"))) {
-        free(r);
-        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-    }
-    r->blob.data = data ? (const uint8_t *)data : (const uint8_t *)"";
-    r->blob.size = size;
-    r->blob.data_end = size;
-    return finish_open(out, r, opts, err);
+    return open_source(out, NULL, data, size, name, opts, err);
 }
 
 void atf_detail_reader_close(atf_detail_reader *r)

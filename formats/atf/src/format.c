@@ -168,23 +168,44 @@ atf_status atf_index_event_encode(void *dst, size_t dst_cap, const atf_index_eve
 
 /* ---- Index footer ---------------------------------------------------- */
 
+/* The frame both footers share (SPEC 2.5, 3.5): 64 bytes, a magic, a
+ * checksum and an event count, then three u64 fields the caller loads, and
+ * 24 reserved bytes. */
+static atf_status footer_frame_decode(const uint8_t *p, size_t src_size, const char *magic, const char *what,
+                                      uint32_t *checksum, uint64_t *event_count, uint8_t *reserved_nonzero,
+                                      atf_error *err)
+{
+    if (src_size < 64)
+        return atf_fail(err, ATF_E_TRUNCATED, 0, "footer", "%s footer needs 64 bytes, have %zu", what, src_size);
+    if (memcmp(p, magic, 4) != 0)
+        return atf_fail(err, ATF_E_MAGIC, 0, "footer.magic", "footer magic is not \"%s\"", magic);
+    *checksum = atf_load_le32(p + 4);
+    *event_count = atf_load_le64(p + 8);
+    *reserved_nonzero = (uint8_t)!atf_all_zero(p + 40, 24);
+    return ATF_OK;
+}
+
+static void footer_frame_encode(uint8_t *p, const char *magic, uint32_t checksum, uint64_t event_count)
+{
+    memset(p, 0, 64);
+    memcpy(p, magic, 4);
+    atf_store_le32(p + 4, checksum);
+    atf_store_le64(p + 8, event_count);
+}
+
 atf_status atf_index_footer_decode(atf_index_footer *dst, const void *src, size_t src_size,
                                    atf_error *err)
 {
     const uint8_t *p = (const uint8_t *)src;
     if (!dst || !src)
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
-    if (src_size < ATF_INDEX_FOOTER_SIZE)
-        return atf_fail(err, ATF_E_TRUNCATED, 0, "footer", "index footer needs 64 bytes, have %zu",
-                        src_size);
-    if (memcmp(p, ATF_INDEX_FOOTER_MAGIC, 4) != 0)
-        return atf_fail(err, ATF_E_MAGIC, 0, "footer.magic", "footer magic is not \"2ITA\"");
-    dst->checksum = atf_load_le32(p + 4);
-    dst->event_count = atf_load_le64(p + 8);
+    atf_status st = footer_frame_decode(p, src_size, ATF_INDEX_FOOTER_MAGIC, "index", &dst->checksum,
+                                        &dst->event_count, &dst->reserved_nonzero, err);
+    if (st)
+        return st;
     dst->time_start_ns = atf_load_le64(p + 16);
     dst->time_end_ns = atf_load_le64(p + 24);
     dst->bytes_written = atf_load_le64(p + 32);
-    dst->reserved_nonzero = !atf_all_zero(p + 40, 24);
     return ATF_OK;
 }
 
@@ -193,10 +214,7 @@ atf_status atf_index_footer_encode(void *dst, size_t dst_cap, const atf_index_fo
     uint8_t *p = (uint8_t *)dst;
     if (!dst || !f || dst_cap < ATF_INDEX_FOOTER_SIZE)
         return ATF_E_ARG;
-    memset(p, 0, ATF_INDEX_FOOTER_SIZE);
-    memcpy(p, ATF_INDEX_FOOTER_MAGIC, 4);
-    atf_store_le32(p + 4, f->checksum);
-    atf_store_le64(p + 8, f->event_count);
+    footer_frame_encode(p, ATF_INDEX_FOOTER_MAGIC, f->checksum, f->event_count);
     atf_store_le64(p + 16, f->time_start_ns);
     atf_store_le64(p + 24, f->time_end_ns);
     atf_store_le64(p + 32, f->bytes_written);
@@ -327,17 +345,13 @@ atf_status atf_detail_footer_decode(atf_detail_footer *dst, const void *src, siz
     const uint8_t *p = (const uint8_t *)src;
     if (!dst || !src)
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
-    if (src_size < ATF_DETAIL_FOOTER_SIZE)
-        return atf_fail(err, ATF_E_TRUNCATED, 0, "footer", "detail footer needs 64 bytes, have %zu",
-                        src_size);
-    if (memcmp(p, ATF_DETAIL_FOOTER_MAGIC, 4) != 0)
-        return atf_fail(err, ATF_E_MAGIC, 0, "footer.magic", "footer magic is not \"2DTA\"");
-    dst->checksum = atf_load_le32(p + 4);
-    dst->event_count = atf_load_le64(p + 8);
+    atf_status st = footer_frame_decode(p, src_size, ATF_DETAIL_FOOTER_MAGIC, "detail", &dst->checksum,
+                                        &dst->event_count, &dst->reserved_nonzero, err);
+    if (st)
+        return st;
     dst->bytes_length = atf_load_le64(p + 16);
     dst->time_start_ns = atf_load_le64(p + 24);
     dst->time_end_ns = atf_load_le64(p + 32);
-    dst->reserved_nonzero = !atf_all_zero(p + 40, 24);
     return ATF_OK;
 }
 
@@ -346,10 +360,7 @@ atf_status atf_detail_footer_encode(void *dst, size_t dst_cap, const atf_detail_
     uint8_t *p = (uint8_t *)dst;
     if (!dst || !f || dst_cap < ATF_DETAIL_FOOTER_SIZE)
         return ATF_E_ARG;
-    memset(p, 0, ATF_DETAIL_FOOTER_SIZE);
-    memcpy(p, ATF_DETAIL_FOOTER_MAGIC, 4);
-    atf_store_le32(p + 4, f->checksum);
-    atf_store_le64(p + 8, f->event_count);
+    footer_frame_encode(p, ATF_DETAIL_FOOTER_MAGIC, f->checksum, f->event_count);
     atf_store_le64(p + 16, f->bytes_length);
     atf_store_le64(p + 24, f->time_start_ns);
     atf_store_le64(p + 32, f->time_end_ns);

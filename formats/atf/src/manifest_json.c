@@ -113,49 +113,60 @@ json_t *atf_manifest_json_thread(atf_jb *b, uint64_t id, int has_detail, uint32_
     return o;
 }
 
+/* One row of a manifest table: the object for rows[i]. */
+typedef json_t *(*table_row)(atf_jb *b, const void *rows, size_t i);
+
+static json_t *module_row(atf_jb *b, const void *rows, size_t i)
+{
+    const atf_manifest_module *m = (const atf_manifest_module *)rows + i;
+    json_t *o = atf_jb_object(b);
+    atf_jb_set(b, o, "module_id", atf_json_u64(m->module_id));
+    atf_jb_set(b, o, "path", atf_json_text(m->path));
+    atf_jb_set(b, o, "base_address", atf_json_u64(m->base_address));
+    atf_jb_set(b, o, "size", atf_json_u64(m->size));
+    atf_jb_set(b, o, "uuid", atf_json_text(m->uuid));
+    return o;
+}
+
+static json_t *symbol_row(atf_jb *b, const void *rows, size_t i)
+{
+    const atf_manifest_symbol *s = (const atf_manifest_symbol *)rows + i;
+    json_t *o = atf_jb_object(b);
+    atf_jb_set(b, o, "function_id", atf_json_u64(s->function_id));
+    atf_jb_set(b, o, "module_id", atf_json_u64(s->module_id));
+    atf_jb_set(b, o, "symbol_index", atf_json_u64(s->symbol_index));
+    atf_jb_set(b, o, "name", atf_json_text(s->name));
+    return o;
+}
+
+static json_t *anchor_row(atf_jb *b, const void *rows, size_t i)
+{
+    const atf_timing_anchor *a = (const atf_timing_anchor *)rows + i;
+    json_t *o = atf_jb_object(b);
+    atf_jb_set(b, o, "host_time_ns", atf_json_u64(a->host_time_ns));
+    atf_jb_set(b, o, "media_time_value", json_integer(a->media_time_value));
+    atf_jb_set(b, o, "media_time_scale", json_integer(a->media_time_scale));
+    return o;
+}
+
+/* root[key] = [row(0), ..., row(n-1)], left out when n is 0. */
+static void table(atf_jb *b, json_t *root, const char *key, const void *rows, size_t n, table_row row)
+{
+    if (!n)
+        return;
+    json_t *arr = atf_jb_array(b);
+    for (size_t i = 0; i < n; i++)
+        atf_jb_append(b, arr, row(b, rows, i));
+    atf_jb_set(b, root, key, arr);
+}
+
 void atf_manifest_json_tables(atf_jb *b, json_t *root, const atf_manifest_module *modules, size_t module_count,
                               const atf_manifest_symbol *symbols, size_t symbol_count,
                               const atf_timing_anchor *anchors, size_t anchor_count)
 {
-    if (module_count) {
-        json_t *arr = atf_jb_array(b);
-        for (size_t i = 0; i < module_count; i++) {
-            const atf_manifest_module *m = &modules[i];
-            json_t *o = atf_jb_object(b);
-            atf_jb_set(b, o, "module_id", atf_json_u64(m->module_id));
-            atf_jb_set(b, o, "path", atf_json_text(m->path));
-            atf_jb_set(b, o, "base_address", atf_json_u64(m->base_address));
-            atf_jb_set(b, o, "size", atf_json_u64(m->size));
-            atf_jb_set(b, o, "uuid", atf_json_text(m->uuid));
-            atf_jb_append(b, arr, o);
-        }
-        atf_jb_set(b, root, "modules", arr);
-    }
-    if (symbol_count) {
-        json_t *arr = atf_jb_array(b);
-        for (size_t i = 0; i < symbol_count; i++) {
-            const atf_manifest_symbol *s = &symbols[i];
-            json_t *o = atf_jb_object(b);
-            atf_jb_set(b, o, "function_id", atf_json_u64(s->function_id));
-            atf_jb_set(b, o, "module_id", atf_json_u64(s->module_id));
-            atf_jb_set(b, o, "symbol_index", atf_json_u64(s->symbol_index));
-            atf_jb_set(b, o, "name", atf_json_text(s->name));
-            atf_jb_append(b, arr, o);
-        }
-        atf_jb_set(b, root, "symbols", arr);
-    }
-    if (anchor_count) {
-        json_t *arr = atf_jb_array(b);
-        for (size_t i = 0; i < anchor_count; i++) {
-            const atf_timing_anchor *a = &anchors[i];
-            json_t *o = atf_jb_object(b);
-            atf_jb_set(b, o, "host_time_ns", atf_json_u64(a->host_time_ns));
-            atf_jb_set(b, o, "media_time_value", json_integer(a->media_time_value));
-            atf_jb_set(b, o, "media_time_scale", json_integer(a->media_time_scale));
-            atf_jb_append(b, arr, o);
-        }
-        atf_jb_set(b, root, "timing_anchors", arr);
-    }
+    table(b, root, "modules", modules, module_count, module_row);
+    table(b, root, "symbols", symbols, symbol_count, symbol_row);
+    table(b, root, "timing_anchors", anchors, anchor_count, anchor_row);
 }
 
 /* The serialized text, grown by json_dump_callback(). The failure flag is

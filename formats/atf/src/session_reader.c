@@ -40,25 +40,6 @@ static void warn(atf_session *s, const char *fmt, ...)
         s->warning_count++;
 }
 
-/* Parses "thread_<decimal>" into *id. Only the canonical spelling (no
- * leading zeros) is accepted: the thread is opened as "thread_<id>". */
-static int parse_thread_dir(const char *name, uint64_t *id)
-{
-    if (strncmp(name, "thread_", 7) != 0 || !name[7] || (name[7] == '0' && name[8]))
-        return 0;
-    uint64_t v = 0;
-    for (const char *p = name + 7; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return 0;
-        uint64_t d = (uint64_t)(*p - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return 0;
-        v = v * 10 + d;
-    }
-    *id = v;
-    return 1;
-}
-
 /* 1: a regular file; 0: nothing there; -1: something else is there, or it
  * cannot be found out (err says which: not a regular file, permission, ...). */
 static int regular_file(const char *path, atf_error *err)
@@ -134,7 +115,7 @@ static atf_status discover(atf_session *s, atf_error *err)
     struct dirent *e;
     while (!st && (e = readdir(d)) != NULL) {
         uint64_t id;
-        if (!parse_thread_dir(e->d_name, &id) || find_thread(s, id))
+        if (!atf_thread_dir_id(e->d_name, &id) || find_thread(s, id))
             continue;
         char *p = atf_path_join(s->dir, e->d_name);
         struct stat sb;

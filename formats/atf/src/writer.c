@@ -128,6 +128,29 @@ static int options_ok(const atf_writer_options *o)
     return o->layout == ATF_LAYOUT_1 || o->layout == ATF_LAYOUT_2;
 }
 
+/* The writers' options: *opts NULL becomes the defaults. */
+static atf_status check_options(const atf_writer_options **opts, atf_error *err)
+{
+    static const atf_writer_options defaults = ATF_WRITER_OPTIONS_INIT;
+    if (!*opts)
+        *opts = &defaults;
+    if (!options_ok(*opts))
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, "layout", "layout must be 1 or 2");
+    return ATF_OK;
+}
+
+/* sink_open(), the error naming the file; the sink freed on failure. */
+static atf_status sink_start(sink *s, const char *path, const atf_writer_options *opts, const uint8_t *raw,
+                             atf_error *err)
+{
+    atf_status st = sink_open(s, path, opts, raw, err);
+    if (st) {
+        atf_error_set_file(err, path);
+        sink_free(s);
+    }
+    return st;
+}
+
 /* ---- Index writer ---------------------------------------------------- */
 
 struct atf_index_writer {
@@ -158,15 +181,13 @@ static void index_header(const atf_index_writer *w, atf_index_header *h, int fin
 atf_status atf_index_writer_open(atf_index_writer **out, const char *path,
                                  const atf_writer_options *opts, atf_error *err)
 {
-    atf_writer_options defaults = ATF_WRITER_OPTIONS_INIT;
     atf_error_clear(err);
     if (!out || !path)
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
     *out = NULL;
-    if (!opts)
-        opts = &defaults;
-    if (!options_ok(opts))
-        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, "layout", "layout must be 1 or 2");
+    atf_status st = check_options(&opts, err);
+    if (st)
+        return st;
     atf_index_writer *w = calloc(1, sizeof *w);
     if (!w)
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
@@ -175,10 +196,8 @@ atf_status atf_index_writer_open(atf_index_writer **out, const char *path,
     uint8_t raw[64];
     index_header(w, &h, 0);
     atf_index_header_encode(raw, sizeof raw, &h);
-    atf_status st = sink_open(&w->s, path, opts, raw, err);
+    st = sink_start(&w->s, path, opts, raw, err);
     if (st) {
-        atf_error_set_file(err, path);
-        sink_free(&w->s);
         free(w);
         return st;
     }
@@ -320,17 +339,15 @@ static void detail_header(const atf_detail_writer *w, atf_detail_header *h, int 
 }
 
 atf_status atf_detail_writer_open(atf_detail_writer **out, const char *path,
-                                  const atf_writer_options *opts, atf_error *err)
+                                 const atf_writer_options *opts, atf_error *err)
 {
-    atf_writer_options defaults = ATF_WRITER_OPTIONS_INIT;
     atf_error_clear(err);
     if (!out || !path)
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
     *out = NULL;
-    if (!opts)
-        opts = &defaults;
-    if (!options_ok(opts))
-        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, "layout", "layout must be 1 or 2");
+    atf_status st = check_options(&opts, err);
+    if (st)
+        return st;
     atf_detail_writer *w = calloc(1, sizeof *w);
     if (!w)
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
@@ -339,10 +356,8 @@ atf_status atf_detail_writer_open(atf_detail_writer **out, const char *path,
     uint8_t raw[64];
     detail_header(w, &h, 0);
     atf_detail_header_encode(raw, sizeof raw, &h);
-    atf_status st = sink_open(&w->s, path, opts, raw, err);
+    st = sink_start(&w->s, path, opts, raw, err);
     if (st) {
-        atf_error_set_file(err, path);
-        sink_free(&w->s);
         free(w);
         return st;
     }

@@ -43,6 +43,13 @@ atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *
  * one is ::ATF_E_LIMIT before anything is mapped or read. */
 atf_status atf_blob_open_limit(atf_blob *b, const char *path, int no_mmap, uint64_t limit, atf_error *err);
 void atf_blob_close(atf_blob *b);
+/* A reader's input and its name: the file at @path (atf_blob_open(); an
+ * error names the file), or, with @path NULL, the caller's @size bytes at
+ * @data (borrowed, not copied) named @name, or "<memory>" if @name is NULL.
+ * *name_out (malloc'd, the caller frees it) is set before the file is
+ * opened, so the caller frees the same things on success and failure. */
+atf_status atf_blob_open_named(atf_blob *b, char **name_out, const char *path, const void *data, size_t size,
+                               const char *name, int no_mmap, atf_error *err);
 
 /* The strict UTF-8 (RFC 3629) sequence at p (n bytes there): its length (1
  * to 4), its code point in *cp (NULL: not wanted); 0 when it is not valid
@@ -53,6 +60,12 @@ int atf_utf8_valid(const uint8_t *p, size_t n);
 
 /* strdup that returns NULL on NULL. */
 char *atf_strdup(const char *s);
+/* Strict decimal u64: digits only (at least one), no sign, no overflow.
+ * @return 1 with *out set, or 0. */
+int atf_parse_u64(const char *s, uint64_t *out);
+/* "thread_<decimal>", canonical (no leading zeros: the thread is opened as
+ * "thread_<id>"): 1 with *id set, or 0. */
+int atf_thread_dir_id(const char *name, uint64_t *id);
 /* Joins a directory and a name into a new string. */
 char *atf_path_join(const char *dir, const char *name);
 /* mkdir -p (mode 0755). Returns 0, -1 (errno says why) or -2 (out of

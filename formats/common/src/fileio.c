@@ -143,6 +143,48 @@ void atf_blob_close(atf_blob *b)
     memset(b, 0, sizeof *b);
 }
 
+atf_status atf_blob_open_named(atf_blob *b, char **name_out, const char *path, const void *data, size_t size,
+                               const char *name, int no_mmap, atf_error *err)
+{
+    *name_out = atf_strdup(path ? path : name ? name : "<memory>");
+    if (!*name_out)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    if (!path) {
+        b->data = data ? (const uint8_t *)data : (const uint8_t *)"";
+        b->size = size;
+        b->data_end = size;
+        return ATF_OK;
+    }
+    atf_status st = atf_blob_open(b, path, no_mmap, err);
+    if (st)
+        atf_error_set_file(err, path);
+    return st;
+}
+
+int atf_parse_u64(const char *s, uint64_t *out)
+{
+    if (!*s)
+        return 0;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return 0;
+        uint64_t d = (uint64_t)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return 0;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 1;
+}
+
+int atf_thread_dir_id(const char *name, uint64_t *id)
+{
+    if (strncmp(name, "thread_", 7) != 0 || !name[7] || (name[7] == '0' && name[8]))
+        return 0;
+    return atf_parse_u64(name + 7, id);
+}
+
 char *atf_strdup(const char *s)
 {
     if (!s)

@@ -702,16 +702,17 @@ static int sort_tail(vec *v, size_t from, int (*cmp)(const void *, const void *)
     return 1;
 }
 
-static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p, size_t n)
+/* The meta record's JSON: an array of objects ending with the next free id
+ * (MET-001), or NULL (found). */
+static json_t *meta_json(atf_rtc_reader *r, uint64_t off, const char *what, const uint8_t *p, size_t n)
 {
-    const char *what = sid == ATF_RTC_META ? "Meta" : "meta";
     json_error_t je;
     json_t *v = json_loadb((const char *)p, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
     if (!v)
         v = json_loadb((const char *)p, n, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &je);
     if (!v) {
         find(r, RC_MET_001, off, what, "the %s at %llu is not JSON text: %.80s", what, (unsigned long long)off, je.text);
-        return;
+        return NULL;
     }
     size_t len = json_is_array(v) ? json_array_size(v) : 0;
     int shape = len > 0 && json_int(json_array_get(v, len - 1));
@@ -721,19 +722,23 @@ static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p
         find(r, RC_MET_001, off, what, "the %s at %llu is not an array of objects ending with the next free id",
              what, (unsigned long long)off);
         json_decref(v);
-        return;
+        return NULL;
     }
-    int64_t nxt = (int64_t)json_integer_value(json_array_get(v, len - 1));
-    size_t objs = len - 1;
-    /* Ids of this record: the first of each valid id is taken, later ones are MET-002. */
+    return v;
+}
+
+/* The ids of a record's objs objects: the first of each valid id is taken,
+ * later ones are marked in the returned array (MET-002). NULL if out of
+ * memory (r->oom). */
+static unsigned char *meta_dups(atf_rtc_reader *r, json_t *v, size_t objs, int64_t nxt)
+{
     idpos *ip = objs ? malloc(objs * sizeof *ip) : NULL;
-    unsigned char *dup = objs ? calloc(objs, 1) : NULL;
-    if (objs && (!ip || !dup)) {
+    unsigned char *dup = calloc(objs ? objs : 1, 1);
+    if ((objs && !ip) || !dup) {
         r->oom = 1;
         free(ip);
         free(dup);
-        json_decref(v);
-        return;
+        return NULL;
     }
     size_t k = 0;
     for (size_t i = 0; i < objs; i++) {
@@ -751,27 +756,116 @@ static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p
         if (ip[i].id == ip[i - 1].id)
             dup[ip[i].pos] = 1;
     free(ip);
+    return dup;
+}
 
-    vec table = { NULL, 0, 0, sizeof(rstream) };
-    /* Whether the clocks need checking again after a meta record: when it
-     * (re)defines a stream with a clock or a delta, or one whose name a clock
-     * or delta names (decided before the table changes: names are its). */
-    int clocks_again = sid == ATF_RTC_META;
-    if (sid == ATF_RTC_SUBMETA) {
-        /* a meta record updates the table in place (taken over, not copied) */
-        table = r->table;
-        memset(&r->table, 0, sizeof r->table);
-        r->table.elem = sizeof(rstream);
-        for (size_t i = 0; i < objs && !clocks_again; i++) {
-            json_t *o = json_array_get(v, i), *nm = json_object_get(o, "name"), *id = json_object_get(o, "id");
-            json_t *ck = json_object_get(o, "clock"), *dl = json_object_get(o, "delta");
-            const rstream *old = json_int(id) && json_integer_value(id) >= 0 ?
-                (const rstream *)key_find(&table, (uint64_t)json_integer_value(id)) : NULL;
-            clocks_again = (ck && !json_is_null(ck) && !json_is_false(ck)) || (dl && !json_is_null(dl)) ||
-                           (json_is_string(nm) && name_used(r, json_string_value(nm))) ||
-                           (old && (old->clock || old->has_delta || (old->name && name_used(r, old->name))));
+/* A submeta record updates the table in place: takes it over (not copied)
+ * into *table. @return whether the clocks need checking again: when the
+ * record (re)defines a stream with a clock or a delta, or one whose name a
+ * clock or delta names (decided before the table changes: names are its). */
+static int submeta_take_table(atf_rtc_reader *r, json_t *v, size_t objs, vec *table)
+{
+    *table = r->table;
+    memset(&r->table, 0, sizeof r->table);
+    r->table.elem = sizeof(rstream);
+    int clocks_again = 0;
+    for (size_t i = 0; i < objs && !clocks_again; i++) {
+        json_t *o = json_array_get(v, i), *nm = json_object_get(o, "name"), *id = json_object_get(o, "id");
+        json_t *ck = json_object_get(o, "clock"), *dl = json_object_get(o, "delta");
+        const rstream *old = json_int(id) && json_integer_value(id) >= 0 ?
+            (const rstream *)key_find(table, (uint64_t)json_integer_value(id)) : NULL;
+        clocks_again = (ck && !json_is_null(ck) && !json_is_false(ck)) || (dl && !json_is_null(dl)) ||
+                       (json_is_string(nm) && name_used(r, json_string_value(nm))) ||
+                       (old && (old->clock || old->has_delta || (old->name && name_used(r, old->name))));
+    }
+    return clocks_again;
+}
+
+/* One stream definition o (id ident) of the meta record at off: checked
+ * against every definition before (MET-003), then table[ident] = Stream(o);
+ * an update keeps its place (seq). table is sorted up to old_n. */
+static void meta_stream(atf_rtc_reader *r, json_t *o, uint64_t ident, uint64_t off, const char *what, vec *table,
+                        size_t old_n)
+{
+    check_props(r, o, off, what);
+    rever *e = ever_find(r, ident);
+    if (e && (!json_equal(e->obj, o) || e->gone)) {
+        find(r, RC_MET_003, off, what, "stream id %llu is reused: %s", (unsigned long long)ident,
+             json_equal(e->obj, o) ? "defined again after it was dropped" : "a different definition than before");
+    } else if (!e) {
+        /* new (ids are unique in the record: dup[] left out the others) */
+        rever *ne = vec_push(&r->ever, &r->oom);
+        if (ne) {
+            ne->id = ident;
+            ne->obj = json_incref(o);
+        }
+        rstreamdef *sd = vec_push(&r->streamdefs, &r->oom);
+        if (sd) {
+            sd->id = ident;
+            sd->off = off;
+            sd->obj = json_incref(o);
         }
     }
+    rstream *s = NULL;
+    size_t lo = 0, hi = old_n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        uint64_t mid = VEC_AT(*table, rstream, m).id;
+        if (mid == ident) {
+            s = &VEC_AT(*table, rstream, m);
+            break;
+        }
+        if (mid < ident)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    if (s) {
+        json_decref(s->obj);
+    } else {
+        s = vec_push(table, &r->oom);
+        if (!s)
+            return;
+        s->id = ident;
+        s->seq = ++r->seq;
+    }
+    s->obj = json_incref(o);
+    stream_props(s);
+    s->clock_ref = s->delta_ref = -1;
+}
+
+/* A Meta record replaces the table: the streams it leaves out are gone. */
+static void mark_gone(atf_rtc_reader *r, const vec *table)
+{
+    for (size_t i = 0; i < r->table.n; i++) {
+        uint64_t id = VEC_AT(r->table, rstream, i).id;
+        int found = 0;
+        key_pos(table, id, &found);
+        if (!found) {
+            rever *e = ever_find(r, id);
+            if (e)
+                e->gone = 1;
+        }
+    }
+}
+
+static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p, size_t n)
+{
+    const char *what = sid == ATF_RTC_META ? "Meta" : "meta";
+    json_t *v = meta_json(r, off, what, p, n);
+    if (!v)
+        return;
+    size_t objs = json_array_size(v) - 1;
+    int64_t nxt = (int64_t)json_integer_value(json_array_get(v, objs));
+    unsigned char *dup = meta_dups(r, v, objs, nxt);
+    if (!dup) {
+        json_decref(v);
+        return;
+    }
+    vec table = { NULL, 0, 0, sizeof(rstream) };
+    int clocks_again = sid == ATF_RTC_META;
+    if (sid == ATF_RTC_SUBMETA)
+        clocks_again = submeta_take_table(r, v, objs, &table);
     size_t old_n = table.n;
     size_t ever_n = r->ever.n;
     for (size_t i = 0; i < objs; i++) {
@@ -783,53 +877,7 @@ static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p
                  what, (unsigned long long)off, (long long)nxt);
             continue;
         }
-        uint64_t ident = (uint64_t)json_integer_value(id);
-        check_props(r, o, off, what);
-        rever *e = ever_find(r, ident);
-        if (e && (!json_equal(e->obj, o) || e->gone)) {
-            find(r, RC_MET_003, off, what, "stream id %llu is reused: %s", (unsigned long long)ident,
-                 json_equal(e->obj, o) ? "defined again after it was dropped" : "a different definition than before");
-        } else if (!e) {
-            /* new (ids are unique in the record: dup[] left out the others) */
-            rever *ne = vec_push(&r->ever, &r->oom);
-            if (ne) {
-                ne->id = ident;
-                ne->obj = json_incref(o);
-            }
-            rstreamdef *sd = vec_push(&r->streamdefs, &r->oom);
-            if (sd) {
-                sd->id = ident;
-                sd->off = off;
-                sd->obj = json_incref(o);
-            }
-        }
-        /* table[ident] = Stream(o): an update keeps its place (seq) */
-        rstream *s = NULL;
-        size_t lo = 0, hi = old_n;
-        while (lo < hi) {
-            size_t m = lo + (hi - lo) / 2;
-            uint64_t mid = VEC_AT(table, rstream, m).id;
-            if (mid == ident) {
-                s = &VEC_AT(table, rstream, m);
-                break;
-            }
-            if (mid < ident)
-                lo = m + 1;
-            else
-                hi = m;
-        }
-        if (s) {
-            json_decref(s->obj);
-        } else {
-            s = vec_push(&table, &r->oom);
-            if (!s)
-                continue;
-            s->id = ident;
-            s->seq = ++r->seq;
-        }
-        s->obj = json_incref(o);
-        stream_props(s);
-        s->clock_ref = s->delta_ref = -1;
+        meta_stream(r, o, (uint64_t)json_integer_value(id), off, what, &table, old_n);
     }
     free(dup);
     sort_tail(&r->ever, ever_n, cmp_ever);
@@ -841,18 +889,8 @@ static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p
     if (!r->have_next_free || nxt > r->next_free)
         r->next_free = nxt;
     r->have_next_free = 1;
-    if (sid == ATF_RTC_META && r->have_table) {
-        for (size_t i = 0; i < r->table.n; i++) {
-            uint64_t id = VEC_AT(r->table, rstream, i).id;
-            int found = 0;
-            key_pos(&table, id, &found);
-            if (!found) {
-                rever *e = ever_find(r, id);
-                if (e)
-                    e->gone = 1;
-            }
-        }
-    }
+    if (sid == ATF_RTC_META && r->have_table)
+        mark_gone(r, &table);
     table_free(&r->table);
     r->table = table;
     r->have_table = 1;
@@ -1305,28 +1343,65 @@ static int starts_frames(const atf_rtc_reader *r, const ucur *c, uint64_t at, ui
     return 1;
 }
 
-static int frame(atf_rtc_reader *r, const ucur *c, uint64_t pos, uint64_t limit, int last, fres *f)
+/* A LEB128 field of the frame at pos, at i (the data ends at hard): the
+ * frame id ("header") or its length ("length"). @return FR_OK with *x and
+ * *used set, FR_CUT when the data ends in it (last Unit), else FR_DAMAGE. */
+static int frame_uleb(atf_rtc_reader *r, uint64_t pos, uint64_t i, uint64_t hard, int last, const char *field,
+                      fres *f, uint64_t *x, size_t *used)
 {
-    const uint8_t *d = r->d;
-    uint64_t hard = last ? r->n : limit, x, i = pos;
-    size_t used;
-    int shortest;
-    uint64_t nb = next_bound(r, c, pos);
-    atf_status st = atf_rtc_uleb_decode(d + i, hard - i, &x, &used, &shortest);
+    int hdr = field[0] == 'h', shortest;
+    atf_status st = atf_rtc_uleb_decode(r->d + i, hard - i, x, used, &shortest);
     if (st == ATF_E_TRUNCATED) {
         if (last) {
             f->at = pos;
             return FR_CUT;
         }
-        return damage(f, RC_FRM_003, pos, "header", "the frame header at %llu runs into the Unit's Crc",
-                      (unsigned long long)pos);
+        return damage(f, RC_FRM_003, pos, field, "%s at %llu runs into the Unit's Crc",
+                      hdr ? "the frame header" : "the frame", (unsigned long long)pos);
     }
     if (st != ATF_OK)
-        return damage(f, RC_FRM_001, pos, "header", "the frame header at %llu is longer than 10 bytes or not below 2^64",
-                      (unsigned long long)pos);
+        return damage(f, RC_FRM_001, pos, field, "%s at %llu is longer than 10 bytes%s",
+                      hdr ? "the frame header" : "the length of the frame", (unsigned long long)pos,
+                      hdr ? " or not below 2^64" : "");
     if (!shortest)
-        find(r, RC_FRM_005, pos, "header", "the frame id at %llu is not in its shortest LEB128 form",
-             (unsigned long long)pos);
+        find(r, RC_FRM_005, pos, field, "%s at %llu is not in its shortest LEB128 form",
+             hdr ? "the frame id" : "the length", (unsigned long long)pos);
+    return FR_OK;
+}
+
+/* A fixed-length frame holds the stream's length, or what is left of a frame
+ * of it cut at a boundary (R-E8). The first user frame of a Unit whose
+ * predecessor was not read may be the rest of a frame cut at that Unit's Crc
+ * position (R-E8): whole when a frame can follow it, else the shortest rest
+ * after which one can, read as the tail of a record (R-E12). */
+static uint64_t fixed_length(atf_rtc_reader *r, const ucur *c, uint64_t pos, uint64_t i, uint64_t hard,
+                             int64_t length, const fres *f)
+{
+    const rchain *oc = key_find(&r->open, f->sid);
+    uint64_t ln = oc && oc->fixed_left ? oc->fixed_left : (uint64_t)length;
+    if (!oc && r->fresh && !r->user_seen && f->sid >= ATF_RTC_FIRST_USER_ID && ln > 1 && i + ln <= hard &&
+        !starts_frames(r, c, i + ln, hard)) {
+        for (uint64_t t = 1; t < ln; t++)
+            if (starts_frames(r, c, i + t, hard)) {
+                find(r, NO_VALUE, pos,
+                     NULL, "the frame at %llu (stream %llu) is read as the last %llu of %llu bytes of a frame cut at "
+                     "the Crc position of the Unit before, which was not read (R-E8)",
+                     (unsigned long long)pos, (unsigned long long)f->sid, (unsigned long long)t,
+                     (unsigned long long)ln);
+                return t;
+            }
+    }
+    return ln;
+}
+
+static int frame(atf_rtc_reader *r, const ucur *c, uint64_t pos, uint64_t limit, int last, fres *f)
+{
+    uint64_t hard = last ? r->n : limit, x, i = pos;
+    size_t used;
+    uint64_t nb = next_bound(r, c, pos);
+    int fr = frame_uleb(r, pos, i, hard, last, "header", f, &x, &used);
+    if (fr != FR_OK)
+        return fr;
     i += used;
     f->sid = x >> 1;
     f->more = (int)(x & 1);
@@ -1346,47 +1421,15 @@ static int frame(atf_rtc_reader *r, const ucur *c, uint64_t pos, uint64_t limit,
     }
     uint64_t ln;
     if (length < 0) {
-        st = atf_rtc_uleb_decode(d + i, hard - i, &ln, &used, &shortest);
-        if (st == ATF_E_TRUNCATED) {
-            if (last) {
-                f->at = pos;
-                return FR_CUT;
-            }
-            return damage(f, RC_FRM_003, pos, "length", "the frame at %llu runs into the Unit's Crc",
-                          (unsigned long long)pos);
-        }
-        if (st != ATF_OK)
-            return damage(f, RC_FRM_001, pos, "length", "the length of the frame at %llu is longer than 10 bytes",
-                          (unsigned long long)pos);
-        if (!shortest)
-            find(r, RC_FRM_005, pos, "length", "the length at %llu is not in its shortest LEB128 form",
-                 (unsigned long long)pos);
+        fr = frame_uleb(r, pos, i, hard, last, "length", f, &ln, &used);
+        if (fr != FR_OK)
+            return fr;
         if (ln > ATF_RTC_MAX_PAYLOAD)
             return damage(f, RC_FRM_002, pos, "length", "the frame at %llu has a payload of %llu bytes, more than 1024",
                           (unsigned long long)pos, (unsigned long long)ln);
         i += used;
     } else {
-        /* A fixed-length frame holds the stream's length, or what is left of
-         * a frame of it cut at a boundary (R-E8). */
-        const rchain *oc = key_find(&r->open, f->sid);
-        ln = oc && oc->fixed_left ? oc->fixed_left : (uint64_t)length;
-        /* The first user frame of a Unit whose predecessor was not read may be
-         * the rest of a frame cut at that Unit's Crc position (R-E8): whole
-         * when a frame can follow it, else the shortest rest after which one
-         * can, read as the tail of a record (R-E12). */
-        if (!oc && r->fresh && !r->user_seen && f->sid >= ATF_RTC_FIRST_USER_ID && ln > 1 && i + ln <= hard &&
-            !starts_frames(r, c, i + ln, hard)) {
-            for (uint64_t t = 1; t < ln; t++)
-                if (starts_frames(r, c, i + t, hard)) {
-                    find(r, NO_VALUE, pos,
-                         NULL, "the frame at %llu (stream %llu) is read as the last %llu of %llu bytes of a frame cut at "
-                         "the Crc position of the Unit before, which was not read (R-E8)",
-                         (unsigned long long)pos, (unsigned long long)f->sid, (unsigned long long)t,
-                         (unsigned long long)ln);
-                    ln = t;
-                    break;
-                }
-        }
+        ln = fixed_length(r, c, pos, i, hard, length, f);
     }
     f->fixed_left = 0;
     uint64_t end = atf_fits(i, ln, UINT64_MAX) ? i + ln : UINT64_MAX;

@@ -374,6 +374,121 @@ static int all_zero(const uint8_t *p, uint64_t n)
     return 1;
 }
 
+/* The chunk at r->pos did not parse (status s, e): a cut file, or damage
+ * that costs the chunk or the rest (SPEC-WTF 6). */
+static atf_status chunk_unparsed(atf_wtf_reader *r, atf_status s, atf_error *e, atf_error *err)
+{
+    uint64_t size = r->blob.size;
+    if (s == ATF_E_TRUNCATED) {
+        if (size - r->pos >= ATF_WTF_CHUNK_HEADER_SIZE && r->chunk.length % 4 != 0) {
+            /* The header is whole and its length wrong (WTF-CHK-002), even
+             * if the cut took the part table: damage as well as a cut, as
+             * the validator says. */
+            atf_fail(e, ATF_E_LENGTH, r->pos + 8, "chunk.length", "%u: not a multiple of 4",
+                     (unsigned)r->chunk.length);
+            atf_error_set_file(e, r->name);
+            note_damage(r, e);
+        }
+        note_cut(r, size - r->pos);
+        r->done = 1;
+        return ATF_E_NOT_FOUND;
+    }
+    /* A broken part table costs its chunk when the length still places
+     * the next one; a length that cannot costs the rest (SPEC-WTF 6). */
+    const uint8_t *h = r->blob.data + r->pos;
+    uint64_t length = atf_load_le32(h + 8), parts = atf_load_le32(h + 20);
+    int next = (s == ATF_E_OFFSET || s == ATF_E_LIMIT) && length % 4 == 0 &&
+               length >= ATF_WTF_CHUNK_HEADER_SIZE + parts * ATF_WTF_PART_ENTRY_SIZE && length <= size - r->pos;
+    atf_error_set_file(e, r->name);
+    note_damage(r, e);
+    r->sum.chunks_skipped++;
+    if (next) {
+        r->pos += length;
+    } else {
+        r->sum.bytes_unread += size - r->pos;
+        r->done = 1;
+    }
+    if (err)
+        *err = *e;
+    return s;
+}
+
+/* The parsed chunk's length: a multiple of 4 (else nothing after it is
+ * read: 1), and, when it runs past the end of the file, a cut unless its
+ * parts end inside the file and other bytes follow them (a wrong length,
+ * WTF-CHK-003: 2). @return 0, 1 or 2. */
+static int chunk_length_check(atf_wtf_reader *r)
+{
+    uint64_t size = r->blob.size;
+    int last = 0;
+    if (r->chunk.length % 4 != 0) {
+        atf_error le;
+        atf_fail(&le, ATF_E_LENGTH, r->pos + 8, "chunk.length", "%u: not a multiple of 4; nothing after this chunk is read",
+                 (unsigned)r->chunk.length);
+        atf_error_set_file(&le, r->name);
+        note_damage(r, &le);
+        last = 1;
+    }
+    if (!r->chunk_cut)
+        return last;
+    uint64_t pe = 0;
+    for (uint32_t i = 0; i < r->chunk.part_count; i++) {
+        uint64_t end = r->chunk.parts[i].file_offset + r->chunk.parts[i].length;
+        end = r->pos + ((end - r->pos + 3) & ~(uint64_t)3);
+        if (end > pe)
+            pe = end;
+    }
+    if (pe == 0)
+        pe = r->pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)r->chunk.part_count * ATF_WTF_PART_ENTRY_SIZE;
+    if (pe <= size && !all_zero(r->blob.data + pe, size - pe)) {
+        atf_error le;
+        atf_fail(&le, ATF_E_LENGTH, r->pos + 8, "chunk.length",
+                 "%u runs past the end of the file while its parts end at %llu and other bytes follow: "
+                 "a wrong length; nothing after this chunk is read",
+                 (unsigned)r->chunk.length, (unsigned long long)pe);
+        atf_error_set_file(&le, r->name);
+        note_damage(r, &le);
+        r->sum.bytes_unread += size - pe;
+        r->chunk_cut = 0;
+        last = 2;
+    }
+    return last;
+}
+
+/* The chunk's string table (first one) and binary event buffer (first
+ * one), as far as they lie before avail_end. */
+static atf_status chunk_parts(atf_wtf_reader *r, uint64_t avail_end, atf_error *err)
+{
+    const atf_wtf_part *strings = NULL, *events = NULL;
+    for (uint32_t i = 0; i < r->chunk.part_count; i++) {
+        const atf_wtf_part *p = &r->chunk.parts[i];
+        if (p->type == ATF_WTF_PART_STRING_TABLE && !strings)
+            strings = p;
+        else if (p->type == ATF_WTF_PART_BINARY_EVENTS && !events)
+            events = p;
+        else if (p->type == ATF_WTF_PART_JSON_EVENTS || p->type == ATF_WTF_PART_LEGACY_EVENTS ||
+                 p->type == ATF_WTF_PART_BINARY_EVENTS)
+            r->sum.parts_not_read++;
+    }
+    if (r->chunk.type != ATF_WTF_CHUNK_EVENT_DATA)
+        events = NULL;
+    int strings_whole = !strings || strings->file_offset + strings->length <= avail_end;
+    if (strings && strings_whole &&
+        atf_wtf_strings_init(&r->strings, r->blob.data + strings->file_offset, strings->length, err) != ATF_OK)
+        return err ? err->code : ATF_E_NOMEM;
+    if (events && strings_whole && events->file_offset < avail_end) {
+        uint64_t n = events->length;
+        if (events->file_offset + n > avail_end)
+            n = avail_end - events->file_offset;
+        r->ev = r->blob.data + events->file_offset;
+        r->ev_len = (size_t)n;
+        r->ev_base = events->file_offset;
+        r->ev_cut = n < events->length;
+        r->ev_part = events;
+    }
+    return ATF_OK;
+}
+
 atf_status atf_wtf_reader_next_chunk(atf_wtf_reader *r, const atf_wtf_chunk **out, atf_error *err)
 {
     *out = NULL;
@@ -406,108 +521,18 @@ atf_status atf_wtf_reader_next_chunk(atf_wtf_reader *r, const atf_wtf_chunk **ou
     atf_error e;
     atf_error_clear(&e);
     atf_status s = atf_wtf_parse_chunk(r->blob.data + r->pos, (size_t)(size - r->pos), r->pos, &r->chunk, &e);
-    if (s == ATF_E_TRUNCATED) {
-        if (size - r->pos >= ATF_WTF_CHUNK_HEADER_SIZE && r->chunk.length % 4 != 0) {
-            /* The header is whole and its length wrong (WTF-CHK-002), even
-             * if the cut took the part table: damage as well as a cut, as
-             * the validator says. */
-            atf_fail(&e, ATF_E_LENGTH, r->pos + 8, "chunk.length", "%u: not a multiple of 4",
-                     (unsigned)r->chunk.length);
-            atf_error_set_file(&e, r->name);
-            note_damage(r, &e);
-        }
-        note_cut(r, size - r->pos);
-        r->done = 1;
-        return ATF_E_NOT_FOUND;
-    }
-    if (s != ATF_OK) {
-        /* A broken part table costs its chunk when the length still places
-         * the next one; a length that cannot costs the rest (SPEC-WTF 6). */
-        const uint8_t *h = r->blob.data + r->pos;
-        uint64_t length = atf_load_le32(h + 8), parts = atf_load_le32(h + 20);
-        int next = (s == ATF_E_OFFSET || s == ATF_E_LIMIT) && length % 4 == 0 &&
-                   length >= ATF_WTF_CHUNK_HEADER_SIZE + parts * ATF_WTF_PART_ENTRY_SIZE && length <= size - r->pos;
-        atf_error_set_file(&e, r->name);
-        note_damage(r, &e);
-        r->sum.chunks_skipped++;
-        if (next) {
-            r->pos += length;
-        } else {
-            r->sum.bytes_unread += size - r->pos;
-            r->done = 1;
-        }
-        if (err)
-            *err = e;
-        return s;
-    }
+    if (s != ATF_OK)
+        return chunk_unparsed(r, s, &e, err);
     r->chunk.index = r->chunk_index;
     r->sum.chunks++;
     r->chunk_cut = r->chunk.length > size - r->pos;
-    int last = 0;   /* this chunk is read, nothing after it (its length cannot place the next) */
-    if (r->chunk.length % 4 != 0) {
-        atf_error le;
-        atf_fail(&le, ATF_E_LENGTH, r->pos + 8, "chunk.length", "%u: not a multiple of 4; nothing after this chunk is read",
-                 (unsigned)r->chunk.length);
-        atf_error_set_file(&le, r->name);
-        note_damage(r, &le);
-        last = 1;
-    }
-    if (r->chunk_cut) {
-        /* Cut by a crash, unless its parts end inside the file and other
-         * bytes follow them: then the length is wrong (WTF-CHK-003). */
-        uint64_t pe = 0;
-        for (uint32_t i = 0; i < r->chunk.part_count; i++) {
-            uint64_t end = r->chunk.parts[i].file_offset + r->chunk.parts[i].length;
-            end = r->pos + ((end - r->pos + 3) & ~(uint64_t)3);
-            if (end > pe)
-                pe = end;
-        }
-        if (pe == 0)
-            pe = r->pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)r->chunk.part_count * ATF_WTF_PART_ENTRY_SIZE;
-        if (pe <= size && !all_zero(r->blob.data + pe, size - pe)) {
-            atf_error le;
-            atf_fail(&le, ATF_E_LENGTH, r->pos + 8, "chunk.length",
-                     "%u runs past the end of the file while its parts end at %llu and other bytes follow: "
-                     "a wrong length; nothing after this chunk is read",
-                     (unsigned)r->chunk.length, (unsigned long long)pe);
-            atf_error_set_file(&le, r->name);
-            note_damage(r, &le);
-            r->sum.bytes_unread += size - pe;
-            r->chunk_cut = 0;
-            last = 2;
-        }
-    }
+    int last = chunk_length_check(r);   /* this chunk is read, nothing after it (its length cannot place the next) */
     uint64_t avail_end = r->chunk_cut || last == 2 ? size : r->pos + r->chunk.length;
     if (r->chunk.type == ATF_WTF_CHUNK_EVENT_DATA)
         r->sum.event_chunks++;
-    /* The string table (first one) and the binary event buffer (first one). */
-    const atf_wtf_part *strings = NULL, *events = NULL;
-    for (uint32_t i = 0; i < r->chunk.part_count; i++) {
-        const atf_wtf_part *p = &r->chunk.parts[i];
-        if (p->type == ATF_WTF_PART_STRING_TABLE && !strings)
-            strings = p;
-        else if (p->type == ATF_WTF_PART_BINARY_EVENTS && !events)
-            events = p;
-        else if (p->type == ATF_WTF_PART_JSON_EVENTS || p->type == ATF_WTF_PART_LEGACY_EVENTS ||
-                 p->type == ATF_WTF_PART_BINARY_EVENTS)
-            r->sum.parts_not_read++;
-    }
-    if (r->chunk.type != ATF_WTF_CHUNK_EVENT_DATA)
-        events = NULL;
-    int strings_whole = !strings || strings->file_offset + strings->length <= avail_end;
-    if (strings && strings_whole &&
-        atf_wtf_strings_init(&r->strings, r->blob.data + strings->file_offset, strings->length, err) != ATF_OK)
-        return err ? err->code : ATF_E_NOMEM;
-    if (events && strings_whole && events->file_offset < avail_end) {
-        uint64_t n = events->length;
-        if (events->file_offset + n > avail_end)
-            n = avail_end - events->file_offset;
-        r->ev = r->blob.data + events->file_offset;
-        r->ev_len = (size_t)n;
-        r->ev_base = events->file_offset;
-        r->ev_cut = n < events->length;
-        r->ev_part = events;
-    }
+    s = chunk_parts(r, avail_end, err);
+    if (s != ATF_OK)
+        return s;
     if (last) {
         if (last == 1 && r->pos + r->chunk.length < size)
             r->sum.bytes_unread += size - (r->pos + r->chunk.length);
