@@ -11,7 +11,7 @@
 #include <atf/crc32c.h>
 #include <atf/reader.h>
 
-#include "vinternal.h"
+#include "atf_pass.h"
 
 enum { CHUNK_EVENTS = 2048 }; /* 64 KiB */
 

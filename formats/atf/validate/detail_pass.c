@@ -9,7 +9,7 @@
 
 #include <atf/reader.h>
 
-#include "vinternal.h"
+#include "atf_pass.h"
 
 /* CRC32-C is computed behind the walk in blocks that stay cache-resident. */
 #define CRC_BLOCK ((uint64_t)256 * 1024)
