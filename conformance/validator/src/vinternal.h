@@ -13,10 +13,10 @@
  *  - a pass marks the clauses it evaluates (v_check, v_check_format) and
  *    reports each breach into the one report with v_report(): clause,
  *    file, byte offset, field, message. A pass that walks the bytes itself
- *    (ATF, WTF) calls v_report where it finds a breach; a pass whose codec
- *    reader already finds the clauses (RTC) hands each of the reader's
- *    findings to v_report through v_clause_of(). Either way the report is
- *    the only finding type the validator has;
+ *    calls v_report where it finds a breach; a pass whose codec reader
+ *    already finds the clauses hands each of the reader's findings to
+ *    v_report through v_clause_of(). Either way the report is the only
+ *    finding type the validator has;
  *  - the core (validate.c) detects an input once (the codec's bid,
  *    formats/registry.c), picks the descriptor of the module that claimed it
  *    (the native one when none did) and calls its file() or dir(). */
