@@ -1,24 +1,27 @@
 #!/usr/bin/python3
 """Checks that the spec, the validator and the corpus agree on clause IDs, both ways.
 
-    check_clause_coverage.py --atf PATH [--spec SPEC.md] [--corpus DIR]
+    check_clause_coverage.py --atf PATH [--spec SPEC.md --corpus DIR]
 
-One format at a time: the validator lists every format's clauses, and only
-those of the spec's format are compared. The spec's format is the one of the
-format registry (conformance/gen/tracepy/registry.py) that owns all its
-clause IDs (by the format's clause prefix, "WTF-"; ATF's have none).
+Every format of the registry (conformance/gen/tracepy/registry.py), one after
+the other, each with its spec (conformance/<spec>) and its golden corpus
+(corpus/<name>); or, with --spec and --corpus, the format that owns all the
+clause IDs of that spec (by its clause prefix; the native format's have none).
+The validator lists every format's clauses; only the checked format's are
+compared.
 
-* SPEC.md: every clause table row `| \\`ID\\` | error|warning ... |` defines a clause.
+* The spec: every clause table row `| \\`ID\\` | error|warning ... |` defines a clause.
 * The validator: `atf validate --list-clauses` prints its clause table, one clause
   a line: ID, tab, severity (error or warning), tab, one-line summary. Every
-  SPEC.md clause must be there with the same severity, and every ID there must
-  be a SPEC.md clause (no duplicates).
-* The corpus: every error clause of SPEC.md must be among the error_clauses of at
+  clause of the spec must be there with the same severity, and every ID there
+  of the format must be a clause of the spec (no duplicates).
+* The corpus: every error clause of the spec must be among the error_clauses of at
   least one case, every warning clause among the warning_clauses of at least
-  one, and every clause a case names must be a SPEC.md clause.
+  one, and every clause a case names must be a clause of the spec.
 
-PATH is the `atf` executable or conformance/gen/atfpy_tool.py. Prints each
-problem, then `N clauses, M problem(s)`; exit 1 on any problem, 2 on a usage error.
+PATH is the `atf` executable or a format's Python tool (conformance/gen/*_tool.py).
+Prints each problem, then `N clauses, M problem(s)` per format; exit 1 on any
+problem, 2 on a usage error.
 """
 
 import argparse
@@ -104,51 +107,71 @@ def corpus_clauses(corpus):
     return len(files), errors, warnings, named
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--atf", required=True, help="the atf executable, or atfpy_tool.py")
-    ap.add_argument("--spec", default=os.path.join(REPO, "conformance", "SPEC.md"))
-    ap.add_argument("--corpus", default=os.path.join(REPO, "corpus", "atf"))
-    a = ap.parse_args(argv)
+def check(atf, spec_path, corpus):
+    """The problems of one format (its spec and corpus), printed; None on a
+    usage error (printed on stderr)."""
     try:
-        spec = spec_clauses(a.spec)
+        spec = spec_clauses(spec_path)
     except (OSError, ValueError) as e:
         print("error: %s" % e, file=sys.stderr)
-        return 2
+        return None
     if not spec:
-        print("error: no clause table row found in %s" % a.spec, file=sys.stderr)
-        return 2
+        print("error: no clause table row found in %s" % spec_path, file=sys.stderr)
+        return None
     problems = []
     fmt = registry.of_clauses(spec)
     if fmt is None:
         print("error: the clauses of %s are of no one format of the registry (%s)"
-              % (a.spec, ", ".join(registry.names())), file=sys.stderr)
-        return 2
-    val = validator_clauses(os.path.abspath(a.atf), problems, fmt)
+              % (spec_path, ", ".join(registry.names())), file=sys.stderr)
+        return None
+    name = os.path.basename(spec_path)
+    val = validator_clauses(atf, problems, fmt)
     if val is not None:
         for cid in spec:
             if cid not in val:
-                problems.append("validator: SPEC.md clause %s is not in the validator's table"
-                                % cid)
+                problems.append("validator: %s clause %s is not in the validator's table"
+                                % (name, cid))
             elif val[cid] != spec[cid]:
-                problems.append("validator: %s is %s in the validator, %s in SPEC.md"
-                                % (cid, val[cid], spec[cid]))
+                problems.append("validator: %s is %s in the validator, %s in %s"
+                                % (cid, val[cid], spec[cid], name))
         for cid in sorted(set(val) - set(spec)):
-            problems.append("validator: clause %s is not in SPEC.md" % cid)
-    ncases, errors, warnings, named = corpus_clauses(a.corpus)
+            problems.append("validator: clause %s is not in %s" % (cid, name))
+    ncases, errors, warnings, named = corpus_clauses(corpus)
     if not ncases:
-        problems.append("corpus: no *.expect.json in %s" % a.corpus)
+        problems.append("corpus: no *.expect.json in %s" % corpus)
     for cid, sev in spec.items():
         if sev == "error" and cid not in errors:
             problems.append("corpus: no case reports error clause %s" % cid)
         if sev == "warning" and cid not in warnings:
             problems.append("corpus: no case reports warning clause %s" % cid)
     for cid in sorted(set(named) - set(spec)):
-        problems.append("corpus: clause %s (in %s) is not in SPEC.md" % (cid, named[cid][0]))
+        problems.append("corpus: clause %s (in %s) is not in %s" % (cid, named[cid][0], name))
     for p in problems:
         print(p)
     print("%d clauses, %d cases, %d problem(s)" % (len(spec), ncases, len(problems)))
-    return 1 if problems else 0
+    return problems
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--atf", required=True, help="the atf executable, or a format's *_tool.py")
+    ap.add_argument("--spec", help="one spec (with --corpus); default: every format's")
+    ap.add_argument("--corpus", help="that spec's golden corpus")
+    a = ap.parse_args(argv)
+    if (a.spec is None) != (a.corpus is None):
+        ap.error("--spec and --corpus go together")
+    if a.spec is not None:
+        runs = [(a.spec, a.corpus)]
+    else:
+        runs = [(os.path.join(REPO, "conformance", f.spec), os.path.join(REPO, "corpus", f.corpus))
+                for f in registry.formats()]
+    failed = False
+    for spec_path, corpus in runs:
+        problems = check(os.path.abspath(a.atf), spec_path, corpus)
+        if problems is None:
+            return 2
+        failed = failed or bool(problems)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <atf/crc32c.h>
-#include <atf/reader.h>
-
 #include "common.h"      /* the codec's: atf_strdup */
 #include "vinternal.h"
 
@@ -40,6 +37,12 @@ const atf_clause *atf_clause_find(const char *id)
 {
     size_t i = atf_clause_index(id);
     return i == (size_t)-1 ? NULL : &g_clauses[i];
+}
+
+void v_check_range(atf_validation *v, unsigned first, unsigned count)
+{
+    for (unsigned c = first; c < first + count && c < C_COUNT_; c++)
+        v->checked[c] = 1;
 }
 
 atf_severity v_clause_severity(vclause c) { return g_clauses[c].severity; }
@@ -340,76 +343,4 @@ size_t atf_validation_recovered_count(const atf_validation *v) { return v ? v->r
 const atf_validate_recovered *atf_validation_recovered_at(const atf_validation *v, size_t i)
 {
     return v && v->recovered_pub && i < v->recovered_count ? &v->recovered_pub[i] : NULL;
-}
-
-int v_header_identity(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, const char *magic,
-                      uint64_t header_size, const char *kind, vclause c_magic, vclause c_endian,
-                      vclause c_version)
-{
-    v_check(v, c_magic);
-    if (atf_header_prefix_ok(d, (size_t)size, magic)) {
-        /* SPEC 7a.12: killed before the first flush or inside the header
-         * write. Crash-truncated with 0 events, not a bad header. */
-        char what[256];
-        v_check(v, C_REC_001);
-        atf_file_state_describe(what, sizeof what, ATF_FILE_CRASH_TRUNCATED, 1, size, 0, size);
-        v_report(v, file, C_REC_001, 0, 0, "header", "%s", what);
-        v_recovered(v, file, 0);
-        return V_HEADER_TRUNCATED;
-    }
-    if (size < 4 || memcmp(d, magic, 4) != 0) {
-        if (size < 4)
-            v_report(v, file, c_magic, 0, 0, "magic", "file is %" PRIu64 " bytes, too short for the magic", size);
-        else
-            v_report(v, file, c_magic, 0, 0, "magic", "magic is %02x %02x %02x %02x, not \"%.4s\"", d[0], d[1],
-                     d[2], d[3], magic);
-        return 0;
-    }
-    if (size < header_size) {
-        v_report(v, file, c_magic, 0, 0, "header", "file is %" PRIu64 " bytes, shorter than the %" PRIu64
-                 "-byte %s header", size, header_size, kind);
-        return 0;
-    }
-    v_check(v, c_endian);
-    v_check(v, c_version);
-    int ok = 1;
-    if (d[4] != ATF_ENDIAN_LITTLE) {
-        v_report(v, file, c_endian, 0, 4, "endian", "endian is %u, only 1 (little-endian) is defined", d[4]);
-        ok = 0;
-    }
-    if (d[5] != ATF_LAYOUT_1 && d[5] != ATF_LAYOUT_2) {
-        v_report(v, file, c_version, 0, 5, "version", "version is %u, not 1 (layout 1) or 2 (layout 2)", d[5]);
-        ok = 0;
-    }
-    return ok ? V_HEADER_OK : V_HEADER_BAD;
-}
-
-void v_checksum_zero(atf_validation *v, size_t file, int l1, uint32_t stored, uint64_t fo, int nonempty)
-{
-    if (l1)
-        return;
-    /* The CRC32-C of an empty events section is 0: nothing to warn about. */
-    v_check(v, C_CRC_003);
-    if (stored == 0 && nonempty)
-        v_report(v, file, C_CRC_003, 0, fo + 4, "footer.checksum",
-                 "footer checksum is 0 (unchecked): layout 2 writers should write the CRC32-C");
-}
-
-void v_checksum_verdict(atf_validation *v, size_t file, int l1, uint32_t stored, uint64_t fo, const uint8_t *events,
-                        uint64_t len, uint32_t crc)
-{
-    if (l1) {
-        v_check(v, C_CRC_002);
-        if (crc != stored && atf_crc32_ieee(0, events, (size_t)len) != stored)
-            v_report(v, file, C_CRC_002, 0, fo + 4, "footer.checksum",
-                     "footer checksum 0x%08" PRIx32 " is neither the CRC32-C (0x%08" PRIx32
-                     ") nor the CRC32/IEEE of the events section",
-                     stored, crc);
-    } else {
-        v_check(v, C_CRC_001);
-        if (crc != stored)
-            v_report(v, file, C_CRC_001, 0, fo + 4, "footer.checksum",
-                     "footer checksum 0x%08" PRIx32 " is not the CRC32-C of the events section (0x%08" PRIx32 ")",
-                     stored, crc);
-    }
 }

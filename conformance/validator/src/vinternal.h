@@ -1,5 +1,25 @@
-/* Internals of the validator (not installed): clause enum, the report under
- * construction, and what the file passes hand to the thread-level checks. */
+/* Internals of the validator (not installed): the clause enum, the report
+ * under construction, and the surface a format's pass implements.
+ *
+ * One design for every format (conformance/validator/README.md, "Formats"):
+ *  - a format's pass lives in its folder, formats/<name>/validate/, and
+ *    defines one descriptor (atf_validator_format, below) named
+ *    atf_vformat_<name>; the build lists every format that has a validate/
+ *    folder (formats/formats.cmake) in a generated registry
+ *    (atf_vformat_registry[]) and a generated clause list (clause_list.h);
+ *  - a format's clauses are its one X-macro table,
+ *    formats/<name>/src/<name>_clauses.h (ATF_CLAUSE_LIST_<NAME>(X)), which
+ *    gives the enum constants C_<ID> of this header, contiguous per format;
+ *  - a pass marks the clauses it evaluates (v_check, v_check_format) and
+ *    reports each breach into the one report with v_report(): clause,
+ *    file, byte offset, field, message. A pass that walks the bytes itself
+ *    calls v_report where it finds a breach; a pass whose codec reader
+ *    already finds the clauses hands each of the reader's findings to
+ *    v_report through v_clause_of(). Either way the report is the only
+ *    finding type the validator has;
+ *  - the core (validate.c) detects an input once (the codec's bid,
+ *    formats/registry.c), picks the descriptor of the module that claimed it
+ *    (the native one when none did) and calls its file() or dir(). */
 #ifndef ATF_VALIDATOR_INTERNAL_H
 #define ATF_VALIDATOR_INTERNAL_H
 
@@ -8,7 +28,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include <atf/format.h>
 #include <atf/validator.h>
 
 #include "clause_list.h"
@@ -119,92 +138,75 @@ void v_recovered(atf_validation *v, size_t file, uint64_t events);
 atf_status v_finish(atf_validation *v);
 atf_severity v_clause_severity(vclause c);
 const char *v_clause_id(vclause c);
-/* The identity of a header shared by index and detail files: magic and size
- * (c_magic), endian (c_endian), version (c_version). @p kind names the header
- * in messages ("index", "detail"). @return V_HEADER_OK, V_HEADER_BAD (the
- * file cannot be interpreted) or V_HEADER_TRUNCATED (shorter than the header
- * but the start of a valid one: crash-truncated with 0 events, REC-001). */
-enum { V_HEADER_BAD = 0, V_HEADER_OK = 1, V_HEADER_TRUNCATED = 2 };
-int v_header_identity(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, const char *magic,
-                      uint64_t header_size, const char *kind, vclause c_magic, vclause c_endian,
-                      vclause c_version);
+/* Clauses of [first, first + count) marked as evaluated. */
+void v_check_range(atf_validation *v, unsigned first, unsigned count);
 
-/* Section 7 for a footer at @p fo holding @p stored, shared by index and
- * detail files. v_checksum_zero: CRC-003 (layout 2 writes the CRC32-C, not
- * 0, over a non-empty section). v_checksum_verdict: CRC-001 (layout 2: the
- * CRC32-C @p crc of the events section) or CRC-002 (layout 1: the CRC32-C
- * or the CRC32/IEEE of @p events, @p len bytes). */
-void v_checksum_zero(atf_validation *v, size_t file, int l1, uint32_t stored, uint64_t fo, int nonempty);
-void v_checksum_verdict(atf_validation *v, size_t file, int l1, uint32_t stored, uint64_t fo, const uint8_t *events,
-                        uint64_t len, uint32_t crc);
+/* ---- Paths, files and errors (validate.c) ------------------------------- */
 
-/* ---- File passes ------------------------------------------------------ */
+/* Fills err (if not NULL) with code, file and the formatted message (NULL:
+ * atf_strerror(code)); @return code. */
+atf_status v_fail(atf_error *err, atf_status code, const char *file, const char *fmt, ...) V_PRINTF(4, 5);
+/* a + b + c, and dir + "/" + name (no doubled slash), in new strings (NULL: no memory). */
+char *v_cat3(const char *a, const char *b, const char *c);
+char *v_join(const char *dir, const char *name);
+/* 1: a regular file; 0: nothing there; -1: something else is there, or it
+ * cannot be looked at (err says which: an I/O problem, never a verdict). */
+int v_regular_or_absent(const char *path, atf_error *err);
+int v_is_dir(const char *path);
+/* Last path component, ignoring trailing slashes, into dst. */
+void v_base_name(const char *path, char *dst, size_t cap);
+/* The file at path mapped (or read), at most limit bytes (0: no limit); on
+ * failure an empty blob and err naming the path. */
+struct atf_blob;
+atf_status v_map_open(struct atf_blob *m, const char *path, uint64_t limit, atf_error *err);
 
-/* What the index pass learnt, for the thread-level checks. */
-typedef struct vindex {
-    int header_ok;           /* magic, endian and version passed: the fields below the header are decoded */
-    int usable;              /* events located: n events at data + eo */
-    atf_layout layout;
-    const uint8_t *data;
-    uint64_t size, eo, n;
-    int has_footer;
-    int finalized;           /* footer_offset != 0 */
-    uint32_t flags, thread_id;
-    uint8_t clock_type;
-    uint64_t linked;         /* events whose detail_seq is not the sentinel */
-    uint64_t first_ts, last_ts;
-} vindex;
+/* ---- Formats ------------------------------------------------------------ */
 
-typedef struct vdetail {
-    int header_ok;           /* magic, endian and version passed */
-    int usable;              /* events walked */
-    atf_layout layout;
-    uint64_t n;              /* complete events walked */
-    int complete;            /* the walk covered the whole events section */
-    int has_footer;
-    uint32_t thread_id;
-} vdetail;
+/* A format's part of the validator: formats/<name>/validate/ defines
+ * `const atf_validator_format atf_vformat_<name>`. */
+typedef struct atf_validator_format {
+    /* The codec module's name (formats/common/src/format_module.h), which
+     * atf_format_bid() returns for a file of this format. */
+    const char *name;
+    /* 1: the toolkit's native format, of the files no codec module claims
+     * (and of directories). */
+    int native;
+    /* Its clauses: [clause_first, clause_first + clause_count) of the enum. */
+    unsigned clause_first, clause_count;
+    /* Every clause of the format that applies to one file, d[0..size) (the
+     * bytes from data_end on are a sparse tail, read as zeros); file: the
+     * report's index of the file, name: its base name. */
+    void (*file)(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
+                 const char *name);
+    /* NULL, or a directory of this format: ATF_E_NOT_FOUND (err says why)
+     * when path is not one, else as atf_validate_path(). */
+    atf_status (*dir)(atf_validation *v, const char *path, atf_error *err);
+} atf_validator_format;
 
-/* The index pass. thread_ctx: the file is validated as part of a thread
- * (LINK-006 applies when !has_detail_file). */
-void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
-                  int thread_ctx, int has_detail_file, vindex *out);
-/* Forward links (LINK-001/002) of index events not confirmed by the detail pass. */
-void v_index_forward_links(atf_validation *v, size_t file, const vindex *ix, const vdetail *dt,
-                           const uint64_t *confirmed_bits);
+/* The registry, generated from formats/formats.cmake: every format that has
+ * a validate/ folder, in registry order, NULL-terminated. */
+extern const atf_validator_format *const atf_vformat_registry[];
+extern const size_t atf_vformat_count;
 
-/* The detail pass. ix: the thread's index (NULL for a lone file or an
- * unusable index): backward links, LINK-007 and ARM-PAY-005 are checked
- * against it, and every index event whose link is confirmed both ways gets
- * its bit set in confirmed_bits (which may be NULL) and counted. */
-void v_detail_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
-                   const vindex *ix, uint64_t *confirmed_bits, uint64_t *confirmed, vdetail *out);
+/* The number of X() lines of a clause table: V_CLAUSES(ATF_CLAUSE_LIST_X). */
+#define V_X_ONE_(name, group, num, sev, rec, text, hint) +1u
+#define V_CLAUSES(list) (0u list(V_X_ONE_))
 
-/* Both files of one thread and the cross-lane clauses; idx NULL: no index
- * file (only the detail file is checked). det_present 0: no detail file.
- * label_prefix is prepended to "index.atf"/"detail.atf". */
-typedef struct vthread_summary {
-    vindex ix;
-    size_t index_file;       /* file index of index.atf, or (size_t)-1 */
-} vthread_summary;
-atf_status v_thread(atf_validation *v, const char *label_prefix, const uint8_t *idx, uint64_t isize,
-                    uint64_t idata_end, int det_present, const uint8_t *det, uint64_t dsize, uint64_t ddata_end,
-                    vthread_summary *out);
+/* Every clause of the format marked as evaluated. */
+static inline void v_check_format(atf_validation *v, const atf_validator_format *f)
+{
+    v_check_range(v, f->clause_first, f->clause_count);
+}
+/* The clause of format f whose ID is id: 1 and *out, or 0. */
+int v_clause_of(const atf_validator_format *f, const char *id, vclause *out);
 
-/* The WTF pass (wtf_pass.c): every WTF-* clause over one file of @p size
- * bytes (data_end: where a sparse tail starts). */
-void v_wtf_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end);
-/* The same with its fast path for common events off (general_only = 1):
- * the findings must not differ (test_wtf_fast_path). */
-void v_wtf_pass_mode(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
-                     int general_only);
-/* atf_validate_wtf_memory() with the fast path on or off. */
-atf_status v_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
-                                 const atf_validate_options *opts, int general_only, atf_error *err);
-
-/* The RTC pass (rtc_pass.c): every RTC-* clause over one file of @p size bytes. */
-void v_rtc_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end);
-/* The pass of one file of a format module (formats/registry.c): v_wtf_pass, v_rtc_pass. */
-typedef void (*v_format_pass)(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end);
+/* A report of one input in memory: *vp receives a new report for name (NULL:
+ * default_name) with that file registered as *file. @return ATF_OK, or
+ * ATF_E_ARG / ATF_E_NOMEM (nothing to free). */
+atf_status v_memory_begin(atf_validation **out, atf_validation **vp, size_t *file, const void *data, size_t size,
+                          const char *name, const char *default_name, const atf_validate_options *opts,
+                          atf_error *err);
+/* Ends a run: the report into *out (ATF_OK), or freed (st or ATF_E_NOMEM). */
+atf_status v_end(atf_validation *v, atf_status st, atf_validation **out, atf_error *err);
 
 #endif /* ATF_VALIDATOR_INTERNAL_H */

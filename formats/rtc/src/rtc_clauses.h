@@ -1,7 +1,7 @@
 /* The RTC clauses of conformance/SPEC-RTC.md, one X() line per clause, in
  * the spec's order; the form of formats/atf/src/atf_clauses.h, each name
  * pasted to the prefix P (the codec's enum takes none, the validator's
- * "RTC_"). The one table of RTC's clauses: the reader reports by it
+ * "RTC_": ATF_CLAUSE_LIST_RTC below). The one table of RTC's clauses: the reader reports by it
  * (rtc_internal.h), the validator reads it. */
 #ifndef ATF_RTC_CLAUSES_H
 #define ATF_RTC_CLAUSES_H
@@ -87,5 +87,9 @@
       "Stop the writer cleanly so that it writes the final Crc.") \
     X(P##REC_002, "RTC-REC", "002", W, 0, "A file cut at the start (bytes before the first Marker, or a first Unit whose number is not 0): readers start at the first Marker and report what they skipped.", \
       "Keep the file's start (the first Unit) when copying or rotating it.")
+
+/* The table in the validator's form (ATF_CLAUSE_LIST_<NAME>, as every
+ * format's): the names RTC_<ID>. */
+#define ATF_CLAUSE_LIST_RTC(X) RTC_CLAUSE_TABLE(X, RTC_)
 
 #endif /* ATF_VALIDATOR_CLAUSE_LIST_RTC_H */

@@ -118,8 +118,8 @@ typedef struct atf_validation atf_validation;
 /**
  * Validates @p path: an index file, a detail file, a thread directory, a
  * session directory, a directory holding exactly one `pid_*` session, or a
- * WTF file (either WTF magic, or a name ending in `.wtf-trace`:
- * conformance/SPEC-WTF.md).
+ * file of another format of the registry, by its magic or its name
+ * (conformance/SPEC-<NAME>.md).
  * A regular file is validated whatever its magic (a wrong one is a finding):
  * `index.atf` and `detail.atf` as that kind, any other name by its magic
  * (conformance/SPEC.md 7a.1).
@@ -145,14 +145,6 @@ ATF_API atf_status atf_validate_index_memory(atf_validation **out, const void *d
                                              const char *name, const atf_validate_options *opts,
                                              atf_error *err);
 
-/** Validates a WTF file held in memory (conformance/SPEC-WTF.md); @p name NULL gives "trace.wtf-trace". */
-ATF_API atf_status atf_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
-                                           const atf_validate_options *opts, atf_error *err);
-
-/** Validates an RTC file held in memory (conformance/SPEC-RTC.md); @p name NULL gives "trace.rtc". */
-ATF_API atf_status atf_validate_rtc_memory(atf_validation **out, const void *data, size_t size, const char *name,
-                                           const atf_validate_options *opts, atf_error *err);
-
 /** Validates a detail file held in memory (file-level clauses only); @p name NULL gives "detail.atf". */
 ATF_API atf_status atf_validate_detail_memory(atf_validation **out, const void *data, size_t size,
                                               const char *name, const atf_validate_options *opts,
@@ -167,6 +159,18 @@ ATF_API atf_status atf_validate_detail_memory(atf_validation **out, const void *
 ATF_API atf_status atf_validate_thread_memory(atf_validation **out, const void *index, size_t index_size,
                                               const void *detail, size_t detail_size,
                                               const atf_validate_options *opts, atf_error *err);
+
+/* The entry points of the other formats, one header each
+ * (formats/<name>/validate/include/atf/<name>_validate.h: e.g.
+ * atf_validate_<name>_memory()), listed by the build from the registry of
+ * formats (formats/formats.cmake). */
+#ifdef __cplusplus
+}
+#endif
+#include <atf/validator_formats.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /** Releases a report. NULL is allowed. */
 ATF_API void atf_validation_free(atf_validation *v);

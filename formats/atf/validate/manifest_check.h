@@ -2,7 +2,7 @@
 #ifndef ATF_VALIDATOR_MANIFEST_CHECK_H
 #define ATF_VALIDATOR_MANIFEST_CHECK_H
 
-#include "vinternal.h"
+#include "atf_pass.h"
 
 typedef struct vman_thread {
     uint64_t id;

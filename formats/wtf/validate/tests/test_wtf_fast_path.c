@@ -22,7 +22,7 @@
 #include <atf/validator.h>
 #include <atf/wtf.h>
 
-#include "vinternal.h"
+#include "wtf_pass.h"
 #include "wtf_test_util.h"
 
 static void ok(atf_status s, const atf_error *e)

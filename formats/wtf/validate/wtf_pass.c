@@ -11,9 +11,10 @@
 
 #include <atf/wtf.h>
 
-#include "vinternal.h"
 #include "common.h"
+#include "vinternal.h"
 #include "wtf_internal.h"
+#include "wtf_pass.h"
 
 #define W_WIRES 65536u
 #define W_ZONES 65536u
@@ -517,50 +518,68 @@ static void file_header_part(wpass *w, const atf_wtf_part *p)
     json_decref(j);
 }
 
-/* One chunk at w->d + pos (@avail bytes to the end of the file). Returns the
+/* One chunk as it is read: its header and part table, and what the checks
+ * of one step tell the next. */
+typedef struct wchunk {
+    atf_wtf_chunk c;
+    uint64_t pos;            /* offset of the chunk in the file */
+    uint32_t index;          /* its position among the chunks */
+    const uint8_t *d;        /* w->d + pos */
+    uint64_t avail;          /* bytes from pos to the end of the file */
+    uint64_t table_end;      /* header and part table */
+    uint64_t body;           /* bytes of parts the length allows */
+    uint64_t parts_end;      /* end of the last part, padded, from the end of the table */
+    uint64_t limit;          /* bytes of the chunk in the file */
+    int bad_length, cut, last;
+} wchunk;
+
+/* The chunk header (WTF-CHK-001, -002, -006's part count, a cut part
+ * table). @return 1 to go on, 0 when the chunk ends here: *next is the
  * next chunk's offset, or 0 to stop. */
-static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
+static int chunk_header(wpass *w, wchunk *k, uint64_t *next)
 {
     atf_validation *v = w->v;
     size_t f = w->file;
-    const uint8_t *d = w->d + pos;
-    uint64_t avail = w->size - pos;
+    const uint8_t *d = k->d;
+    uint64_t pos = k->pos, avail = k->avail;
+    *next = 0;
     if (avail < ATF_WTF_CHUNK_HEADER_SIZE) {
         v_report(v, f, C_WTF_REC_001, 0, pos, "chunk.header",
                  "crash-truncated: the file ends %llu bytes into a chunk header", (unsigned long long)avail);
         w->cut = 1;
         return 0;
     }
-    atf_wtf_chunk c;
-    memset(&c, 0, sizeof c);
-    c.offset = pos;
-    c.id = v_le32(d);
-    c.type = v_le32(d + 4);
-    c.length = v_le32(d + 8);
-    c.start_time = v_le32(d + 12);
-    c.end_time = v_le32(d + 16);
-    c.part_count = v_le32(d + 20);
-    uint64_t table_end = ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)c.part_count * ATF_WTF_PART_ENTRY_SIZE;
-    if (c.part_count > ATF_WTF_MAX_PARTS) {
+    atf_wtf_chunk *c = &k->c;
+    memset(c, 0, sizeof *c);
+    c->offset = pos;
+    c->id = v_le32(d);
+    c->type = v_le32(d + 4);
+    c->length = v_le32(d + 8);
+    c->start_time = v_le32(d + 12);
+    c->end_time = v_le32(d + 16);
+    c->part_count = v_le32(d + 20);
+    uint64_t table_end = ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)c->part_count * ATF_WTF_PART_ENTRY_SIZE;
+    k->table_end = table_end;
+    if (c->part_count > ATF_WTF_MAX_PARTS) {
         /* The chunk is skipped when its length still places the next one (SPEC-WTF 6). */
-        int next = c.length >= table_end && c.length % 4 == 0 && c.length <= avail;
+        int skip = c->length >= table_end && c->length % 4 == 0 && c->length <= avail;
         v_report(v, f, C_WTF_CHK_006, 0, pos + 20, "chunk.part_count", "%u parts (at most %u); %s",
-                 (unsigned)c.part_count, ATF_WTF_MAX_PARTS,
-                 next ? "the chunk is not read" : "nothing from this chunk on is read");
+                 (unsigned)c->part_count, ATF_WTF_MAX_PARTS,
+                 skip ? "the chunk is not read" : "nothing from this chunk on is read");
         w->damaged = 1;
-        return next ? pos + c.length : 0;
+        *next = skip ? pos + c->length : 0;
+        return 0;
     }
-    int bad_length = 0;
-    if (c.length < table_end) {
+    if (c->length < table_end) {
         v_report(v, f, C_WTF_CHK_001, 0, pos + 8, "chunk.length",
                  "%u: less than the header and part table (%llu); nothing after this chunk is read",
-                 (unsigned)c.length, (unsigned long long)table_end);
-        bad_length = 1;
+                 (unsigned)c->length, (unsigned long long)table_end);
+        k->bad_length = 1;
     }
-    if (c.length % 4) {
+    if (c->length % 4) {
         v_report(v, f, C_WTF_CHK_002, 0, pos + 8, "chunk.length",
-                 "%u: not a multiple of 4; nothing after this chunk is read", (unsigned)c.length);
-        bad_length = 1;
+                 "%u: not a multiple of 4; nothing after this chunk is read", (unsigned)c->length);
+        k->bad_length = 1;
     }
     if (avail < table_end) {
         v_report(v, f, C_WTF_REC_001, 0, pos + avail, "chunk.parts",
@@ -569,19 +588,28 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
         w->cut = 1;
         return 0;
     }
-    if (bad_length && c.length < table_end)
+    if (k->bad_length && c->length < table_end)
         return 0;
-    uint64_t body = c.length >= table_end ? c.length - table_end : 0;
-    uint64_t parts_end = 0;   /* end of the last part, padded, from the end of the table */
-    int bad_parts = 0;        /* WTF-CHK-004..006: the chunk's content is not read */
-    for (uint32_t i = 0; i < c.part_count; i++) {
-        const uint8_t *e = d + ATF_WTF_CHUNK_HEADER_SIZE + (size_t)i * ATF_WTF_PART_ENTRY_SIZE;
-        uint64_t at = pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)i * ATF_WTF_PART_ENTRY_SIZE;
-        atf_wtf_part *p = &c.parts[i];
+    k->body = c->length >= table_end ? c->length - table_end : 0;
+    return 1;
+}
+
+/* The part table (WTF-CHK-004, -005, -006, -008). @return 1 when a part is
+ * misplaced (WTF-CHK-004..006): the chunk's content is not read. */
+static int chunk_parts(wpass *w, wchunk *k)
+{
+    atf_validation *v = w->v;
+    size_t f = w->file;
+    atf_wtf_chunk *c = &k->c;
+    int bad_parts = 0;
+    for (uint32_t i = 0; i < c->part_count; i++) {
+        const uint8_t *e = k->d + ATF_WTF_CHUNK_HEADER_SIZE + (size_t)i * ATF_WTF_PART_ENTRY_SIZE;
+        uint64_t at = k->pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)i * ATF_WTF_PART_ENTRY_SIZE;
+        atf_wtf_part *p = &c->parts[i];
         p->type = v_le32(e);
         p->offset = v_le32(e + 4);
         p->length = v_le32(e + 8);
-        p->file_offset = pos + table_end + p->offset;
+        p->file_offset = k->pos + k->table_end + p->offset;
         if (!is_known_part(p->type))
             v_report(v, f, C_WTF_CHK_008, 0, at, "part.type", "part %u: type 0x%x", (unsigned)i, (unsigned)p->type);
         if (p->offset % 4) {
@@ -590,17 +618,17 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
             bad_parts = 1;
         }
         uint64_t end = (uint64_t)p->offset + p->length;
-        if (end > body) {
+        if (end > k->body) {
             v_report(v, f, C_WTF_CHK_005, 0, at + 4, "part.offset",
                      "part %u: bytes %u..%llu, the chunk has %llu bytes of parts", (unsigned)i, (unsigned)p->offset,
-                     (unsigned long long)end, (unsigned long long)body);
+                     (unsigned long long)end, (unsigned long long)k->body);
             bad_parts = 1;
         }
         uint64_t padded = (end + 3) & ~(uint64_t)3;
-        if (padded > parts_end)
-            parts_end = padded;
+        if (padded > k->parts_end)
+            k->parts_end = padded;
         for (uint32_t j = 0; j < i; j++) {
-            const atf_wtf_part *q = &c.parts[j];
+            const atf_wtf_part *q = &c->parts[j];
             if (p->length && q->length && p->offset < (uint64_t)q->offset + q->length &&
                 q->offset < (uint64_t)p->offset + p->length) {
                 v_report(v, f, C_WTF_CHK_006, 0, at + 4, "part.offset", "parts %u and %u overlap", (unsigned)j,
@@ -610,121 +638,134 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
             }
         }
     }
+    return bad_parts;
+}
+
+/* Where the chunk ends: cut by a crash, or a wrong length (WTF-CHK-003),
+ * bytes in no part (WTF-CHK-011), padding (WTF-CHK-009), times
+ * (WTF-CHK-010). Sets k->cut, k->last and k->limit. */
+static void chunk_extent(wpass *w, wchunk *k)
+{
+    atf_validation *v = w->v;
+    size_t f = w->file;
+    const atf_wtf_chunk *c = &k->c;
+    uint64_t pos = k->pos, avail = k->avail, table_end = k->table_end, parts_end = k->parts_end;
     /* A chunk running past the end of the file: a crash cut it, unless its
      * parts end inside the file and bytes other than zeros follow them. */
-    if (bad_parts) {
-        /* SPEC-WTF 6: a broken part table costs its chunk, when the length
-         * still places the next one. */
-        int next = !bad_length && c.length <= avail;
-        w->damaged = 1;
-        return next ? pos + c.length : 0;
-    }
-    int cut = c.length > avail;
-    int last = bad_length;    /* read this chunk, nothing after it */
-    if (cut) {
+    k->cut = c->length > avail;
+    k->last = k->bad_length;    /* read this chunk, nothing after it */
+    if (k->cut) {
         uint64_t pe = table_end + parts_end;
-        if (pe <= avail && v_first_nonzero(d + pe, (size_t)(avail - pe)) < avail - pe) {
+        if (pe <= avail && v_first_nonzero(k->d + pe, (size_t)(avail - pe)) < avail - pe) {
             v_report(v, f, C_WTF_CHK_003, 0, pos + 8, "chunk.length",
                      "%u runs past the end of the file (%llu bytes left) while the parts end at %llu and other "
                      "bytes follow: a wrong length; nothing after this chunk is read",
-                     (unsigned)c.length, (unsigned long long)avail, (unsigned long long)pe);
-            cut = 0;
-            last = 1;
+                     (unsigned)c->length, (unsigned long long)avail, (unsigned long long)pe);
+            k->cut = 0;
+            k->last = 1;
         } else {
             v_report(v, f, C_WTF_REC_001, 0, pos + avail, "chunk.length",
-                     "crash-truncated: chunk %u at %llu is %u bytes, %llu are in the file", (unsigned)index,
-                     (unsigned long long)pos, (unsigned)c.length, (unsigned long long)avail);
+                     "crash-truncated: chunk %u at %llu is %u bytes, %llu are in the file", (unsigned)k->index,
+                     (unsigned long long)pos, (unsigned)c->length, (unsigned long long)avail);
             w->cut = 1;
         }
-    } else if (table_end + parts_end < c.length) {
+    } else if (table_end + parts_end < c->length) {
         v_report(v, f, C_WTF_CHK_011, 0, pos + table_end + parts_end, "chunk.length",
-                 "%llu bytes of the chunk are in no part", (unsigned long long)(c.length - table_end - parts_end));
+                 "%llu bytes of the chunk are in no part", (unsigned long long)(c->length - table_end - parts_end));
     }
-    uint64_t limit = cut || c.length > avail ? avail : c.length;   /* bytes of the chunk in the file */
-    /* Padding after each part (WTF-CHK-009). */
-    for (uint32_t i = 0; i < c.part_count; i++) {
-        const atf_wtf_part *p = &c.parts[i];
+    k->limit = k->cut || c->length > avail ? avail : c->length;
+    for (uint32_t i = 0; i < c->part_count; i++) {
+        const atf_wtf_part *p = &c->parts[i];
         uint64_t end = table_end + (uint64_t)p->offset + p->length, padded = (end + 3) & ~(uint64_t)3;
-        if (padded <= limit && (uint64_t)p->offset + p->length <= body &&
-            v_first_nonzero(d + end, (size_t)(padded - end)) < padded - end)
+        if (padded <= k->limit && (uint64_t)p->offset + p->length <= k->body &&
+            v_first_nonzero(k->d + end, (size_t)(padded - end)) < padded - end)
             v_report(v, f, C_WTF_CHK_009, 0, pos + end, "part.padding", "part %u: padding bytes are not zero",
                      (unsigned)i);
     }
-    if ((c.start_time == ATF_WTF_NO_TIME) != (c.end_time == ATF_WTF_NO_TIME) ||
-        (c.start_time != ATF_WTF_NO_TIME && c.start_time > c.end_time))
-        v_report(v, f, C_WTF_CHK_010, 0, pos + 12, "chunk.start", "start %u, end %u", (unsigned)c.start_time,
-                 (unsigned)c.end_time);
-    /* The chunk's kind. */
-    if (index == 0 && c.type != ATF_WTF_CHUNK_FILE_HEADER)
-        v_report(v, f, C_WTF_FH_001, 0, pos + 4, "chunk.type", "the first chunk has type %u", (unsigned)c.type);
-    if (index > 0 && c.type == ATF_WTF_CHUNK_FILE_HEADER)
+    if ((c->start_time == ATF_WTF_NO_TIME) != (c->end_time == ATF_WTF_NO_TIME) ||
+        (c->start_time != ATF_WTF_NO_TIME && c->start_time > c->end_time))
+        v_report(v, f, C_WTF_CHK_010, 0, pos + 12, "chunk.start", "start %u, end %u", (unsigned)c->start_time,
+                 (unsigned)c->end_time);
+}
+
+/* The chunk's kind and its parts by type (WTF-FH-001, -002, -008,
+ * WTF-CHK-007, WTF-EVC-003, -004, -006); the file-header part is read. The
+ * first string table and binary event buffer that lie inside the chunk go
+ * to *strings and *events, the counts of event buffers and string tables to
+ * n_ev and n_st. */
+static void chunk_kind(wpass *w, const wchunk *k, const atf_wtf_part **strings, const atf_wtf_part **events,
+                       unsigned *n_ev, unsigned *n_st)
+{
+    atf_validation *v = w->v;
+    size_t f = w->file;
+    const atf_wtf_chunk *c = &k->c;
+    uint64_t pos = k->pos;
+    if (k->index == 0 && c->type != ATF_WTF_CHUNK_FILE_HEADER)
+        v_report(v, f, C_WTF_FH_001, 0, pos + 4, "chunk.type", "the first chunk has type %u", (unsigned)c->type);
+    if (k->index > 0 && c->type == ATF_WTF_CHUNK_FILE_HEADER)
         v_report(v, f, C_WTF_FH_008, 0, pos + 4, "chunk.type", "chunk %u is a second file-header chunk",
-                 (unsigned)index);
-    if (c.type != ATF_WTF_CHUNK_FILE_HEADER && c.type != ATF_WTF_CHUNK_EVENT_DATA)
-        v_report(v, f, C_WTF_CHK_007, 0, pos + 4, "chunk.type", "chunk type %u", (unsigned)c.type);
-    const atf_wtf_part *strings = NULL, *events = NULL;
-    unsigned n_fh = 0, n_ev = 0, n_st = 0;
-    for (uint32_t i = 0; i < c.part_count; i++) {
-        const atf_wtf_part *p = &c.parts[i];
+                 (unsigned)k->index);
+    if (c->type != ATF_WTF_CHUNK_FILE_HEADER && c->type != ATF_WTF_CHUNK_EVENT_DATA)
+        v_report(v, f, C_WTF_CHK_007, 0, pos + 4, "chunk.type", "chunk type %u", (unsigned)c->type);
+    unsigned n_fh = 0;
+    for (uint32_t i = 0; i < c->part_count; i++) {
+        const atf_wtf_part *p = &c->parts[i];
         uint64_t at = pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)i * ATF_WTF_PART_ENTRY_SIZE;
-        int inside = p->offset % 4 == 0 && (uint64_t)p->offset + p->length <= body;
+        int inside = p->offset % 4 == 0 && (uint64_t)p->offset + p->length <= k->body;
         if (p->type == ATF_WTF_PART_FILE_HEADER) {
             n_fh++;
-            if (c.type == ATF_WTF_CHUNK_FILE_HEADER && n_fh == 1 && inside && table_end + p->offset + p->length <= limit)
+            if (c->type == ATF_WTF_CHUNK_FILE_HEADER && n_fh == 1 && inside &&
+                k->table_end + p->offset + p->length <= k->limit)
                 file_header_part(w, p);
         } else if (p->type >= ATF_WTF_PART_JSON_EVENTS && p->type <= ATF_WTF_PART_BINARY_EVENTS) {
-            n_ev++;
+            (*n_ev)++;
             if (p->type != ATF_WTF_PART_BINARY_EVENTS)
                 v_report(v, f, C_WTF_EVC_003, 0, at, "part.type", "part %u: a %s event buffer, not read", (unsigned)i,
                          p->type == ATF_WTF_PART_JSON_EVENTS ? "JSON" : "legacy");
-            else if (!events && inside)
-                events = p;
+            else if (!*events && inside)
+                *events = p;
             if (p->type == ATF_WTF_PART_BINARY_EVENTS && p->length % 4)
                 v_report(v, f, C_WTF_EVC_004, 0, at + 8, "part.length",
                          "event buffer of %u bytes: not a multiple of 4", (unsigned)p->length);
         } else if (p->type == ATF_WTF_PART_STRING_TABLE) {
-            n_st++;
-            if (!strings && inside)
-                strings = p;
-        } else if ((p->type & 0xFFFF0000u) == 0x40000u && c.type != ATF_WTF_CHUNK_EVENT_DATA) {
+            (*n_st)++;
+            if (!*strings && inside)
+                *strings = p;
+        } else if ((p->type & 0xFFFF0000u) == 0x40000u && c->type != ATF_WTF_CHUNK_EVENT_DATA) {
             v_report(v, f, C_WTF_EVC_006, 0, at, "part.type", "a resource part in a chunk of type %u",
-                     (unsigned)c.type);
+                     (unsigned)c->type);
         }
     }
-    if (c.type == ATF_WTF_CHUNK_FILE_HEADER && n_fh != 1)
+    if (c->type == ATF_WTF_CHUNK_FILE_HEADER && n_fh != 1)
         v_report(v, f, C_WTF_FH_002, 0, pos + 20, "chunk.part_count", "%u file-header parts", n_fh);
-    if (c.type != ATF_WTF_CHUNK_EVENT_DATA)
-        return cut || last ? 0 : pos + c.length;
-    if (n_ev != 1)
-        v_report(v, f, C_WTF_EVC_001, 0, pos + 20, "chunk.part_count", "%u event buffer parts", n_ev);
-    if (n_st > 1)
-        v_report(v, f, C_WTF_EVC_002, 0, pos + 20, "chunk.part_count", "%u string tables", n_st);
-    if (strings && events && strings->offset > events->offset)
-        /* At the string table's entry in the part table: the part itself
-         * may lie past the end of a file cut short. */
-        v_report(v, f, C_WTF_EVC_005, 0,
-                 pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)(strings - c.parts) * ATF_WTF_PART_ENTRY_SIZE + 4,
-                 "part.offset", "the string table comes after the event buffer");
-    atf_wtf_strings st;
-    memset(&st, 0, sizeof st);
+}
+
+/* The string table of an event chunk (WTF-STR-001, -003) into *st, and the
+ * per-ordinal states of w->ord_state. @return 0 when the table is cut by
+ * the end of the file (none of the chunk's events are read), -1 when out of
+ * memory, 1 otherwise. */
+static int chunk_strings(wpass *w, const wchunk *k, const atf_wtf_part *strings, atf_wtf_strings *st)
+{
+    atf_validation *v = w->v;
+    size_t f = w->file;
     int strings_ok = 1;
     free(w->ord_state);
     w->ord_state = NULL;
     if (strings) {
-        if (table_end + strings->offset + strings->length > limit) {
+        if (k->table_end + strings->offset + strings->length > k->limit) {
             strings_ok = 0;   /* cut by the end of the file: none of its events */
         } else {
             atf_error e;
-            if (atf_wtf_strings_init(&st, w->d + strings->file_offset, strings->length, &e) != ATF_OK) {
+            if (atf_wtf_strings_init(st, w->d + strings->file_offset, strings->length, &e) != ATF_OK) {
                 v->oom = 1;
-                return 0;
+                return -1;
             }
-            if (st.unterminated)
+            if (st->unterminated)
                 v_report(v, f, C_WTF_STR_001, 0, strings->file_offset + strings->length - 1, "string_table",
                          "the table does not end with a NUL byte");
-            if ((w->ord_state = (uint8_t *)malloc((size_t)st.count + 3)) != NULL) {
-                for (uint32_t i = 0; i < st.count; i++)
-                    w->ord_state[i] = st.data[st.starts[i]] ? S_FULL : 0;
+            if ((w->ord_state = (uint8_t *)malloc((size_t)st->count + 3)) != NULL) {
+                for (uint32_t i = 0; i < st->count; i++)
+                    w->ord_state[i] = st->data[st->starts[i]] ? S_FULL : 0;
             }
             if (!atf_utf8_valid(w->d + strings->file_offset, strings->length))
                 v_report(v, f, C_WTF_STR_003, 0, strings->file_offset, "string_table",
@@ -735,20 +776,74 @@ static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
         w->ord_state = (uint8_t *)malloc(3);   /* NULL (no memory): the general way only */
     if (w->ord_state) {
         /* After the table: the null ordinal passes, the empty one is not JSON, others are past the table. */
-        w->ord_state[st.count] = S_FULL | S_JSON;
-        w->ord_state[st.count + 1] = S_FULL;
-        w->ord_state[st.count + 2] = 0;
+        w->ord_state[st->count] = S_FULL | S_JSON;
+        w->ord_state[st->count + 1] = S_FULL;
+        w->ord_state[st->count + 2] = 0;
     }
+    return strings_ok;
+}
+
+/* An event-data chunk: its parts (WTF-EVC-001, -002, -005), its string
+ * table, its events. @return 0 when out of memory. */
+static int chunk_events(wpass *w, const wchunk *k, const atf_wtf_part *strings, const atf_wtf_part *events,
+                        unsigned n_ev, unsigned n_st)
+{
+    atf_validation *v = w->v;
+    size_t f = w->file;
+    uint64_t pos = k->pos;
+    if (n_ev != 1)
+        v_report(v, f, C_WTF_EVC_001, 0, pos + 20, "chunk.part_count", "%u event buffer parts", n_ev);
+    if (n_st > 1)
+        v_report(v, f, C_WTF_EVC_002, 0, pos + 20, "chunk.part_count", "%u string tables", n_st);
+    if (strings && events && strings->offset > events->offset)
+        /* At the string table's entry in the part table: the part itself
+         * may lie past the end of a file cut short. */
+        v_report(v, f, C_WTF_EVC_005, 0,
+                 pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)(strings - k->c.parts) * ATF_WTF_PART_ENTRY_SIZE + 4,
+                 "part.offset", "the string table comes after the event buffer");
+    atf_wtf_strings st;
+    memset(&st, 0, sizeof st);
+    int strings_ok = chunk_strings(w, k, strings, &st);
+    if (strings_ok < 0)
+        return 0;
+    uint64_t table_end = k->table_end, limit = k->limit;
     if (events && strings_ok && table_end + events->offset < limit) {
         uint64_t n = events->length;
         if (table_end + events->offset + n > limit)
             n = limit - table_end - events->offset;
-        walk_events(w, &c, events, n, &st);
+        walk_events(w, &k->c, events, n, &st);
     }
     atf_wtf_strings_free(&st);
     free(w->ord_state);
     w->ord_state = NULL;
-    return cut || last ? 0 : pos + c.length;
+    return 1;
+}
+
+/* One chunk at w->d + pos. Returns the next chunk's offset, or 0 to stop. */
+static uint64_t chunk(wpass *w, uint64_t pos, uint32_t index)
+{
+    wchunk k;
+    memset(&k, 0, sizeof k);
+    k.pos = pos;
+    k.index = index;
+    k.d = w->d + pos;
+    k.avail = w->size - pos;
+    uint64_t next;
+    if (!chunk_header(w, &k, &next))
+        return next;
+    if (chunk_parts(w, &k)) {
+        /* SPEC-WTF 6: a broken part table costs its chunk, when the length
+         * still places the next one. */
+        w->damaged = 1;
+        return !k.bad_length && k.c.length <= k.avail ? pos + k.c.length : 0;
+    }
+    chunk_extent(w, &k);
+    const atf_wtf_part *strings = NULL, *events = NULL;
+    unsigned n_ev = 0, n_st = 0;
+    chunk_kind(w, &k, &strings, &events, &n_ev, &n_st);
+    if (k.c.type == ATF_WTF_CHUNK_EVENT_DATA && !chunk_events(w, &k, strings, events, n_ev, n_st))
+        return 0;
+    return k.cut || k.last ? 0 : pos + k.c.length;
 }
 
 static void open_scope_at_end(wpass *w)
@@ -759,16 +854,24 @@ static void open_scope_at_end(wpass *w)
                      (unsigned)w->zones[z].depth, (int)z - 1);
 }
 
-void v_wtf_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end)
+static void wtf_file(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
+                     const char *name)
 {
+    (void)name;
     v_wtf_pass_mode(v, file, d, size, data_end, 0);
 }
+
+const atf_validator_format atf_vformat_wtf = {
+    .name = "WTF",
+    .clause_first = V_FIRST_WTF,
+    .clause_count = V_COUNT_WTF,
+    .file = wtf_file,
+};
 
 void v_wtf_pass_mode(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
                      int general_only)
 {
-    for (int c = C_WTF_HDR_001; c <= C_WTF_REC_001; c++)
-        v_check(v, (vclause)c);
+    v_check_format(v, &atf_vformat_wtf);
     atf_wtf_file_header h;
     atf_error e;
     atf_error_clear(&e);
@@ -851,4 +954,22 @@ void v_wtf_pass_mode(atf_validation *v, size_t file, const uint8_t *d, uint64_t 
     for (uint32_t i = 0; i < w.names_cap; i++)
         wtf_def_free(w.firsts[i]);
     free(w.firsts);
+}
+
+atf_status v_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
+                                 const atf_validate_options *opts, int general_only, atf_error *err)
+{
+    atf_validation *v;
+    size_t f;
+    atf_status st = v_memory_begin(out, &v, &f, data, size, name, "trace.wtf-trace", opts, err);
+    if (st)
+        return st;
+    v_wtf_pass_mode(v, f, data ? data : (const void *)"", size, size, general_only);
+    return v_end(v, ATF_OK, out, err);
+}
+
+atf_status atf_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
+                                   const atf_validate_options *opts, atf_error *err)
+{
+    return v_validate_wtf_memory(out, data, size, name, opts, 0, err);
 }
