@@ -9,6 +9,7 @@
 #include "common.h"
 #include "obuf.h"
 #include "rtc_internal.h"
+#include "rtc_tools.h"
 
 /* One line of the dump, sorted by (offset, kind, stream, order found). */
 typedef struct item {
