@@ -40,6 +40,9 @@ typedef struct atf_tool_export {
     int (*anchors)(struct exporter *x, const atf_tool_options *o);
     /* Flushes and closes every file (also after a failure: then only frees). */
     atf_status (*close)(struct exporter *x, int failed, atf_error *err);
+    /* atf_export_file_notes() and atf_export_file_summary() (atf/export.h). */
+    void (*notes)(FILE *diag, const char *out_path);
+    void (*summary)(FILE *diag, const char *out_path, const atf_export_stats *s);
 } atf_tool_export;
 
 typedef struct atf_tool_format {

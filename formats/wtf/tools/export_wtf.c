@@ -548,11 +548,43 @@ static atf_status wtf_export_close(exporter *x, int failed_already, atf_error *e
     return st;
 }
 
+/* A name other than *.wtf-trace: the reference library reads it as JSON. */
+static void wtf_export_notes(FILE *diag, const char *out_path)
+{
+    size_t n = strlen(out_path);
+    if (n < 10 || strcmp(out_path + n - 10, ".wtf-trace") != 0) {
+        fputs("atf: export: note: ", diag);
+        atf_fputs_escaped(out_path, diag);
+        fputs(" does not end in .wtf-trace, the name the WTF tools look for (the reference library reads other "
+              "names as JSON)\n", diag);
+    }
+}
+
+static void wtf_export_summary(FILE *diag, const char *out_path, const atf_export_stats *s)
+{
+    fprintf(diag, "atf: export: wtf: %" PRIu64 " file(s) (one per %.1f minutes of the session)", s->files,
+            ATF_EXPORT_WTF_SPAN_MS / 60000.0);
+    const char *sep = ":";
+    for (unsigned i = 0; i < ATF_EXPORT_WTF_MAX_FILES; i++) {
+        char part[4200];
+        if ((s->wtf_parts >> i & 1) && atf_export_wtf_part_path(part, sizeof part, out_path, i) == 0) {
+            fprintf(diag, "%s ", sep);
+            atf_fputs_escaped(part, diag);
+            sep = ",";
+        }
+    }
+    fprintf(diag,
+            "; %" PRIu64 " scope(s) cut at a file boundary (marked \"clipped_end\", \"clipped_begin\"), %" PRIu64
+            " call(s) nested deeper than %u not written (the WTF reader's limit), %" PRIu64
+            " event(s) past %u files written at the last one's end\n",
+            s->file_cuts, s->too_deep_for_format, ATF_EXPORT_WTF_MAX_DEPTH, s->clamped, ATF_EXPORT_WTF_MAX_FILES);
+}
+
 const atf_tool_export wtf_tool_export = {
     "wtf", ATF_EXPORT_WTF,
     "export: --format wtf writes files (-o FILE.wtf-trace; a session longer than 71.6 minutes "
     "takes more than one), not standard output",
     "export: WTF is written to files (atf_export_file): a session longer than 71.6 minutes takes more than one",
     wtf_export_open, wtf_export_thread_begin, wtf_export_slice, wtf_export_thread_end, wtf_export_anchors,
-    wtf_export_close,
+    wtf_export_close, wtf_export_notes, wtf_export_summary,
 };
