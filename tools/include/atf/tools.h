@@ -33,7 +33,7 @@ typedef enum atf_path_kind {
 } atf_path_kind;
 
 /**
- * The name of the format ("WTF", "RTC", ...) whose bid claims the regular
+ * The name of the format (as its module gives it, upper case) whose bid claims the regular
  * file @p path (its first bytes and its name), as atf_path_detect() found
  * ::ATF_PATH_FORMAT; NULL when no format of the registry claims it or it
  * cannot be read. The string is static.
@@ -125,7 +125,7 @@ typedef struct atf_report_stats {
 ATF_API atf_status atf_tool_report(FILE *out, const char *path, const atf_tool_options *opts,
                                    const atf_report_options *ro, atf_report_stats *stats, atf_error *err);
 
-/** Severity of a finding of the validators (atf/validator.h, the RTC and WTF readers' findings). */
+/** Severity of a finding of the validators (atf/validator.h, the readers' findings of the other formats). */
 typedef enum atf_severity { ATF_SEV_WARNING = 1, ATF_SEV_ERROR = 2 } atf_severity;
 
 /** Options of atf_tool_demo(). */
