@@ -628,27 +628,25 @@ static int cmd_export(int argc, char **argv)
             path = a;
     }
     atf_export_format f = atf_export_format_parse(format);
-    if (!f)
-        return usage("export: --format must be perfetto, chrome-json or wtf");
+    if (!f) {
+        char names[256], msg[300];
+        atf_export_format_names(names, sizeof names);
+        snprintf(msg, sizeof msg, "export: --format must be %s", names);
+        return usage(msg);
+    }
     if (!path || !outp)
         return usage("export: PATH and -o FILE are needed");
-    if (f == ATF_EXPORT_WTF && !strcmp(outp, "-"))
-        return usage("export: --format wtf writes files (-o FILE.wtf-trace; a session longer than 71.6 minutes "
-                     "takes more than one), not standard output");
+    const char *to_files = atf_export_stream_refusal(f);   /* an export into files (the formats' tools) */
+    if (to_files && !strcmp(outp, "-"))
+        return usage(to_files);
     if (c.o.window && c.o.from_ns > c.o.to_ns)
         return usage("export: --from is after --to");
     common_arm(&c, &pl);
     atf_error err;
     atf_export_stats s;
     atf_status st;
-    if (f == ATF_EXPORT_WTF) {
-        size_t n = strlen(outp);
-        if (n < 10 || strcmp(outp + n - 10, ".wtf-trace") != 0) {
-            fputs("atf: export: note: ", stderr);
-            atf_fputs_escaped(outp, stderr);
-            fputs(" does not end in .wtf-trace, the name the WTF tools look for (the reference library reads other "
-                  "names as JSON)\n", stderr);
-        }
+    if (to_files) {
+        atf_export_file_notes(stderr, f, outp);
         st = atf_export_file(outp, f, path, &c.o, &s, &err);
         common_finish(&pl);
     } else {
@@ -694,25 +692,8 @@ static int cmd_export(int argc, char **argv)
             " calls deeper than %u (dropped), %" PRIu64 " slices clipped by the window\n",
             k->unclosed, k->unmatched_returns, k->unwound, k->depth_skips, k->backwards, k->unknown_kinds,
             k->too_deep, ATF_SLICE_MAX_DEPTH, k->clipped);
-    if (f == ATF_EXPORT_WTF) {
-        fprintf(stderr,
-                "atf: export: wtf: %" PRIu64 " file(s) (one per %.1f minutes of the session)", s.files,
-                ATF_EXPORT_WTF_SPAN_MS / 60000.0);
-        const char *sep = ":";
-        for (unsigned i = 0; i < ATF_EXPORT_WTF_MAX_FILES; i++) {
-            char part[4200];
-            if ((s.wtf_parts >> i & 1) && atf_export_wtf_part_path(part, sizeof part, outp, i) == 0) {
-                fprintf(stderr, "%s ", sep);
-                atf_fputs_escaped(part, stderr);
-                sep = ",";
-            }
-        }
-        fprintf(stderr,
-                "; %" PRIu64 " scope(s) cut at a file boundary (marked \"clipped_end\", \"clipped_begin\"), %" PRIu64
-                " call(s) nested deeper than %u not written (the WTF reader's limit), %" PRIu64
-                " event(s) past %u files written at the last one's end\n",
-                s.file_cuts, s.too_deep_for_format, ATF_EXPORT_WTF_MAX_DEPTH, s.clamped, ATF_EXPORT_WTF_MAX_FILES);
-    }
+    if (to_files)
+        atf_export_file_summary(stderr, f, outp, &s);
     return EXIT_OK;
 }
 
@@ -840,6 +821,142 @@ static void conform_signal(int sig)
 }
 #endif
 
+#ifdef ATF_HAVE_CONFORM
+/* The command line of `atf conform`. */
+typedef struct conform_args {
+    const char **scen, **files, **readers, **cases;
+    size_t ns, nf, nr, nc;
+    const char *writer, *keep, *corpus, *html, *format, *export_dir;
+    double timeout;
+    unsigned long jobs;
+    int list, strict, no_slow;
+} conform_args;
+
+/* The value of a numeric option; 0, or -1 after saying what it takes. */
+static int conform_number(conform_args *c, const char *a, const char *v)
+{
+    char *end = NULL;
+    if (!strcmp(a, "--jobs")) {
+        c->jobs = strtoul(v, &end, 10);
+        if (!*v || *end || c->jobs < 1 || c->jobs > 64) {
+            fprintf(stderr, "atf: conform: --jobs takes 1..64\n");
+            return -1;
+        }
+        return 0;
+    }
+    c->timeout = strtod(v, &end);
+    if (!*v || *end || !(c->timeout > 0) || c->timeout > 86400) {
+        fprintf(stderr, "atf: conform: --timeout takes seconds (0 < S <= 86400)\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* Options into c (lists sized for argc entries each). @return 0, or -1 after saying why not. */
+static int conform_parse(conform_args *c, int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--")) {   /* ends the options; conform takes no PATH */
+            if (i + 1 < argc) {
+                fprintf(stderr, "atf: conform: takes no PATH (the corpus is --corpus DIR)\n");
+                return -1;
+            }
+            break;
+        } else if (!strcmp(a, "--list"))
+            c->list = 1;
+        else if (!strcmp(a, "--strict"))
+            c->strict = 1;
+        else if (!strcmp(a, "--no-slow"))
+            c->no_slow = 1;
+        else if (!v && a[0] == '-' && a[1] == '-') {
+            say("conform: ", a, " needs a value or is unknown\n");
+            return -1;
+        } else if (!strcmp(a, "--writer"))
+            c->writer = argv[++i];
+        else if (!strcmp(a, "--reader"))
+            c->readers[c->nr++] = argv[++i];
+        else if (!strcmp(a, "--scenario"))
+            c->scen[c->ns++] = argv[++i];
+        else if (!strcmp(a, "--scenario-file"))
+            c->files[c->nf++] = argv[++i];
+        else if (!strcmp(a, "--case"))
+            c->cases[c->nc++] = argv[++i];
+        else if (!strcmp(a, "--keep"))
+            c->keep = argv[++i];
+        else if (!strcmp(a, "--corpus"))
+            c->corpus = argv[++i];
+        else if (!strcmp(a, "--html"))
+            c->html = argv[++i];
+        else if (!strcmp(a, "--format"))
+            c->format = argv[++i];
+        else if (!strcmp(a, "--export"))
+            c->export_dir = argv[++i];
+        else if (!strcmp(a, "--jobs") || !strcmp(a, "--timeout")) {
+            if (conform_number(c, a, argv[++i]) != 0)
+                return -1;
+        } else {
+            say("conform: unknown argument ", a, "\n");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Runs the kit c asks for; @return the exit code. */
+static int conform_run(const conform_args *c, atf_conform_format fmt)
+{
+    atf_error err;
+    memset(&err, 0, sizeof err);
+    int rc;
+    if (c->list || c->export_dir) {
+        atf_status st = c->list ? atf_conform_list_scenarios(stdout, fmt)
+                                : atf_builtin_scenarios_export(c->export_dir, c->scen, c->ns, stdout, &err);
+        if (st == ATF_OK && fflush(stdout) != 0)
+            st = ATF_E_IO;
+        if (st == ATF_E_IO && !err.message[0])
+            snprintf(err.message, sizeof err.message, "cannot write to the standard output");
+        rc = st == ATF_OK ? EXIT_OK : EXIT_USAGE;
+    } else if (c->writer) {
+        atf_conform_writer_options o = ATF_CONFORM_WRITER_OPTIONS_INIT;
+        o.adapter = c->writer;
+        o.scenarios = c->scen;
+        o.scenario_count = c->ns;
+        o.scenario_files = c->files;
+        o.scenario_file_count = c->nf;
+        o.keep_dir = c->keep;
+        o.timeout_s = c->timeout;
+        o.strict = (unsigned)c->strict;
+        o.no_slow = (unsigned)c->no_slow;
+        o.format = fmt;
+        rc = atf_conform_writer_run(stdout, stderr, &o, &err);
+    } else {
+        if (fmt == ATF_CONFORM_JUNIT) {
+            fprintf(stderr, "atf: conform: the reader kit reports as text or json (and --html)\n");
+            return EXIT_USAGE;
+        }
+        atf_conform_reader_options o = ATF_CONFORM_READER_OPTIONS_INIT;
+        o.readers = c->readers;
+        o.reader_count = c->nr;
+        o.corpus_dir = c->corpus;
+        o.cases = c->cases;
+        o.case_count = c->nc;
+        o.timeout_s = c->timeout;
+        o.strict = (unsigned)c->strict;
+        o.format = fmt;
+        o.html_path = c->html;
+        o.jobs = (unsigned)c->jobs;
+        rc = atf_conform_reader_run(stdout, stderr, &o, &err);
+    }
+    if (rc == ATF_CONFORM_ERROR) {
+        char line[1024];
+        atf_error_format(line, sizeof line, &err);
+        fprintf(stderr, "atf: conform: %s\n", line);
+    }
+    return rc;
+}
+#endif
+
 /* `atf conform`: the writer and reader test kits (conformance/kit, atf/conform.h). */
 static int cmd_conform(int argc, char **argv)
 {
@@ -850,124 +967,28 @@ static int cmd_conform(int argc, char **argv)
     const char **lists = calloc((size_t)argc * 5 + 5, sizeof *lists);
     if (!lists)
         return EXIT_USAGE;
-    const char **scen = lists, **files = lists + argc + 1, **readers = lists + 2 * (argc + 1),
-               **cases = lists + 3 * (argc + 1);
-    size_t ns = 0, nf = 0, nr = 0, nc = 0;
-    const char *writer = NULL, *keep = NULL, *corpus = "corpus/atf", *html = NULL, *format = "text", *export_dir = NULL;
-    double timeout = 0;
-    unsigned long jobs = 0;
-    int list = 0, strict = 0, no_slow = 0, rc = EXIT_USAGE;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end = NULL;
-        if (!strcmp(a, "--")) {   /* ends the options; conform takes no PATH */
-            if (i + 1 < argc) {
-                fprintf(stderr, "atf: conform: takes no PATH (the corpus is --corpus DIR)\n");
-                goto out;
-            }
-            break;
-        } else if (!strcmp(a, "--list"))
-            list = 1;
-        else if (!strcmp(a, "--strict"))
-            strict = 1;
-        else if (!strcmp(a, "--no-slow"))
-            no_slow = 1;
-        else if (!v && a[0] == '-' && a[1] == '-') {
-            say("conform: ", a, " needs a value or is unknown\n");
-            goto out;
-        } else if (!strcmp(a, "--writer"))
-            writer = argv[++i];
-        else if (!strcmp(a, "--reader"))
-            readers[nr++] = argv[++i];
-        else if (!strcmp(a, "--scenario"))
-            scen[ns++] = argv[++i];
-        else if (!strcmp(a, "--scenario-file"))
-            files[nf++] = argv[++i];
-        else if (!strcmp(a, "--case"))
-            cases[nc++] = argv[++i];
-        else if (!strcmp(a, "--keep"))
-            keep = argv[++i];
-        else if (!strcmp(a, "--corpus"))
-            corpus = argv[++i];
-        else if (!strcmp(a, "--html"))
-            html = argv[++i];
-        else if (!strcmp(a, "--format"))
-            format = argv[++i];
-        else if (!strcmp(a, "--export"))
-            export_dir = argv[++i];
-        else if (!strcmp(a, "--jobs")) {
-            jobs = strtoul(argv[++i], &end, 10);
-            if (!*argv[i] || *end || jobs < 1 || jobs > 64) {
-                fprintf(stderr, "atf: conform: --jobs takes 1..64\n");
-                goto out;
-            }
-        } else if (!strcmp(a, "--timeout")) {
-            timeout = strtod(argv[++i], &end);
-            if (!*argv[i] || *end || !(timeout > 0) || timeout > 86400) {
-                fprintf(stderr, "atf: conform: --timeout takes seconds (0 < S <= 86400)\n");
-                goto out;
-            }
-        } else {
-            say("conform: unknown argument ", a, "\n");
-            goto out;
-        }
-    }
-    atf_conform_format fmt = !strcmp(format, "json") ? ATF_CONFORM_JSON
-                           : !strcmp(format, "junit") ? ATF_CONFORM_JUNIT : ATF_CONFORM_TEXT;
-    if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "junit")) {
+    conform_args c;
+    memset(&c, 0, sizeof c);
+    c.scen = lists;
+    c.files = lists + argc + 1;
+    c.readers = lists + 2 * (argc + 1);
+    c.cases = lists + 3 * (argc + 1);
+    c.corpus = "corpus/atf";
+    c.format = "text";
+    int rc = EXIT_USAGE;
+    if (conform_parse(&c, argc, argv) != 0)
+        goto out;
+    atf_conform_format fmt = !strcmp(c.format, "json") ? ATF_CONFORM_JSON
+                           : !strcmp(c.format, "junit") ? ATF_CONFORM_JUNIT : ATF_CONFORM_TEXT;
+    if (strcmp(c.format, "text") && strcmp(c.format, "json") && strcmp(c.format, "junit")) {
         fprintf(stderr, "atf: conform: --format must be text, json or junit\n");
         goto out;
     }
-    if ((writer != NULL) + (nr > 0) + list + (export_dir != NULL) != 1) {
+    if ((c.writer != NULL) + (c.nr > 0) + c.list + (c.export_dir != NULL) != 1) {
         fprintf(stderr, "atf: conform: give exactly one of --writer CMD, --reader CMD, --list, --export DIR\n");
         goto out;
     }
-    atf_error err;
-    memset(&err, 0, sizeof err);
-    if (list || export_dir) {
-        atf_status st = list ? atf_conform_list_scenarios(stdout, fmt)
-                             : atf_builtin_scenarios_export(export_dir, scen, ns, stdout, &err);
-        if (st == ATF_OK && fflush(stdout) != 0)
-            st = ATF_E_IO;
-        if (st == ATF_E_IO && !err.message[0])
-            snprintf(err.message, sizeof err.message, "cannot write to the standard output");
-        rc = st == ATF_OK ? EXIT_OK : EXIT_USAGE;
-    } else if (writer) {
-        atf_conform_writer_options o = ATF_CONFORM_WRITER_OPTIONS_INIT;
-        o.adapter = writer;
-        o.scenarios = scen;
-        o.scenario_count = ns;
-        o.scenario_files = files;
-        o.scenario_file_count = nf;
-        o.keep_dir = keep;
-        o.timeout_s = timeout;
-        o.strict = (unsigned)strict;
-        o.no_slow = (unsigned)no_slow;
-        o.format = fmt;
-        rc = atf_conform_writer_run(stdout, stderr, &o, &err);
-    } else {
-        if (fmt == ATF_CONFORM_JUNIT) {
-            fprintf(stderr, "atf: conform: the reader kit reports as text or json (and --html)\n");
-            goto out;
-        }
-        atf_conform_reader_options o = ATF_CONFORM_READER_OPTIONS_INIT;
-        o.readers = readers;
-        o.reader_count = nr;
-        o.corpus_dir = corpus;
-        o.cases = cases;
-        o.case_count = nc;
-        o.timeout_s = timeout;
-        o.strict = (unsigned)strict;
-        o.format = fmt;
-        o.html_path = html;
-        o.jobs = (unsigned)jobs;
-        rc = atf_conform_reader_run(stdout, stderr, &o, &err);
-    }
-    if (rc == ATF_CONFORM_ERROR) {
-        char line[1024];
-        atf_error_format(line, sizeof line, &err);
-        fprintf(stderr, "atf: conform: %s\n", line);
-    }
+    rc = conform_run(&c, fmt);
 out:
     free(lists);
     return rc;

@@ -254,11 +254,17 @@ static void sum_sessions(const char *root, const char *base, totals *t, unsigned
     closedir(d);
 }
 
-int atf_cmd_record(int argc, char **argv)
+/* The command line of `atf record`. */
+typedef struct record_args {
+    const char *root, *lib_opt, *mode, *io;
+    int detail, sync;
+    unsigned long long budget;
+} record_args;
+
+/* Options into r; *next receives the index of PROG. @return -1 to go on,
+ * else the exit code (--help: 0; a bad option: 2, said on stderr). */
+static int record_parse(record_args *r, int argc, char **argv, int *next)
 {
-    const char *root = "ada_traces", *lib_opt = NULL, *mode = "lossless", *io = "auto";
-    int detail = 0, sync = 1;
-    unsigned long long budget = 0;
     int i = 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -279,23 +285,23 @@ int atf_cmd_record(int argc, char **argv)
             if (!strcmp(a, "--io")) {
                 if (strcmp(v, "auto") && strcmp(v, "direct") && strcmp(v, "buffered"))
                     return fail(2, "--io %s: auto, direct or buffered%s", v, "");
-                io = v;
+                r->io = v;
             } else if (a[1] == 'o' || a[2] == 'o')
-                root = v;
+                r->root = v;
             else if (a[2] == 'l')
-                lib_opt = v;
-            else if (parse_size(v, &budget) != 0 || budget < (4ull << 20))
+                r->lib_opt = v;
+            else if (parse_size(v, &r->budget) != 0 || r->budget < (4ull << 20))
                 return fail(2, "--budget %s: a size in bytes of at least 4M (suffix K, M or G)%s", v, "");
         } else if (!strncmp(a, "--output=", 9)) {
-            root = a + 9;
+            r->root = a + 9;
         } else if (!strcmp(a, "--detail")) {
-            detail = 1;
+            r->detail = 1;
         } else if (!strcmp(a, "--drop")) {
-            mode = "drop";
+            r->mode = "drop";
         } else if (!strcmp(a, "--lossless")) {
-            mode = "lossless";
+            r->mode = "lossless";
         } else if (!strcmp(a, "--no-sync")) {
-            sync = 0;
+            r->sync = 0;
         } else {
             return fail(2, "unknown option '%s'%s (atf record --help)", a, "");
         }
@@ -304,9 +310,15 @@ int atf_cmd_record(int argc, char **argv)
         fputs(record_usage, stderr);
         return 2;
     }
-    char **prog = argv + i;
-    char exe[PATH_MAX];
-    if (resolve(prog[0], exe, sizeof exe) != 0) {
+    *next = i;
+    return -1;
+}
+
+/* PROG's path in exe and the front end's absolute path in libabs (PATH_MAX
+ * each). @return -1 to go on, else the exit code (said on stderr). */
+static int record_find(const record_args *r, char **prog, char *exe, char *libabs)
+{
+    if (resolve(prog[0], exe, PATH_MAX) != 0) {
         /* As the shells say it: 126 found but not executable, 127 not found. */
         struct stat st;
         if (strchr(prog[0], '/') && stat(prog[0], &st) == 0)
@@ -319,25 +331,28 @@ int atf_cmd_record(int argc, char **argv)
                     "link it with libatf_cyg.a instead%s",
                     exe, "");
     char lib[PATH_MAX];
-    if (lib_opt) {
-        snprintf(lib, sizeof lib, "%s", lib_opt);
+    if (r->lib_opt) {
+        snprintf(lib, sizeof lib, "%s", r->lib_opt);
         if (access(lib, R_OK) != 0)
             return fail(2, "--lib %s: %s", lib, strerror(errno));
     } else if (find_lib(lib, sizeof lib) != 0) {
         return fail(2, "cannot find the front end libatf_cyg.so (%s); say where with --lib", lib, "");
     }
-    char libabs[PATH_MAX];
     if (!realpath(lib, libabs))
         return fail(2, "%s: %s", lib, strerror(errno));
+    return -1;
+}
 
-    /* The session directory, made here so that an unwritable root is one
-     * clear line before PROG runs, and absolute so that PROG may chdir. */
+/* The session directory, made here so that an unwritable root is one clear
+ * line before PROG runs, and absolute so that PROG may chdir: rootabs,
+ * base (64 bytes: session_<stamp>[_rK]) and session (PATH_MAX each).
+ * @return -1 to go on, else the exit code (said on stderr). */
+static int record_session_dir(const char *root, char *rootabs, char *base, char *session)
+{
     if (make_dirs(root) != 0)
         return fail(2, "cannot create the output root %s: %s", root, strerror(errno));
-    char rootabs[PATH_MAX];
     if (!realpath(root, rootabs))
         return fail(2, "%s: %s", root, strerror(errno));
-    char base[64], session[PATH_MAX];
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
@@ -345,19 +360,23 @@ int atf_cmd_record(int argc, char **argv)
     strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", &tm);
     for (int k = 0;; k++) {
         if (k == 0)
-            snprintf(base, sizeof base, "session_%s", stamp);
+            snprintf(base, 64, "session_%s", stamp);
         else
-            snprintf(base, sizeof base, "session_%s_r%d", stamp, k);
-        if (snprintf(session, sizeof session, "%s/%s", rootabs, base) >= (int)sizeof session)
+            snprintf(base, 64, "session_%s_r%d", stamp, k);
+        if (snprintf(session, PATH_MAX, "%s/%s", rootabs, base) >= PATH_MAX)
             return fail(2, "%s: %s", rootabs, strerror(ENAMETOOLONG));
         if (mkdir(session, 0755) == 0)
-            break;
+            return -1;
         if (errno != EEXIST || k > 1000)
             return fail(2, "cannot create %s: %s", session, strerror(errno));
     }
+}
 
+/* The front end's settings in the environment PROG inherits. @return -1 to go on, else 2. */
+static int record_env(const record_args *r, const char *libabs, const char *session)
+{
     char budget_s[32];
-    snprintf(budget_s, sizeof budget_s, "%llu", budget);
+    snprintf(budget_s, sizeof budget_s, "%llu", r->budget);
     const char *old = getenv("LD_PRELOAD");
     size_t plen = strlen(libabs) + (old ? strlen(old) + 1 : 0) + 1;
     char *preload = malloc(plen);
@@ -365,18 +384,24 @@ int atf_cmd_record(int argc, char **argv)
         return fail(2, "out of memory%s%s", "", "");
     snprintf(preload, plen, "%s%s%s", libabs, old && *old ? ":" : "", old ? old : "");
     setenv("ATF_RECORD_SESSION", session, 1);
-    setenv("ATF_RECORD_MODE", mode, 1);
-    setenv("ATF_RECORD_DETAIL", detail ? "1" : "0", 1);
-    setenv("ATF_RECORD_SYNC", sync ? "1" : "0", 1);
-    setenv("ATF_RECORD_IO", io, 1);
-    if (budget)
+    setenv("ATF_RECORD_MODE", r->mode, 1);
+    setenv("ATF_RECORD_DETAIL", r->detail ? "1" : "0", 1);
+    setenv("ATF_RECORD_SYNC", r->sync ? "1" : "0", 1);
+    setenv("ATF_RECORD_IO", r->io, 1);
+    if (r->budget)
         setenv("ATF_RECORD_BUDGET", budget_s, 1);
     else
         unsetenv("ATF_RECORD_BUDGET");
     setenv("LD_PRELOAD", preload, 1);
     free(preload);
+    return -1;
+}
 
-    /* Like a shell: ^C and ^\ go to PROG; we wait and then summarize. */
+/* Runs PROG like a shell: ^C and ^\ go to it; waits for it. *status
+ * receives its wait status. @return -1 when it ran, else the exit code
+ * (said on stderr; the empty session is removed when exec failed). */
+static int record_exec(const char *exe, char **prog, const char *session, int *status)
+{
     struct sigaction ign = { 0 }, old_int, old_quit;
     ign.sa_handler = SIG_IGN;
     sigaction(SIGINT, &ign, &old_int);
@@ -402,8 +427,8 @@ int atf_cmd_record(int argc, char **argv)
     int exec_errno = 0;
     ssize_t got = read(pfd[0], &exec_errno, sizeof exec_errno);
     close(pfd[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    *status = 0;
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
         ;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
@@ -411,19 +436,25 @@ int atf_cmd_record(int argc, char **argv)
         rmdir(session);
         return fail(126, "cannot run %s: %s", exe, strerror(exec_errno));
     }
-    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+    return -1;
+}
 
+/* What was recorded, on stderr. @return the exit code: PROG's (rc), or 2
+ * when nothing was recorded and PROG exited 0. */
+static int record_summary(const char *prog0, const char *rootabs, const char *base, const char *session, int status,
+                          int rc)
+{
     totals t = { 0 };
     unsigned nsessions = 0;
     sum_sessions(rootabs, base, &t, &nsessions);
     if (WIFSIGNALED(status)) {
         fputs("atf record: ", stderr);
-        atf_fputs_escaped(prog[0], stderr);
+        atf_fputs_escaped(prog0, stderr);
         fprintf(stderr, " was killed by signal %d (%s)\n", WTERMSIG(status), strsignal(WTERMSIG(status)));
     }
     if (t.events == 0) {
         fputs("atf record: no event recorded: ", stderr);
-        atf_fputs_escaped(prog[0], stderr);
+        atf_fputs_escaped(prog0, stderr);
         fputs(" was not built with -finstrument-functions (or no instrumented function ran)\n", stderr);
         return rc ? rc : 2;
     }
@@ -439,4 +470,26 @@ int atf_cmd_record(int argc, char **argv)
             t.processes, t.processes == 1 ? "" : "es", t.lost,
             t.unreadable ? " (some files could not be read: atf validate says which)" : "");
     return rc;
+}
+
+int atf_cmd_record(int argc, char **argv)
+{
+    record_args r = { "ada_traces", NULL, "lossless", "auto", 0, 1, 0 };
+    int i = 0, ex;
+    if ((ex = record_parse(&r, argc, argv, &i)) >= 0)
+        return ex;
+    char **prog = argv + i;
+    char exe[PATH_MAX], libabs[PATH_MAX];
+    if ((ex = record_find(&r, prog, exe, libabs)) >= 0)
+        return ex;
+    char rootabs[PATH_MAX], base[64], session[PATH_MAX];
+    if ((ex = record_session_dir(r.root, rootabs, base, session)) >= 0)
+        return ex;
+    if ((ex = record_env(&r, libabs, session)) >= 0)
+        return ex;
+    int status;
+    if ((ex = record_exec(exe, prog, session, &status)) >= 0)
+        return ex;
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+    return record_summary(prog[0], rootabs, base, session, status, rc);
 }

@@ -61,9 +61,4 @@ int rtc_json_render(obuf *o, const uint8_t *p, size_t n);
 int rtc_format_is_clock(const char *f);
 /* 1 when the bytes are valid UTF-8 (no surrogates, no overlong forms). */
 
-/* ---- Tools ------------------------------------------------------------------ */
-struct atf_tool_options;
-atf_status rtc_tool_dump(FILE *out, const char *path, const struct atf_tool_options *opts, atf_error *err);
-atf_status rtc_tool_info(FILE *out, const char *path, const struct atf_tool_options *opts, atf_error *err);
-
 #endif /* ATF_RTC_INTERNAL_H */

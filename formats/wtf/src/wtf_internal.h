@@ -125,12 +125,4 @@ void wtf_reader_open_scopes(const atf_wtf_reader *r, void (*fn)(void *user, int3
 /* Name given to the reader (for messages). */
 const char *wtf_reader_name(const atf_wtf_reader *r);
 
-/* ---- Tools ---- */
-struct atf_tool_options;
-/* `atf dump` (opts->json: docs/wtf-dump-format.md) and `atf info` of a WTF
- * file; statuses as atf_tool_dump(): ATF_OK (crash-truncated included),
- * ATF_E_DAMAGED, ATF_E_IO, or the open error. */
-atf_status wtf_tool_dump(FILE *out, const char *path, const struct atf_tool_options *opts, atf_error *err);
-atf_status wtf_tool_info(FILE *out, const char *path, const struct atf_tool_options *opts, atf_error *err);
-
 #endif /* ATF_WTF_INTERNAL_H */

@@ -1,8 +1,8 @@
 /**
  * @file atf/tool_options.h
  * @brief Options of the tools (info, dump, merge, export, report), shared by
- *        every format module: ATF's tools (atf/tools.h) and the WTF and RTC
- *        tools behind the same commands.
+ *        every format's part of the tools (atf/tools.h, formats/<f>/tools/)
+ *        behind the same commands.
  */
 #ifndef ATF_TOOL_OPTIONS_H
 #define ATF_TOOL_OPTIONS_H

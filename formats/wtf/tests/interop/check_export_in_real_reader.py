@@ -31,7 +31,7 @@ import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VIEWERS = os.path.normpath(os.path.join(HERE, "..", "..", "..", "atf", "tests", "viewers"))
+VIEWERS = os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", "tools", "tests", "viewers"))
 sys.path.insert(0, VIEWERS)
 from checks import check, crash_cut, finish, run  # noqa: E402
 from check_wtf_export import read_zones  # noqa: E402

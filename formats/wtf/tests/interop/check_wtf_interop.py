@@ -33,7 +33,7 @@ import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "..", "atf", "tests", "viewers")))
+sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", "tools", "tests", "viewers")))
 from checks import FAILS, check, crash_cut, finish, run  # noqa: E402
 
 NODE = "node"

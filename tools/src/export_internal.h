@@ -1,5 +1,6 @@
 /* What the exporters share: export.c (the thread loop over the slice
- * builder, Perfetto, Chrome JSON) and export_wtf.c (WTF files). */
+ * builder, Perfetto, Chrome JSON) and the exports into files of the formats'
+ * tools parts (formats/<f>/tools/, tool_format.h). */
 #ifndef ATF_EXPORT_INTERNAL_H
 #define ATF_EXPORT_INTERNAL_H
 
@@ -33,15 +34,16 @@ name_entry *export_name_get(name_table *t, const atf_manifest *m, uint64_t fid, 
 
 /* ---- The export -------------------------------------------------------- */
 
-typedef struct wtf_export wtf_export;
-
 /* A Perfetto packet being built (common.h). */
 typedef atf_bytebuf pb;
+
+struct atf_tool_export;
 
 typedef struct exporter {
     atf_export_format format;
     obuf *out;                /* Perfetto, Chrome JSON */
-    wtf_export *wtf;          /* WTF */
+    const struct atf_tool_export *file; /* an export into files (tool_format.h), or NULL */
+    void *file_state;         /* that export's */
     pb pk;                    /* the packet being built */
     pb scratch;               /* the scratch buffer while pk is in the output buffer */
     int in_place;
@@ -87,22 +89,5 @@ int export_load_detail(exporter *x, const atf_index_event *ev, detail_args *da);
 uint64_t export_pid_of(const char *dir, int up);
 /* "thread_K (os tid T)" of the thread in buf. */
 void export_thread_name(char *buf, size_t cap, const tool_thread *t);
-
-/* ---- WTF (export_wtf.c) ---------------------------------------------------- */
-
-/* Opens the first file at out_path; its timebase is the earliest time the
- * export writes (the first event of the selected threads, a timing anchor,
- * or the window's start). pname names the process ("pid_N"). */
-atf_status wtf_export_open(exporter *x, const char *out_path, const tool_source *src, const atf_tool_options *o,
-                           const char *pname, atf_error *err);
-/* A thread begins (name: "thread_K (os tid T)"); its zone is made where it first writes. */
-void wtf_export_thread_begin(exporter *x, const char *name, const char *location);
-/* A slice callback; the thread ends. @return 0 or EXPORT_*. */
-int wtf_export_slice(exporter *x, const atf_slice *s);
-int wtf_export_thread_end(exporter *x);
-/* Timing anchors inside the window, as time stamps in a zone of their own. */
-int wtf_export_anchors(exporter *x, const atf_tool_options *o);
-/* Flushes and closes every file (also after a failure: then only frees). */
-atf_status wtf_export_close(exporter *x, int failed, atf_error *err);
 
 #endif /* ATF_EXPORT_INTERNAL_H */

@@ -9,6 +9,7 @@
 #include "common.h"
 #include "obuf.h"
 #include "rtc_internal.h"
+#include "rtc_tools.h"
 
 /* One line of the dump, sorted by (offset, kind, stream, order found). */
 typedef struct item {
@@ -157,6 +158,90 @@ static atf_status verdict(const atf_rtc_reader *r, atf_error *err, const char *p
     return ATF_OK;
 }
 
+/* The skipped ranges, Units, stream definitions and records of r, in file
+ * order, into a malloc'd array of *total items (NULL: out of memory when
+ * *total is not 0). */
+static item *dump_items(const atf_rtc_reader *r, const atf_rtc_summary *s, size_t *total)
+{
+    *total = s->skipped_ranges + s->units + s->streams + s->records;
+    item *it = *total ? malloc(*total * sizeof *it) : NULL;
+    if (!it)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < s->skipped_ranges; i++) {
+        atf_rtc_skip x;
+        atf_rtc_reader_skip(r, i, &x);
+        it[k++] = (item){ (int64_t)x.offset, 0, 0, i };
+    }
+    for (size_t i = 0; i < s->units; i++) {
+        atf_rtc_unit_info x;
+        atf_rtc_reader_unit(r, i, &x);
+        it[k++] = (item){ (int64_t)x.offset, 1, 0, i };
+    }
+    for (size_t i = 0; i < s->streams; i++) {
+        uint64_t id, off;
+        atf_rtc_reader_stream(r, i, &id, &off, NULL);
+        it[k++] = (item){ (int64_t)off, 2, id, i };
+    }
+    for (size_t i = 0; i < s->records; i++) {
+        atf_rtc_record x;
+        atf_rtc_reader_record(r, i, &x);
+        it[k++] = (item){ (int64_t)x.offset, 3, 0, i };
+    }
+    qsort(it, *total, sizeof *it, cmp_item);
+    return it;
+}
+
+static void dump_skip(obuf *o, int json, const atf_rtc_reader *r, size_t index)
+{
+    atf_rtc_skip x;
+    atf_rtc_reader_skip(r, index, &x);
+    put2(o, json, "{\"skipped\":", "skipped at ");
+    ob_u64(o, x.offset);
+    put2(o, json, ",\"bytes\":", ": ");
+    ob_u64(o, x.bytes);
+    put2(o, json, ",\"reason\":\"", " bytes (");
+    ob_put(o, x.reason, strlen(x.reason));
+    put2(o, json, "\"}\n", ")\n");
+}
+
+static void dump_unit(obuf *o, int json, const atf_rtc_reader *r, size_t index)
+{
+    atf_rtc_unit_info x;
+    atf_rtc_reader_unit(r, index, &x);
+    put2(o, json, "{\"unit\":", "Unit ");
+    ob_u64(o, x.number);
+    put2(o, json, ",\"offset\":", " at ");
+    ob_u64(o, x.offset);
+    put2(o, json, ",\"bytes\":", ": ");
+    ob_u64(o, x.bytes);
+    put2(o, json, ",\"crc\":", " bytes, crc ");
+    if (x.crc) {
+        if (json)
+            ob_char(o, '"');
+        ob_put(o, x.crc, strlen(x.crc));
+        if (json)
+            ob_char(o, '"');
+    } else {
+        put2(o, json, "null", "none (cut)");
+    }
+    put2(o, json, "}\n", "\n");
+}
+
+static void dump_stream(obuf *o, int json, const atf_rtc_reader *r, size_t index)
+{
+    uint64_t id, off;
+    const void *obj;
+    atf_rtc_reader_stream(r, index, &id, &off, &obj);
+    put2(o, json, "{\"stream\":", "stream ");
+    ob_u64(o, id);
+    put2(o, json, ",\"offset\":", " defined at ");
+    ob_u64(o, off);
+    put2(o, json, ",\"definition\":", ": ");
+    ob_json_value(o, obj);
+    put2(o, json, "}\n", "\n");
+}
+
 atf_status rtc_tool_dump(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
 {
     if (opts && (opts->window || opts->threads)) {
@@ -173,37 +258,14 @@ atf_status rtc_tool_dump(FILE *out, const char *path, const atf_tool_options *op
     atf_rtc_reader_summary(r, &s);
     int json = opts && opts->json;
     obuf *o = malloc(sizeof *o);
-    size_t total = s.skipped_ranges + s.units + s.streams + s.records;
-    item *it = total ? malloc(total * sizeof *it) : NULL;
+    size_t total;
+    item *it = dump_items(r, &s, &total);
     if (!o || (total && !it)) {
         free(o);
         free(it);
         atf_rtc_reader_close(r);
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
     }
-    size_t k = 0;
-    for (size_t i = 0; i < s.skipped_ranges; i++) {
-        atf_rtc_skip x;
-        atf_rtc_reader_skip(r, i, &x);
-        it[k++] = (item){ (int64_t)x.offset, 0, 0, i };
-    }
-    for (size_t i = 0; i < s.units; i++) {
-        atf_rtc_unit_info x;
-        atf_rtc_reader_unit(r, i, &x);
-        it[k++] = (item){ (int64_t)x.offset, 1, 0, i };
-    }
-    for (size_t i = 0; i < s.streams; i++) {
-        uint64_t id, off;
-        atf_rtc_reader_stream(r, i, &id, &off, NULL);
-        it[k++] = (item){ (int64_t)off, 2, id, i };
-    }
-    for (size_t i = 0; i < s.records; i++) {
-        atf_rtc_record x;
-        atf_rtc_reader_record(r, i, &x);
-        it[k++] = (item){ (int64_t)x.offset, 3, 0, i };
-    }
-    if (total)
-        qsort(it, total, sizeof *it, cmp_item);
     ob_init(o, out);
     if (json) {
         put_file_line(o, &s);
@@ -216,63 +278,19 @@ atf_status rtc_tool_dump(FILE *out, const char *path, const atf_tool_options *op
         ob_put(o, line, (size_t)n);
     }
     for (size_t i = 0; i < total && !o->failed; i++) {
-        switch (it[i].kind) {
-        case 0: {
-            atf_rtc_skip x;
-            atf_rtc_reader_skip(r, it[i].index, &x);
-            put2(o, json, "{\"skipped\":", "skipped at ");
-            ob_u64(o, x.offset);
-            put2(o, json, ",\"bytes\":", ": ");
-            ob_u64(o, x.bytes);
-            put2(o, json, ",\"reason\":\"", " bytes (");
-            ob_put(o, x.reason, strlen(x.reason));
-            put2(o, json, "\"}\n", ")\n");
-            break;
-        }
-        case 1: {
-            atf_rtc_unit_info x;
-            atf_rtc_reader_unit(r, it[i].index, &x);
-            put2(o, json, "{\"unit\":", "Unit ");
-            ob_u64(o, x.number);
-            put2(o, json, ",\"offset\":", " at ");
-            ob_u64(o, x.offset);
-            put2(o, json, ",\"bytes\":", ": ");
-            ob_u64(o, x.bytes);
-            put2(o, json, ",\"crc\":", " bytes, crc ");
-            if (x.crc) {
-                if (json)
-                    ob_char(o, '"');
-                ob_put(o, x.crc, strlen(x.crc));
-                if (json)
-                    ob_char(o, '"');
-            } else {
-                put2(o, json, "null", "none (cut)");
-            }
-            put2(o, json, "}\n", "\n");
-            break;
-        }
-        case 2: {
-            uint64_t id, off;
-            const void *obj;
-            atf_rtc_reader_stream(r, it[i].index, &id, &off, &obj);
-            put2(o, json, "{\"stream\":", "stream ");
-            ob_u64(o, id);
-            put2(o, json, ",\"offset\":", " defined at ");
-            ob_u64(o, off);
-            put2(o, json, ",\"definition\":", ": ");
-            ob_json_value(o, obj);
-            put2(o, json, "}\n", "\n");
-            break;
-        }
-        default: {
+        if (it[i].kind == 0)
+            dump_skip(o, json, r, it[i].index);
+        else if (it[i].kind == 1)
+            dump_unit(o, json, r, it[i].index);
+        else if (it[i].kind == 2)
+            dump_stream(o, json, r, it[i].index);
+        else {
             atf_rtc_record x;
             atf_rtc_reader_record(r, it[i].index, &x);
             if (json)
                 put_record_line(o, &x);
             else
                 put_text_record(o, &x);
-            break;
-        }
         }
     }
     free(it);

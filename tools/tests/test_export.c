@@ -1,6 +1,6 @@
 /* atf_export() (export.c) through the library: arguments, counts, the
  * bytes it reports, write failures, and the memory it does not keep. The
- * formats themselves are checked by their consumers (formats/atf/tests/viewers/). */
+ * formats themselves are checked by their consumers (tools/tests/viewers/). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

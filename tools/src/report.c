@@ -16,6 +16,7 @@
 #include <atf/tools.h>
 
 #include "bytes.h"
+#include "escape.h"
 #include "internal.h"
 #include "tools_internal.h"
 
@@ -160,20 +161,6 @@ static int row_cmp(const void *pa, const void *pb)
     return a->st->function_id < b->st->function_id ? -1 : a->st->function_id > b->st->function_id;
 }
 
-static void put_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
 static void put_time(FILE *out, uint64_t ns)
 {
     if (ns < 1000)
@@ -219,7 +206,7 @@ static int put_table(FILE *out, const fn_table *t, const atf_manifest *m, const 
         fputs("\"functions\":[", out);
         for (size_t i = 0; i < n; i++) {
             fprintf(out, "%s\n{\"function_id\":%" PRIu64 ",\"name\":", i ? "," : "", rows[i].st->function_id);
-            put_json_string(out, rows[i].name);
+            atf_json_fputs(rows[i].name, out);
             fprintf(out, ",\"calls\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"self_ns\":%" PRIu64 "}",
                     rows[i].st->calls, rows[i].st->total_ns, rows[i].st->self_ns);
         }

@@ -11,6 +11,7 @@
 #include "common.h"
 #include "obuf.h"
 #include "wtf_internal.h"
+#include "wtf_tools.h"
 
 /* ---- JSON values (file header, `any`) --------------------------------------- */
 
@@ -451,14 +452,4 @@ atf_status wtf_tool_info(FILE *out, const char *path, const atf_tool_options *op
         return ATF_E_DAMAGED;
     }
     return ATF_OK;
-}
-
-int atf_wtf_sniff(const void *head, size_t n, const char *path)
-{
-    const uint8_t *d = (const uint8_t *)head;
-    static const uint8_t le[4] = { 0xEF, 0xBE, 0xAD, 0xDE }, be[4] = { 0xDE, 0xAD, 0xBE, 0xEF };
-    if (n >= 4 && (memcmp(d, le, 4) == 0 || memcmp(d, be, 4) == 0))
-        return 1;
-    size_t pl = path ? strlen(path) : 0;
-    return pl >= 10 && strcmp(path + pl - 10, ".wtf-trace") == 0;
 }

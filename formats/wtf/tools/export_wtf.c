@@ -25,6 +25,8 @@
 
 #include "export_internal.h"
 #include "internal.h"
+#include "tool_format.h"
+#include "wtf_tools.h"
 
 #define SPAN_US ((uint64_t)ATF_EXPORT_WTF_SPAN_MS * 1000u)
 /* Times written: 1 + microseconds into the file's span, 1..SPAN_US; the
@@ -52,6 +54,8 @@ typedef struct wtf_file {
     int has_instance;
     int opened;
 } wtf_file;
+
+typedef struct wtf_export wtf_export;
 
 struct wtf_export {
     char out_path[4096];
@@ -105,7 +109,7 @@ int atf_export_wtf_part_path(char *buf, size_t cap, const char *out_path, uint64
 /* File @k, opened (and atf#exception defined) when it is not yet. */
 static int open_file(exporter *x, unsigned k)
 {
-    wtf_export *e = x->wtf;
+    wtf_export *e = x->file_state;
     wtf_file *f = &e->files[k];
     if (f->w)
         return 0;
@@ -130,13 +134,13 @@ static int open_file(exporter *x, unsigned k)
     return 0;
 }
 
-atf_status wtf_export_open(exporter *x, const char *out_path, const tool_source *src, const atf_tool_options *o,
+static atf_status wtf_export_open(exporter *x, const char *out_path, const tool_source *src, const atf_tool_options *o,
                            const char *pname, atf_error *err)
 {
     wtf_export *e = calloc(1, sizeof *e);
     if (!e)
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-    x->wtf = e;
+    x->file_state = e;
     e->file = -1;
     ob_init(&e->json, NULL);
     if (snprintf(e->out_path, sizeof e->out_path, "%s", out_path) >= (int)sizeof e->out_path)
@@ -184,9 +188,9 @@ atf_status wtf_export_open(exporter *x, const char *out_path, const tool_source 
     return r ? atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL) : ATF_OK;
 }
 
-void wtf_export_thread_begin(exporter *x, const char *name, const char *location)
+static void wtf_export_thread_begin(exporter *x, const char *name, const char *location)
 {
-    wtf_export *e = x->wtf;
+    wtf_export *e = x->file_state;
     e->owner++;
     e->zone = (uint16_t)((e->owner - 1) % THREAD_ZONES + 1);
     snprintf(e->zone_name, sizeof e->zone_name, "%s %s", e->pname, name);
@@ -200,7 +204,7 @@ void wtf_export_thread_begin(exporter *x, const char *name, const char *location
 static int zone_in(exporter *x, unsigned k, uint64_t owner, uint16_t zone, const char *name, const char *location,
                    uint32_t t)
 {
-    wtf_file *f = &x->wtf->files[k];
+    wtf_file *f = &((wtf_export *)x->file_state)->files[k];
     if (f->zone_owner == owner)
         return 0;
     atf_error err;
@@ -241,7 +245,7 @@ static const char *json_done(wtf_export *e)
  * gets its symbol as scope data "symbol". */
 static const char *scope_name(exporter *x, uint64_t function_id, const char **changed_from)
 {
-    wtf_export *e = x->wtf;
+    wtf_export *e = x->file_state;
     char tmpbuf[32];
     name_entry tmp, *ne = export_name_get(&x->names, x->manifest, function_id, &tmp, tmpbuf, &x->nomem);
     if (x->nomem)
@@ -268,7 +272,7 @@ static const char *scope_name(exporter *x, uint64_t function_id, const char **ch
 /* A scope of the function begins in file @f. */
 static int enter(exporter *x, wtf_file *f, uint64_t function_id, uint32_t t)
 {
-    wtf_export *e = x->wtf;
+    wtf_export *e = x->file_state;
     const char *symbol = NULL, *name = scope_name(x, function_id, &symbol);
     if (!name)
         return EXPORT_NOMEM;
@@ -296,7 +300,7 @@ static int leave(exporter *x, wtf_file *f, uint32_t t)
  * in the next ("clipped_begin"). */
 static int move_to(exporter *x, unsigned k, uint32_t t)
 {
-    wtf_export *e = x->wtf;
+    wtf_export *e = x->file_state;
     int r;
     if (e->file < 0 || e->nopen == 0) {
         e->file = (int)k;
@@ -328,7 +332,7 @@ static int move_to(exporter *x, unsigned k, uint32_t t)
 /* File and time of @ns (clamped into the last file the export may write). */
 static unsigned when(exporter *x, uint64_t ns, uint32_t *t)
 {
-    wtf_export *e = x->wtf;
+    wtf_export *e = x->file_state;
     uint64_t us = ns > e->base_ns ? (ns - e->base_ns) / 1000u : 0;
     uint64_t k = us / SPAN_US;
     if (k >= ATF_EXPORT_WTF_MAX_FILES) {
@@ -348,7 +352,7 @@ static const char *detail_json(exporter *x, const atf_index_event *ev)
     detail_args da;
     if (!export_load_detail(x, ev, &da))
         return NULL;
-    obuf *o = &x->wtf->json;
+    obuf *o = &((wtf_export *)x->file_state)->json;
     o->n = 0;
     if (da.arm) {
         for (int i = 0; i < 11; i++) {
@@ -371,7 +375,7 @@ static const char *detail_json(exporter *x, const atf_index_event *ev)
         ob_char(o, '"');
     }
     ob_char(o, '}');
-    return json_done(x->wtf);
+    return json_done(x->file_state);
 }
 
 /* The builder's marks of a begin or an end as scope data. A scope keeps
@@ -394,9 +398,9 @@ static int marks(exporter *x, wtf_file *f, const atf_slice *s, uint32_t t)
     return 0;
 }
 
-int wtf_export_slice(exporter *x, const atf_slice *s)
+static int wtf_export_slice(exporter *x, const atf_slice *s)
 {
-    wtf_export *e = x->wtf;
+    wtf_export *e = x->file_state;
     if (s->kind != ATF_SLICE_INSTANT && s->depth >= ATF_EXPORT_WTF_MAX_DEPTH) {
         /* The reference reader gives up past 1023 open scopes. */
         x->stats->too_deep_for_format += s->kind == ATF_SLICE_BEGIN;
@@ -462,9 +466,9 @@ int wtf_export_slice(exporter *x, const atf_slice *s)
     return st == ATF_OK ? 0 : failed(x, st, &err);
 }
 
-int wtf_export_thread_end(exporter *x)
+static int wtf_export_thread_end(exporter *x)
 {
-    wtf_export *e = x->wtf;
+    wtf_export *e = x->file_state;
     if (e->nopen != 0)
         return out_of_step(x, "thread end");
     /* A thread with nothing in the window still gets its zone, in the first file. */
@@ -473,9 +477,9 @@ int wtf_export_thread_end(exporter *x)
     return 0;
 }
 
-int wtf_export_anchors(exporter *x, const atf_tool_options *o)
+static int wtf_export_anchors(exporter *x, const atf_tool_options *o)
 {
-    wtf_export *e = x->wtf;
+    wtf_export *e = x->file_state;
     const atf_manifest *m = x->manifest;
     char zname[128];
     snprintf(zname, sizeof zname, "%s timing anchors", e->pname);
@@ -504,9 +508,9 @@ int wtf_export_anchors(exporter *x, const atf_tool_options *o)
     return 0;
 }
 
-atf_status wtf_export_close(exporter *x, int failed_already, atf_error *err)
+static atf_status wtf_export_close(exporter *x, int failed_already, atf_error *err)
 {
-    wtf_export *e = x->wtf;
+    wtf_export *e = x->file_state;
     if (!e)
         return ATF_OK;
     atf_status st = ATF_OK;
@@ -540,6 +544,47 @@ atf_status wtf_export_close(exporter *x, int failed_already, atf_error *err)
             fprintf(e->diag, "atf: export: %s is not from this export (an earlier one left it)\n", path);
     }
     free(e);
-    x->wtf = NULL;
+    x->file_state = NULL;
     return st;
 }
+
+/* A name other than *.wtf-trace: the reference library reads it as JSON. */
+static void wtf_export_notes(FILE *diag, const char *out_path)
+{
+    size_t n = strlen(out_path);
+    if (n < 10 || strcmp(out_path + n - 10, ".wtf-trace") != 0) {
+        fputs("atf: export: note: ", diag);
+        atf_fputs_escaped(out_path, diag);
+        fputs(" does not end in .wtf-trace, the name the WTF tools look for (the reference library reads other "
+              "names as JSON)\n", diag);
+    }
+}
+
+static void wtf_export_summary(FILE *diag, const char *out_path, const atf_export_stats *s)
+{
+    fprintf(diag, "atf: export: wtf: %" PRIu64 " file(s) (one per %.1f minutes of the session)", s->files,
+            ATF_EXPORT_WTF_SPAN_MS / 60000.0);
+    const char *sep = ":";
+    for (unsigned i = 0; i < ATF_EXPORT_WTF_MAX_FILES; i++) {
+        char part[4200];
+        if ((s->wtf_parts >> i & 1) && atf_export_wtf_part_path(part, sizeof part, out_path, i) == 0) {
+            fprintf(diag, "%s ", sep);
+            atf_fputs_escaped(part, diag);
+            sep = ",";
+        }
+    }
+    fprintf(diag,
+            "; %" PRIu64 " scope(s) cut at a file boundary (marked \"clipped_end\", \"clipped_begin\"), %" PRIu64
+            " call(s) nested deeper than %u not written (the WTF reader's limit), %" PRIu64
+            " event(s) past %u files written at the last one's end\n",
+            s->file_cuts, s->too_deep_for_format, ATF_EXPORT_WTF_MAX_DEPTH, s->clamped, ATF_EXPORT_WTF_MAX_FILES);
+}
+
+const atf_tool_export wtf_tool_export = {
+    "wtf", ATF_EXPORT_WTF,
+    "export: --format wtf writes files (-o FILE.wtf-trace; a session longer than 71.6 minutes "
+    "takes more than one), not standard output",
+    "export: WTF is written to files (atf_export_file): a session longer than 71.6 minutes takes more than one",
+    wtf_export_open, wtf_export_thread_begin, wtf_export_slice, wtf_export_thread_end, wtf_export_anchors,
+    wtf_export_close, wtf_export_notes, wtf_export_summary,
+};

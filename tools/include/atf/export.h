@@ -184,6 +184,26 @@ ATF_API int atf_export_wtf_part_path(char *buf, size_t cap, const char *out_path
 /** "perfetto" / "chrome-json" / "wtf" to the format, 0 when unknown. */
 ATF_API atf_export_format atf_export_format_parse(const char *name);
 
+/**
+ * The names atf_export_format_parse() takes, for a message: "perfetto,
+ * chrome-json or wtf" (the exports into files that the formats' tools parts
+ * provide, from the registry of formats, last), in @p buf (truncated to @p cap).
+ */
+ATF_API void atf_export_format_names(char *buf, size_t cap);
+
+/**
+ * NULL when @p format is written to a stream (atf_export()); else, for an
+ * export into files (atf_export_file() only), the sentence that says so.
+ */
+ATF_API const char *atf_export_stream_refusal(atf_export_format format);
+
+/** Before an export into files: notes on @p out_path to @p diag (a name the format's own tools do not look for). */
+ATF_API void atf_export_file_notes(FILE *diag, atf_export_format format, const char *out_path);
+
+/** After an export into files: one line to @p diag on what was written (the files, what was cut or clamped). */
+ATF_API void atf_export_file_summary(FILE *diag, atf_export_format format, const char *out_path,
+                                     const atf_export_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

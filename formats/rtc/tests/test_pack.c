@@ -1,4 +1,4 @@
-/* atf_pack / atf_unpack (formats/atf/src/pack.c, docs/pack.md): whole files
+/* atf_pack / atf_unpack (formats/rtc/tools/pack.c, docs/pack.md): whole files
  * come back byte for byte (and so dump the same), for both layouts, with and
  * without detail lanes, from crash-truncated sources and from sessions
  * without a manifest; a cut file unpacks to a session the readers take as

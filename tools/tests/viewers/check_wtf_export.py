@@ -29,7 +29,7 @@ import sys
 from checks import check, crash_cut, dump_threads, finish, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", "conformance", "gen")))
+sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "..", "conformance", "gen")))
 import tracepy  # noqa: E402,F401  (puts every formats/<name>/python/ on sys.path)
 from atfpy.records import IndexEvent  # noqa: E402
 from atfpy.session import SessionModel, Symbol, ThreadModel, write_session  # noqa: E402

@@ -1,6 +1,7 @@
 /* `atf export`: a session as a timeline, one track per thread, in Perfetto's
- * protobuf Trace format, Chrome's JSON trace format or WTF files (the last in
- * export_wtf.c; docs/export.md). Streams thread by thread through one slice
+ * protobuf Trace format, Chrome's JSON trace format, or the files of a format
+ * that exports into itself (its tools part, tool_format.h; docs/export.md).
+ * Streams thread by thread through one slice
  * builder: memory is bounded by the call depth and the number of distinct
  * function names. */
 #include <errno.h>
@@ -13,6 +14,7 @@
 
 #include "export_internal.h"
 #include "internal.h"
+#include "tool_format.h"
 
 /* ---- Function names, interned ---------------------------------------- */
 
@@ -832,8 +834,8 @@ static int par_finish(exporter *x, int abandon)
 static int on_slice(void *user, const atf_slice *s)
 {
     exporter *x = user;
-    if (x->format == ATF_EXPORT_WTF)
-        return wtf_export_slice(x, s);
+    if (x->file)
+        return x->file->slice(x, s);
     if (x->par)
         return par_slice(x, s);
     if (x->out->failed)
@@ -1010,9 +1012,8 @@ atf_export_format atf_export_format_parse(const char *name)
         return ATF_EXPORT_PERFETTO;
     if (name && (!strcmp(name, "chrome-json") || !strcmp(name, "json")))
         return ATF_EXPORT_CHROME_JSON;
-    if (name && !strcmp(name, "wtf"))
-        return ATF_EXPORT_WTF;
-    return (atf_export_format)0;
+    const atf_tool_export *fx = tool_export_named(name);
+    return fx ? fx->format : (atf_export_format)0;
 }
 
 void export_thread_name(char *buf, size_t cap, const tool_thread *t)
@@ -1024,7 +1025,7 @@ void export_thread_name(char *buf, size_t cap, const tool_thread *t)
 /* Progress every 4 Mi events. */
 #define PROGRESS_STEP (1u << 22)
 
-/* A thread's track (Perfetto, Chrome JSON) or zone (WTF). @return 0 or EXPORT_*. */
+/* A thread's track (Perfetto, Chrome JSON) or zone (an export into files). @return 0 or EXPORT_*. */
 static int thread_begin(exporter *x, const tool_thread *t)
 {
     char name[96];
@@ -1035,7 +1036,7 @@ static int thread_begin(exporter *x, const tool_thread *t)
         chrome_metadata(x, "thread_name", x->tid, name);
         return 0;
     }
-    wtf_export_thread_begin(x, name, t->dir);
+    x->file->thread_begin(x, name, t->dir);
     return 0;
 }
 
@@ -1106,8 +1107,8 @@ static atf_status export_threads(exporter *x, tool_source *src, const atf_tool_o
         }
         if (r == 0 || r == 1)
             r = atf_slice_builder_finish(sb);
-        if (r == 0 && x->format == ATF_EXPORT_WTF)
-            r = wtf_export_thread_end(x);
+        if (r == 0 && x->file)
+            r = x->file->thread_end(x);
         if (r != 0 || (x->out && x->out->failed))
             return callback_failed(x, r, err);
     }
@@ -1116,7 +1117,7 @@ static atf_status export_threads(exporter *x, tool_source *src, const atf_tool_o
     return ATF_OK;
 }
 
-/* The export into out (Perfetto, Chrome JSON) or the files at out_path (WTF). */
+/* The export into out (Perfetto, Chrome JSON) or the files at out_path (an export into files). */
 static atf_status run_export(FILE *out, const char *out_path, atf_export_format format, const char *path,
                              const atf_tool_options *opts, atf_export_stats *stats, atf_error *err)
 {
@@ -1151,6 +1152,7 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
     if (ob)
         ob_init(ob, out);
     x->format = format;
+    x->file = tool_export_of(format);
     x->out = ob;
     x->manifest = src.manifest;
     x->stats = stats;
@@ -1162,8 +1164,8 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
         snprintf(pname, sizeof pname, "pid_%llu", (unsigned long long)pid);
     else
         snprintf(pname, sizeof pname, "atf session");
-    if (format == ATF_EXPORT_WTF) {
-        if ((st = wtf_export_open(x, out_path, &src, &o, pname, err)) != ATF_OK)
+    if (x->file) {
+        if ((st = x->file->open(x, out_path, &src, &o, pname, err)) != ATF_OK)
             goto done;
     } else if (format == ATF_EXPORT_PERFETTO) {
         if (perfetto_descriptor(x, PROCESS_UUID, 0, pname, 1, 0) != 0) {
@@ -1175,8 +1177,9 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
         chrome_metadata(x, "process_name", 0, pname);
     }
     /* Perfetto and Chrome JSON put the anchors first (their own track);
-     * WTF last, so that its first zone, the one bin/dump.js prints, is a thread's. */
-    if (format != ATF_EXPORT_WTF && put_anchors(x, &o) != 0) {
+     * the exports into files last (so that a viewer that shows the
+     * first zone shows a thread's). */
+    if (!x->file && put_anchors(x, &o) != 0) {
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         goto done;
     }
@@ -1196,11 +1199,11 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
         if (r != 0 && !st)
             st = callback_failed(x, r, err);
     }
-    if (format == ATF_EXPORT_WTF) {
-        int r = st ? 0 : wtf_export_anchors(x, &o);
+    if (x->file) {
+        int r = st ? 0 : x->file->anchors(x, &o);
         if (r != 0)
             st = callback_failed(x, r, err);
-        atf_status cs = wtf_export_close(x, st != ATF_OK, st ? NULL : err);
+        atf_status cs = x->file->close(x, st != ATF_OK, st ? NULL : err);
         if (!st)
             st = cs;
     } else {
@@ -1219,8 +1222,8 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
         atf_error_set_file(err, path);
     }
 done:
-    if (x && x->wtf)
-        wtf_export_close(x, 1, NULL);   /* after a failure: only frees */
+    if (x && x->file_state)
+        x->file->close(x, 1, NULL);   /* after a failure: only frees */
     if (x && x->par)
         par_finish(x, 1);
     if (sb)
@@ -1242,10 +1245,9 @@ atf_status atf_export(FILE *out, atf_export_format format, const char *path, con
     if (stats)
         memset(stats, 0, sizeof *stats);
     atf_error_clear(err);
-    if (format == ATF_EXPORT_WTF)
-        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL,
-                        "export: WTF is written to files (atf_export_file): a session longer than 71.6 minutes "
-                        "takes more than one");
+    const atf_tool_export *fx = tool_export_of(format);
+    if (fx)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "%s", fx->no_stream);
     if (!out || !path || (format != ATF_EXPORT_PERFETTO && format != ATF_EXPORT_CHROME_JSON))
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "export: bad arguments");
     atf_status st = run_export(out, NULL, format, path, opts, stats, err);
@@ -1260,10 +1262,10 @@ atf_status atf_export_file(const char *out_path, atf_export_format format, const
     if (stats)
         memset(stats, 0, sizeof *stats);
     atf_error_clear(err);
-    if (!out_path || !path ||
-        (format != ATF_EXPORT_PERFETTO && format != ATF_EXPORT_CHROME_JSON && format != ATF_EXPORT_WTF))
+    const atf_tool_export *fx = tool_export_of(format);
+    if (!out_path || !path || (format != ATF_EXPORT_PERFETTO && format != ATF_EXPORT_CHROME_JSON && !fx))
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "export: bad arguments");
-    if (format == ATF_EXPORT_WTF)
+    if (fx)
         return run_export(NULL, out_path, format, path, opts, stats, err);
     FILE *out = fopen(out_path, "wb");
     if (!out) {

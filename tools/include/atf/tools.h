@@ -27,9 +27,18 @@ typedef enum atf_path_kind {
     ATF_PATH_SESSION,    /**< a directory holding manifest.json or thread_* directories */
     ATF_PATH_ROOT,       /**< a directory of sessions: the recorder's or tracer's output root
                               (session_X/pid_N/ directories), or a session_X/ with several pid_N/ */
-    ATF_PATH_WTF,        /**< a WTF file (atf/wtf.h, atf_wtf_sniff()): info, dump and validate read it */
-    ATF_PATH_RTC         /**< an RTC file (atf/rtc.h, atf_rtc_sniff(): a Marker or a .rtc name): info, dump and validate read it */
+    ATF_PATH_FORMAT      /**< a file of another format of the registry (formats/formats.cmake), claimed by
+                              that format's bid (its magic or its name): info, dump and validate read it;
+                              atf_path_format() names it */
 } atf_path_kind;
+
+/**
+ * The name of the format (as its module gives it, upper case) whose bid claims the regular
+ * file @p path (its first bytes and its name), as atf_path_detect() found
+ * ::ATF_PATH_FORMAT; NULL when no format of the registry claims it or it
+ * cannot be read. The string is static.
+ */
+ATF_API const char *atf_path_format(const char *path);
 
 /**
  * Says what @p path is. A directory holding exactly one `pid_*` session
@@ -116,7 +125,7 @@ typedef struct atf_report_stats {
 ATF_API atf_status atf_tool_report(FILE *out, const char *path, const atf_tool_options *opts,
                                    const atf_report_options *ro, atf_report_stats *stats, atf_error *err);
 
-/** Severity of a finding of the validators (atf/validator.h, the RTC and WTF readers' findings). */
+/** Severity of a finding of the validators (atf/validator.h, the readers' findings of the other formats). */
 typedef enum atf_severity { ATF_SEV_WARNING = 1, ATF_SEV_ERROR = 2 } atf_severity;
 
 /** Options of atf_tool_demo(). */
