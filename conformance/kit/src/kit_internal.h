@@ -2,6 +2,7 @@
 #ifndef ATF_KIT_INTERNAL_H
 #define ATF_KIT_INTERNAL_H
 
+#include "escape.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,7 +79,13 @@ void kit_proc_describe(const kit_proc_result *r, char *dst, size_t cap);
 
 void kit_json_string(FILE *out, const char *s);              /* "..." with escapes */
 void kit_json_string_n(FILE *out, const char *s, size_t n);
-void kit_xml_text(FILE *out, const char *s);                 /* &amp; &lt; ... also for attributes */
+/* XML/HTML text or attribute value: the project's one escaper (formats/
+ * common/src/escape.h: what XML cannot hold is U+FFFD, as in `atf validate`);
+ * NULL is the empty text. */
+static inline void kit_xml(FILE *out, const char *s)
+{
+    atf_xml_fputs(s ? s : "", out);
+}
 void kit_text_n(FILE *out, const char *s, size_t n);         /* text report: control characters as \n, \xHH */
 double kit_now(void);                                        /* monotonic seconds */
 int kit_rmtree(const char *path);                            /* rm -rf; 0 or -1 */

@@ -943,7 +943,7 @@ static int html_report(const char *path, const atf_conform_reader_options *o, co
           "margin-right:4px;border:1px solid #ccc}\n"
           "</style></head><body>\n<h1>ATF reader conformance matrix</h1>\n<p>Corpus <code>",
           f);
-    kit_xml_text(f, o->corpus_dir);
+    kit_xml(f, o->corpus_dir);
     fprintf(f, "</code>, %zu cases%s. Produced by <code>atf conform --reader</code> "
                "(conformance/kit/README.md). Hover a cell for details.</p>\n", n,
             o->strict ? ", strict grading (every invalid case must be rejected)" : "");
@@ -957,7 +957,7 @@ static int html_report(const char *path, const atf_conform_reader_options *o, co
           "<th>accepted</th><th>rejected</th><th>crashed</th><th>timed out</th><th>not graded</th></tr>\n", f);
     for (size_t j = 0; j < R; j++) {
         fprintf(f, "<tr><td>R%zu</td><td><code>", j + 1);
-        kit_xml_text(f, o->readers[j]);
+        kit_xml(f, o->readers[j]);
         fprintf(f, "</code></td><td>%u</td><td>%u</td><td>%u</td><td>%u</td><td>%u</td><td>%u</td><td>%u</td>"
                    "<td>%u</td></tr>\n",
                 t[j].result[RES_RIGHT], t[j].result[RES_TOLERATED], t[j].result[RES_WRONG],
@@ -967,7 +967,7 @@ static int html_report(const char *path, const atf_conform_reader_options *o, co
     fputs("</table>\n<h2>Cases</h2>\n<table><tr><th>case</th><th>expected</th>", f);
     for (size_t j = 0; j < R; j++) {
         fprintf(f, "<th class=\"r\" title=\"");
-        kit_xml_text(f, o->readers[j]);
+        kit_xml(f, o->readers[j]);
         fprintf(f, "\">R%zu</th>", j + 1);
     }
     fputs("</tr>\n", f);
@@ -980,16 +980,16 @@ static int html_report(const char *path, const atf_conform_reader_options *o, co
             last_cls = k->cls;
         }
         fputs("<tr><td title=\"", f);
-        kit_xml_text(f, k->errors[0] ? k->errors : "no error clause");
+        kit_xml(f, k->errors[0] ? k->errors : "no error clause");
         fputs("\">", f);
-        kit_xml_text(f, k->name);
+        kit_xml(f, k->name);
         fprintf(f, "</td><td>%s</td>", expected_text(k));
         for (size_t j = 0; j < R; j++) {
             const case_result *r = &res[i * R + j];
             const char *css = r->outcome == OUT_CRASHED ? "crashed" : r->outcome == OUT_TIMEOUT ? "timeout"
                             : r->outcome == OUT_ERROR  ? "error" : RESULT_NAMES[r->result];
             fprintf(f, "<td class=\"%s\" title=\"", css);
-            kit_xml_text(f, r->note[0] ? r->note : RESULT_NAMES[r->result]);
+            kit_xml(f, r->note[0] ? r->note : RESULT_NAMES[r->result]);
             fprintf(f, "\">%s</td>", OUTCOME_NAMES[r->outcome]);
         }
         fputs("</tr>\n", f);

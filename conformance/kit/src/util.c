@@ -89,26 +89,6 @@ void kit_json_string(FILE *out, const char *s)
     kit_json_string_n(out, s, strlen(s));
 }
 
-void kit_xml_text(FILE *out, const char *s)
-{
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&#39;", out); break;
-        default:
-            /* XML 1.0 forbids most control characters, even escaped. */
-            if (c < 0x20 && c != '\n' && c != '\t')
-                fputc('?', out);
-            else
-                fputc(c, out);
-        }
-    }
-}
-
 double kit_now(void)
 {
     struct timespec ts;
@@ -231,7 +211,7 @@ void kit_error_report(FILE *out, atf_conform_format format, const char *schema, 
         fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"%s\" tests=\"1\" failures=\"0\" "
                      "errors=\"1\">\n  <testsuite name=\"%s\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
                      "    <testcase classname=\"atf.conform\" name=\"run\"><error message=\"", suite, suite);
-        kit_xml_text(out, line);
+        kit_xml(out, line);
         fputs("\"/></testcase>\n  </testsuite>\n</testsuites>\n", out);
     }
     fflush(out);

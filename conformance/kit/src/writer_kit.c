@@ -1273,15 +1273,15 @@ static void junit_line(FILE *out, const char *severity, const char *file, const 
 {
     fputs(severity, out);
     fputc(' ', out);
-    kit_xml_text(out, file);
+    kit_xml(out, file);
     if (pos != UINT64_MAX)
         fprintf(out, ": %s %" PRIu64, pos_name, pos);
     if (field) {
         fputs(": field ", out);
-        kit_xml_text(out, field);
+        kit_xml(out, field);
     }
     fputs(": ", out);
-    kit_xml_text(out, message);
+    kit_xml(out, message);
     fputc('\n', out);
 }
 
@@ -1307,7 +1307,7 @@ static void junit_report(FILE *out, const run_ctx *c)
     if (errors) {   /* the run as a whole is an error (nothing was tested) */
         fputs("  <testsuite name=\"atf-conform-writer\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
               "    <testcase classname=\"atf.conform.writer\" name=\"run\"><error message=\"", out);
-        kit_xml_text(out, c->error);
+        kit_xml(out, c->error);
         fputs("\"/></testcase>\n  </testsuite>\n", out);
     }
     for (size_t s = 0; s < c->count; s++) {
@@ -1319,17 +1319,17 @@ static void junit_report(FILE *out, const run_ctx *c)
             st_fail += st == 3;
         }
         fputs("  <testsuite name=\"", out);
-        kit_xml_text(out, r->name);
+        kit_xml(out, r->name);
         int skip = r->skipped || r->not_applicable;
         fprintf(out, "\" tests=\"%u\" failures=\"%u\" skipped=\"%u\" time=\"%.3f\">\n", st_tests + (skip ? 1 : 0),
                 st_fail, skip ? 1u : 0u, r->seconds);
         if (skip) {
             fputs("    <testcase classname=\"atf.conform.writer.", out);
-            kit_xml_text(out, r->name);
+            kit_xml(out, r->name);
             fputs("\" name=\"scenario\"><skipped message=\"", out);
             if (r->not_applicable)
                 fputs("not applicable: ", out);
-            kit_xml_text(out, r->skipped ? r->skip_reason : r->na_reason);
+            kit_xml(out, r->skipped ? r->skip_reason : r->na_reason);
             fputs("\"/></testcase>\n", out);
         }
         for (size_t i = 0; i < nt; i++) {
@@ -1339,7 +1339,7 @@ static void junit_report(FILE *out, const run_ctx *c)
             char group[24];
             kit_clause_group(t[i].id, group, sizeof group);
             fputs("    <testcase classname=\"atf.conform.writer.", out);
-            kit_xml_text(out, r->name);
+            kit_xml(out, r->name);
             fprintf(out, ".%s\" name=\"%s\">", group, t[i].id);
             /* The messages of this clause in this scenario. */
             int kit = -1;
@@ -1358,7 +1358,7 @@ static void junit_report(FILE *out, const run_ctx *c)
             }
             if (st == 3) {
                 fputs("<failure message=\"", out);
-                kit_xml_text(out, first_msg ? first_msg : t[i].id);
+                kit_xml(out, first_msg ? first_msg : t[i].id);
                 fputs("\">", out);
             } else if (st == 2) {
                 fputs("<system-out>", out);

@@ -1,5 +1,5 @@
 /* Entry points: what a path is, and which format's pass validates it. The
- * input is detected once (the codec's bid, formats/registry.c); the pass is
+ * input is detected once (the codec's bid, the registry of formats/formats.cmake); the pass is
  * the descriptor of that format in the generated registry (vinternal.h). */
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "common.h"          /* the codec's: atf_blob */
-#include "format_module.h"   /* the codec's: atf_format_bid (formats/registry.c) */
+#include "format_module.h"   /* the codec's: atf_format_bid (the registry of formats/formats.cmake) */
 #include "vinternal.h"
 
 /* ---- Errors and strings -------------------------------------------------- */

@@ -18,7 +18,7 @@
  *    v_report through v_clause_of(). Either way the report is the only
  *    finding type the validator has;
  *  - the core (validate.c) detects an input once (the codec's bid,
- *    formats/registry.c), picks the descriptor of the module that claimed it
+ *    the registry of formats/formats.cmake), picks the descriptor of the module that claimed it
  *    (the native one when none did) and calls its file() or dir(). */
 #ifndef ATF_VALIDATOR_INTERNAL_H
 #define ATF_VALIDATOR_INTERNAL_H
