@@ -10,7 +10,8 @@ export ATF_ROOT
 # protobuf-compiler and chromium are the consumers the export tests load
 # traces into (protoc --decode_raw, speedscope in headless Chromium); nodejs
 # stands for node and npm (see atf_install): the export tests install
-# speedscope with npm, the WTF interop test npm's tracing-framework.
+# speedscope with npm, a format's interop test the other implementation it
+# reads against (npm's tracing-framework).
 # uftrace and dpkg-dev: the real_program test (uftrace report's counts; apt-get source lua5.4).
 ATF_BASE_PACKAGES=(build-essential cmake pkg-config libcmocka-dev libjansson-dev clang
                    python3 python3-hypothesis python3-pytest protobuf-compiler chromium nodejs

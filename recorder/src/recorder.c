@@ -738,9 +738,25 @@ uint64_t atf_recorder_now_ns(const atf_recorder *r)
     return rec_clock_system_ns();
 }
 
-static void *grow(void *arr, size_t count, size_t elem)
+/* Appends the elem-byte *item to a manifest table (table: the address of
+ * its pointer; *count items) under man_mu and marks the manifest for
+ * rewriting. -1: out of memory (the table unchanged). The table's pointer
+ * is read and written with memcpy: it is a pointer to some other type. */
+static int man_append(atf_recorder *r, void *table, size_t *count, const void *item, size_t elem)
 {
-    return realloc(arr, (count + 1) * elem);
+    pthread_mutex_lock(&r->man_mu);
+    void *arr;
+    memcpy(&arr, table, sizeof arr);
+    unsigned char *n = realloc(arr, (*count + 1) * elem);
+    if (n) {
+        memcpy(n + *count * elem, item, elem);
+        memcpy(table, &n, sizeof n);
+        ++*count;
+        if (!r->manifest_dirty)
+            r->manifest_dirty = 1;
+    }
+    pthread_mutex_unlock(&r->man_mu);
+    return n ? 0 : -1;
 }
 
 atf_status atf_recorder_add_anchor(atf_recorder *r, uint64_t host_time_ns, int64_t media_time_value,
@@ -750,19 +766,8 @@ atf_status atf_recorder_add_anchor(atf_recorder *r, uint64_t host_time_ns, int64
         return ATF_E_ARG;
     if (r->stopped)
         return ATF_E_STATE;
-    pthread_mutex_lock(&r->man_mu);
-    atf_timing_anchor *n = grow(r->anchors, r->nanchors, sizeof *n);
-    if (!n) {
-        pthread_mutex_unlock(&r->man_mu);
-        return ATF_E_NOMEM;
-    }
-    r->anchors = n;
-    n[r->nanchors++] = (atf_timing_anchor){ host_time_ns ? host_time_ns : rec_clock_system_ns(),
-                                           media_time_value, media_time_scale };
-    if (!r->manifest_dirty)
-        r->manifest_dirty = 1;
-    pthread_mutex_unlock(&r->man_mu);
-    return ATF_OK;
+    atf_timing_anchor a = { host_time_ns ? host_time_ns : rec_clock_system_ns(), media_time_value, media_time_scale };
+    return man_append(r, &r->anchors, &r->nanchors, &a, sizeof a) ? ATF_E_NOMEM : ATF_OK;
 }
 
 atf_status atf_recorder_add_module(atf_recorder *r, const atf_manifest_module *m)
@@ -774,19 +779,11 @@ atf_status atf_recorder_add_module(atf_recorder *r, const atf_manifest_module *m
     atf_manifest_module c = *m;
     c.path = strdup(m->path ? m->path : "");
     c.uuid = strdup(m->uuid ? m->uuid : "");
-    pthread_mutex_lock(&r->man_mu);
-    atf_manifest_module *n = c.path && c.uuid ? grow(r->modules, r->nmodules, sizeof *n) : NULL;
-    if (!n) {
-        pthread_mutex_unlock(&r->man_mu);
+    if (!c.path || !c.uuid || man_append(r, &r->modules, &r->nmodules, &c, sizeof c)) {
         free((char *)c.path);
         free((char *)c.uuid);
         return ATF_E_NOMEM;
     }
-    r->modules = n;
-    n[r->nmodules++] = c;
-    if (!r->manifest_dirty)
-        r->manifest_dirty = 1;
-    pthread_mutex_unlock(&r->man_mu);
     return ATF_OK;
 }
 
@@ -798,18 +795,10 @@ atf_status atf_recorder_add_symbol(atf_recorder *r, const atf_manifest_symbol *s
         return ATF_E_STATE;
     atf_manifest_symbol c = *s;
     c.name = strdup(s->name ? s->name : "");
-    pthread_mutex_lock(&r->man_mu);
-    atf_manifest_symbol *n = c.name ? grow(r->symbols, r->nsymbols, sizeof *n) : NULL;
-    if (!n) {
-        pthread_mutex_unlock(&r->man_mu);
+    if (!c.name || man_append(r, &r->symbols, &r->nsymbols, &c, sizeof c)) {
         free((char *)c.name);
         return ATF_E_NOMEM;
     }
-    r->symbols = n;
-    n[r->nsymbols++] = c;
-    if (!r->manifest_dirty)
-        r->manifest_dirty = 1;
-    pthread_mutex_unlock(&r->man_mu);
     return ATF_OK;
 }
 

@@ -254,6 +254,90 @@ static void table_clear(fn_table *t)
     t->count = 0;
 }
 
+/* One thread's index events through the slice builder, finished: 0, or
+ * nonzero when out of memory. */
+static int thread_slices(atf_slice_builder *sb, const atf_index_reader *index)
+{
+    const atf_index_info *ii = atf_index_reader_info(index);
+    int has_depth = ii->layout == ATF_LAYOUT_1;
+    uint64_t n = atf_index_reader_count(index);
+    int r = 0;
+    if (ii->layout == ATF_LAYOUT_2) {
+        /* The hot loop: events decoded in place (atf_index_event_decode(), inline). */
+        size_t size;
+        const uint8_t *p = atf_index_reader_bytes(index, &size) + atf_index_reader_header(index)->events_offset;
+        for (uint64_t seq = 0; seq < n && r == 0; seq++, p += ATF_INDEX_EVENT_SIZE) {
+            atf_index_event ev;
+            ev.timestamp_ns = atf_load_le64(p);
+            ev.function_id = atf_load_le64(p + 8);
+            ev.detail_seq = atf_load_le64(p + 16);
+            ev.event_kind = p[24];
+            ev.thread_id = 0;
+            ev.call_depth = 0;
+            ev.reserved_nonzero = (atf_load_le64(p + 24) >> 8) != 0;
+            r = atf_slice_builder_push(sb, seq, &ev, 0);
+        }
+    } else {
+        for (uint64_t seq = 0; seq < n && r == 0; seq++) {
+            atf_index_event ev;
+            atf_index_reader_get(index, seq, &ev);
+            r = atf_slice_builder_push(sb, seq, &ev, has_depth);
+        }
+    }
+    if (r == 0 || r == 1)
+        r = atf_slice_builder_finish(sb);
+    return r;
+}
+
+static void report_counts(atf_report_stats *stats, const atf_slice_counts *c, uint64_t exceptions)
+{
+    stats->events = c->events;
+    stats->calls = c->ends;
+    stats->unclosed = c->unclosed;
+    stats->unwound = c->unwound;
+    stats->unmatched_returns = c->unmatched_returns;
+    stats->exceptions = exceptions;
+    stats->too_deep = c->too_deep;
+    stats->unknown_kinds = c->unknown_kinds;
+    stats->backwards = c->backwards;
+    stats->clipped = c->clipped;
+    stats->max_depth = c->max_depth;
+}
+
+/* Closes the object the table opened: the session's (one table) or the wrapper. */
+static void report_json_tail(FILE *out, const atf_report_options *ro, const atf_report_stats *stats)
+{
+    if (ro->per_thread)
+        fputs("\n],", out);
+    else
+        fputs(",", out);
+    fprintf(out,
+            "\"events\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"unclosed\":%" PRIu64 ",\"unwound\":%" PRIu64
+            ",\"unmatched_returns\":%" PRIu64 ",\"exceptions\":%" PRIu64 ",\"thread_count\":%" PRIu64 "}\n",
+            stats->events, stats->calls, stats->unclosed, stats->unwound, stats->unmatched_returns,
+            stats->exceptions, stats->threads);
+}
+
+/* What the report could not take as it was, on the diagnostics stream. */
+static void report_diag(FILE *diag, const char *path, const atf_report_stats *stats)
+{
+    if (!(stats->unclosed || stats->unwound || stats->unmatched_returns || stats->too_deep ||
+          stats->unknown_kinds || stats->backwards))
+        return;
+    fprintf(diag,
+            "atf report: %s: %" PRIu64 " calls never returned (ended at their thread's last event), %" PRIu64
+            " frames unwound by an outer return or an exception, %" PRIu64 " returns without a call (dropped)",
+            path, stats->unclosed, stats->unwound, stats->unmatched_returns);
+    if (stats->too_deep)
+        fprintf(diag, ", %" PRIu64 " calls deeper than %u frames (dropped)", stats->too_deep,
+                (unsigned)ATF_SLICE_MAX_DEPTH);
+    if (stats->unknown_kinds)
+        fprintf(diag, ", %" PRIu64 " events of unknown kind (dropped)", stats->unknown_kinds);
+    if (stats->backwards)
+        fprintf(diag, ", %" PRIu64 " timestamps going back (raised to the previous)", stats->backwards);
+    fprintf(diag, "; %" PRIu64 " exceptions\n", stats->exceptions);
+}
+
 atf_status atf_tool_report(FILE *out, const char *path, const atf_tool_options *opts, const atf_report_options *ropts,
                            atf_report_stats *stats, atf_error *err)
 {
@@ -306,35 +390,8 @@ atf_status atf_tool_report(FILE *out, const char *path, const atf_tool_options *
         rep.tab = &thread;
         table_clear(&thread);
         atf_slice_builder_reset(sb);
-        const atf_index_info *ii = atf_index_reader_info(t->index);
-        int has_depth = ii->layout == ATF_LAYOUT_1;
         uint64_t n = atf_index_reader_count(t->index);
-        int r = 0;
-        if (ii->layout == ATF_LAYOUT_2) {
-            /* The hot loop: events decoded in place (atf_index_event_decode(), inline). */
-            size_t size;
-            const uint8_t *p = atf_index_reader_bytes(t->index, &size) + atf_index_reader_header(t->index)->events_offset;
-            for (uint64_t seq = 0; seq < n && r == 0; seq++, p += ATF_INDEX_EVENT_SIZE) {
-                atf_index_event ev;
-                ev.timestamp_ns = atf_load_le64(p);
-                ev.function_id = atf_load_le64(p + 8);
-                ev.detail_seq = atf_load_le64(p + 16);
-                ev.event_kind = p[24];
-                ev.thread_id = 0;
-                ev.call_depth = 0;
-                ev.reserved_nonzero = (atf_load_le64(p + 24) >> 8) != 0;
-                r = atf_slice_builder_push(sb, seq, &ev, 0);
-            }
-        } else {
-            for (uint64_t seq = 0; seq < n && r == 0; seq++) {
-                atf_index_event ev;
-                atf_index_reader_get(t->index, seq, &ev);
-                r = atf_slice_builder_push(sb, seq, &ev, has_depth);
-            }
-        }
-        if (r == 0 || r == 1)
-            r = atf_slice_builder_finish(sb);
-        if (r != 0) {
+        if (thread_slices(sb, t->index) != 0) {
             st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, "report: out of memory");
             goto done;
         }
@@ -361,45 +418,11 @@ atf_status atf_tool_report(FILE *out, const char *path, const atf_tool_options *
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         goto done;
     }
-    const atf_slice_counts *c = atf_slice_builder_counts(sb);
-    stats->events = c->events;
-    stats->calls = c->ends;
-    stats->unclosed = c->unclosed;
-    stats->unwound = c->unwound;
-    stats->unmatched_returns = c->unmatched_returns;
-    stats->exceptions = rep.exceptions;
-    stats->too_deep = c->too_deep;
-    stats->unknown_kinds = c->unknown_kinds;
-    stats->backwards = c->backwards;
-    stats->clipped = c->clipped;
-    stats->max_depth = c->max_depth;
-    if (ro.json) {
-        if (ro.per_thread)
-            fputs("\n],", out);
-        else
-            fputs(",", out);
-        /* Close the object the table opened: the session's (one table) or the wrapper. */
-        fprintf(out,
-                "\"events\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"unclosed\":%" PRIu64 ",\"unwound\":%" PRIu64
-                ",\"unmatched_returns\":%" PRIu64 ",\"exceptions\":%" PRIu64 ",\"thread_count\":%" PRIu64 "}\n",
-                stats->events, stats->calls, stats->unclosed, stats->unwound, stats->unmatched_returns,
-                stats->exceptions, stats->threads);
-    }
-    if (o.diag && (stats->unclosed || stats->unwound || stats->unmatched_returns || stats->too_deep ||
-                   stats->unknown_kinds || stats->backwards)) {
-        fprintf(o.diag,
-                "atf report: %s: %" PRIu64 " calls never returned (ended at their thread's last event), %" PRIu64
-                " frames unwound by an outer return or an exception, %" PRIu64 " returns without a call (dropped)",
-                src.path, stats->unclosed, stats->unwound, stats->unmatched_returns);
-        if (stats->too_deep)
-            fprintf(o.diag, ", %" PRIu64 " calls deeper than %u frames (dropped)", stats->too_deep,
-                    (unsigned)ATF_SLICE_MAX_DEPTH);
-        if (stats->unknown_kinds)
-            fprintf(o.diag, ", %" PRIu64 " events of unknown kind (dropped)", stats->unknown_kinds);
-        if (stats->backwards)
-            fprintf(o.diag, ", %" PRIu64 " timestamps going back (raised to the previous)", stats->backwards);
-        fprintf(o.diag, "; %" PRIu64 " exceptions\n", stats->exceptions);
-    }
+    report_counts(stats, atf_slice_builder_counts(sb), rep.exceptions);
+    if (ro.json)
+        report_json_tail(out, &ro, stats);
+    if (o.diag)
+        report_diag(o.diag, src.path, stats);
     if (ferror(out))
         st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "report: cannot write the output");
     else

@@ -92,6 +92,92 @@ static void dir_of(const char *path, char *dst, size_t cap)
         *slash = '\0';
 }
 
+/* A thread directory, read as in a session: a lane that cannot be read
+ * costs only itself. */
+static atf_status source_open_thread(tool_source *src, const atf_read_options *ro_, atf_error *err)
+{
+    atf_read_options ro = *ro_;
+    atf_status st = ATF_OK;
+    char *ip = atf_path_join(src->path, "index.atf");
+    char *dp = atf_path_join(src->path, "detail.atf");
+    atf_error de;
+    atf_error_clear(&de);
+    atf_status is = ATF_OK, ds = ATF_OK;
+    if (!ip || !dp) {
+        st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    } else {
+        int no_files = tool_absent_in(src->path, "index.atf") && tool_absent_in(src->path, "detail.atf");
+        is = no_files ? ATF_OK : atf_index_reader_open(&src->own_index, ip, &ro, &src->own_error);
+        int has_detail = no_files ? 0 : tool_exists_in(src->path, "detail.atf", 0);
+        if (has_detail < 0)
+            st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        else if (has_detail > 0 || (has_detail == 0 && access(dp, F_OK) == 0))
+            ds = atf_detail_reader_open(&src->own_detail, dp, &ro, &de);
+        if (!ds && src->own_detail && src->own_index && atf_detail_reader_info(src->own_detail)->layout &&
+            atf_index_reader_info(src->own_index)->layout &&
+            atf_detail_reader_info(src->own_detail)->layout != atf_index_reader_info(src->own_index)->layout) {
+            ds = atf_fail(&de, ATF_E_LAYOUT, 5, "version", "detail.atf and index.atf have different layouts");
+            atf_error_set_file(&de, dp);
+            atf_detail_reader_close(src->own_detail);
+            src->own_detail = NULL;
+        }
+        if (is == ATF_E_NOMEM || ds == ATF_E_NOMEM)
+            st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        else if (!src->own_index && !src->own_detail && !no_files) {
+            st = is;   /* nothing readable: the index's error is the answer */
+            if (err)
+                *err = src->own_error;
+        }
+        if (!is && ds)
+            src->own_error = de;
+    }
+    free(ip);
+    free(dp);
+    if (st) {
+        tool_source_close(src);
+        return st;
+    }
+    src->single.status = is ? is : ds;
+    src->single.error = src->single.status ? &src->own_error : NULL;
+    uint32_t tid = src->own_index    ? atf_index_reader_header(src->own_index)->thread_id
+                   : src->own_detail ? atf_detail_reader_header(src->own_detail)->thread_id
+                                     : 0;   /* no file yet: the directory's name gives the id */
+    src->single.id = tool_thread_number(src->path, 0, tid);
+    src->single.dir = src->path;
+    src->single.index = src->own_index;
+    src->single.detail = src->own_detail;
+    if (tool_thread_number(src->path, 0, UINT64_MAX) != UINT64_MAX &&
+        (st = load_session_manifest(src, src->path, err)) != ATF_OK) {
+        tool_source_close(src);
+        return st;
+    }
+    return ATF_OK;
+}
+
+/* A session directory: its threads as the session reader found them. */
+static atf_status source_open_session(tool_source *src, const atf_read_options *ro_, atf_error *err)
+{
+    atf_read_options ro = *ro_;
+    atf_status st;
+    if ((st = atf_session_open(&src->session, src->path, &ro, err)))
+        return st;
+    size_t n = atf_session_thread_count(src->session);
+    src->session_threads = calloc(n ? n : 1, sizeof *src->session_threads);
+    if (!src->session_threads) {
+        tool_source_close(src);
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const atf_session_thread *t = atf_session_thread_at(src->session, i);
+        src->session_threads[i] =
+            (tool_thread){ t->id, t->dir, t->index, t->detail, t->status, t->status ? &t->error : NULL };
+    }
+    src->threads = src->session_threads;
+    src->thread_count = n;
+    src->manifest = atf_session_manifest(src->session);
+    return ATF_OK;
+}
+
 atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_options *opts,
                             atf_error *err)
 {
@@ -129,82 +215,12 @@ atf_status tool_source_open(tool_source *src, const char *path, const atf_tool_o
         src->single.id = tool_thread_number(src->path, 1, atf_detail_reader_header(src->own_detail)->thread_id);
         src->single.detail = src->own_detail;
         break;
-    case ATF_PATH_THREAD: {
-        /* As in a session: a lane that cannot be read costs only itself. */
-        char *ip = atf_path_join(src->path, "index.atf");
-        char *dp = atf_path_join(src->path, "detail.atf");
-        atf_error de;
-        atf_error_clear(&de);
-        atf_status is = ATF_OK, ds = ATF_OK;
-        if (!ip || !dp) {
-            st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-        } else {
-            int no_files = tool_absent_in(src->path, "index.atf") && tool_absent_in(src->path, "detail.atf");
-            is = no_files ? ATF_OK : atf_index_reader_open(&src->own_index, ip, &ro, &src->own_error);
-            int has_detail = no_files ? 0 : tool_exists_in(src->path, "detail.atf", 0);
-            if (has_detail < 0)
-                st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-            else if (has_detail > 0 || (has_detail == 0 && access(dp, F_OK) == 0))
-                ds = atf_detail_reader_open(&src->own_detail, dp, &ro, &de);
-            if (!ds && src->own_detail && src->own_index && atf_detail_reader_info(src->own_detail)->layout &&
-                atf_index_reader_info(src->own_index)->layout &&
-                atf_detail_reader_info(src->own_detail)->layout != atf_index_reader_info(src->own_index)->layout) {
-                ds = atf_fail(&de, ATF_E_LAYOUT, 5, "version", "detail.atf and index.atf have different layouts");
-                atf_error_set_file(&de, dp);
-                atf_detail_reader_close(src->own_detail);
-                src->own_detail = NULL;
-            }
-            if (is == ATF_E_NOMEM || ds == ATF_E_NOMEM)
-                st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-            else if (!src->own_index && !src->own_detail && !no_files) {
-                st = is;   /* nothing readable: the index's error is the answer */
-                if (err)
-                    *err = src->own_error;
-            }
-            if (!is && ds)
-                src->own_error = de;
-        }
-        free(ip);
-        free(dp);
-        if (st) {
-            tool_source_close(src);
+    case ATF_PATH_THREAD:
+        if ((st = source_open_thread(src, &ro, err)))
             return st;
-        }
-        src->single.status = is ? is : ds;
-        src->single.error = src->single.status ? &src->own_error : NULL;
-        uint32_t tid = src->own_index    ? atf_index_reader_header(src->own_index)->thread_id
-                       : src->own_detail ? atf_detail_reader_header(src->own_detail)->thread_id
-                                         : 0;   /* no file yet: the directory's name gives the id */
-        src->single.id = tool_thread_number(src->path, 0, tid);
-        src->single.dir = src->path;
-        src->single.index = src->own_index;
-        src->single.detail = src->own_detail;
-        if (tool_thread_number(src->path, 0, UINT64_MAX) != UINT64_MAX &&
-            (st = load_session_manifest(src, src->path, err)) != ATF_OK) {
-            tool_source_close(src);
-            return st;
-        }
         break;
-    }
-    case ATF_PATH_SESSION: {
-        if ((st = atf_session_open(&src->session, src->path, &ro, err)))
-            return st;
-        size_t n = atf_session_thread_count(src->session);
-        src->session_threads = calloc(n ? n : 1, sizeof *src->session_threads);
-        if (!src->session_threads) {
-            tool_source_close(src);
-            return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-        }
-        for (size_t i = 0; i < n; i++) {
-            const atf_session_thread *t = atf_session_thread_at(src->session, i);
-            src->session_threads[i] =
-                (tool_thread){ t->id, t->dir, t->index, t->detail, t->status, t->status ? &t->error : NULL };
-        }
-        src->threads = src->session_threads;
-        src->thread_count = n;
-        src->manifest = atf_session_manifest(src->session);
-        return ATF_OK;
-    }
+    case ATF_PATH_SESSION:
+        return source_open_session(src, &ro, err);
     }
     if (src->kind == ATF_PATH_INDEX || src->kind == ATF_PATH_DETAIL) {
         char dir[4096];

@@ -5,17 +5,8 @@
 #include <string.h>
 
 #include "common.h"      /* the codec's: atf_utf8_decode */
+#include "escape.h"   /* the one JSON and XML escaper (formats/common) */
 #include "vinternal.h"
-
-/* Next code point of a NUL-terminated UTF-8 string; a malformed sequence
- * gives U+FFFD and consumes one byte. */
-static uint32_t next_cp(const unsigned char **pp)
-{
-    uint32_t cp;
-    size_t k = atf_utf8_decode(*pp, 4, &cp);   /* stops at the NUL: no continuation byte */
-    *pp += k ? k : 1;
-    return k ? cp : 0xFFFD;
-}
 
 static const char *sev_name(atf_severity s) { return s == ATF_SEV_ERROR ? "error" : "warning"; }
 
@@ -107,33 +98,6 @@ atf_status atf_validation_write_text(FILE *out, const atf_validation *v)
 
 /* ---- JSON ----------------------------------------------------------------- */
 
-/* A JSON string; everything outside printable ASCII is escaped as \uXXXX. */
-static void json_str(FILE *out, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    fputc('"', out);
-    while (*p) {
-        uint32_t c = next_cp(&p);
-        switch (c) {
-        case '"': fputs("\\\"", out); continue;
-        case '\\': fputs("\\\\", out); continue;
-        case '\n': fputs("\\n", out); continue;
-        case '\r': fputs("\\r", out); continue;
-        case '\t': fputs("\\t", out); continue;
-        default: break;
-        }
-        if (c >= 0x20 && c < 0x7F) {
-            fputc((int)c, out);
-        } else if (c >= 0x10000) {
-            c -= 0x10000;
-            fprintf(out, "\\u%04x\\u%04x", 0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF));
-        } else {
-            fprintf(out, "\\u%04x", c);
-        }
-    }
-    fputc('"', out);
-}
-
 static int cmp_id(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -144,7 +108,7 @@ atf_status atf_validation_write_json(FILE *out, const atf_validation *v)
     if (!out || !v)
         return ATF_E_ARG;
     fputs("{\"schema\":\"atf-validate/1\",\"path\":", out);
-    json_str(out, v->path);
+    atf_json_fputs(v->path, out);
     fprintf(out, ",\"strict\":%s,\"verdict\":\"%s\",\"counts\":{\"error\":%" PRIu64 ",\"warning\":%" PRIu64
                  ",\"listed\":%" PRIu64 "}",
             v->opts.strict ? "true" : "false", atf_validation_conformant(v) ? "conformant" : "nonconformant",
@@ -152,7 +116,7 @@ atf_status atf_validation_write_json(FILE *out, const atf_validation *v)
     fputs(",\"recovered\":[", out);
     for (size_t i = 0; i < v->recovered_count; i++) {
         fputs(i ? ",{\"file\":" : "{\"file\":", out);
-        json_str(out, v->recovered_pub[i].file);
+        atf_json_fputs(v->recovered_pub[i].file, out);
         fprintf(out, ",\"events\":%" PRIu64 "}", v->recovered_pub[i].events);
     }
     /* Every file the run checked (for a directory of sessions, every session's manifest.json among them). */
@@ -160,27 +124,27 @@ atf_status atf_validation_write_json(FILE *out, const atf_validation *v)
     for (size_t i = 0; i < v->file_count; i++) {
         if (i)
             fputc(',', out);
-        json_str(out, v->files[i].label);
+        atf_json_fputs(v->files[i].label, out);
     }
     fputs("],\"findings\":[", out);
     for (size_t i = 0; i < v->finding_count; i++) {
         const atf_validate_finding *f = &v->findings[i].pub;
         fprintf(out, "%s{\"clause\":\"%s\",\"severity\":\"%s\",\"file\":", i ? "," : "", f->clause,
                 sev_name(f->severity));
-        json_str(out, f->file);
+        atf_json_fputs(f->file, out);
         if (f->offset == ATF_VALIDATE_NO_OFFSET)
             fputs(",\"offset\":null", out);
         else
             fprintf(out, ",\"offset\":%" PRIu64, f->offset);
         fputs(",\"field\":", out);
         if (f->field)
-            json_str(out, f->field);
+            atf_json_fputs(f->field, out);
         else
             fputs("null", out);
         fputs(",\"message\":", out);
-        json_str(out, f->message);
+        atf_json_fputs(f->message, out);
         fputs(",\"hint\":", out);
-        json_str(out, atf_clause_at(v->findings[i].clause)->hint);
+        atf_json_fputs(atf_clause_at(v->findings[i].clause)->hint, out);
         fputc('}', out);
     }
     /* Sorted by ID (the table is in the spec's section order). */
@@ -199,45 +163,20 @@ atf_status atf_validation_write_json(FILE *out, const atf_validation *v)
 
 /* ---- JUnit XML -------------------------------------------------------------- */
 
-/* XML 1.0 text or attribute value: markup escaped, characters XML cannot
- * hold (most C0 controls) replaced by U+FFFD. */
-static void xml_str(FILE *out, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        uint32_t c = next_cp(&p);
-        switch (c) {
-        case '&': fputs("&amp;", out); continue;
-        case '<': fputs("&lt;", out); continue;
-        case '>': fputs("&gt;", out); continue;
-        case '"': fputs("&quot;", out); continue;
-        case '\'': fputs("&apos;", out); continue;
-        default: break;
-        }
-        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0xFFFE || c == 0xFFFF)
-            c = 0xFFFD;
-        if (c < 0x80) {
-            fputc((int)c, out);
-        } else {
-            fprintf(out, "&#x%X;", c);
-        }
-    }
-}
-
 static void xml_finding(FILE *out, const atf_validate_finding *f)
 {
     char off[32] = "";
     if (f->offset != ATF_VALIDATE_NO_OFFSET)
         snprintf(off, sizeof off, ": offset %" PRIu64, f->offset);
     fprintf(out, "%s %s ", sev_name(f->severity), f->clause);
-    xml_str(out, f->file);
+    atf_xml_fputs(f->file, out);
     fputs(off, out);
     if (f->field) {
         fputs(": field ", out);
-        xml_str(out, f->field);
+        atf_xml_fputs(f->field, out);
     }
     fputs(": ", out);
-    xml_str(out, f->message);
+    atf_xml_fputs(f->message, out);
     fputc('\n', out);
 }
 
@@ -262,7 +201,7 @@ atf_status atf_validation_write_junit(FILE *out, const atf_validation *v)
     fprintf(out, "<testsuite name=\"atf-validate\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n",
             tests, failures);
     fputs("  <properties>\n    <property name=\"path\" value=\"", out);
-    xml_str(out, v->path);
+    atf_xml_fputs(v->path, out);
     fprintf(out, "\"/>\n    <property name=\"strict\" value=\"%s\"/>\n    <property name=\"verdict\" value=\"%s\"/>\n"
                  "  </properties>\n",
             v->opts.strict ? "true" : "false", atf_validation_conformant(v) ? "conformant" : "nonconformant");
@@ -292,7 +231,7 @@ atf_status atf_validation_write_junit(FILE *out, const atf_validation *v)
             fputs("    <failure type=\"", out);
             fputs(sev_name(first_fail->pub.severity), out);
             fputs("\" message=\"", out);
-            xml_str(out, first_fail->pub.message);
+            atf_xml_fputs(first_fail->pub.message, out);
             fputs("\">", out);
             for (size_t i = 0; i < v->finding_count; i++) {
                 const vfinding *f = &v->findings[i];

@@ -1,5 +1,5 @@
 /* Slicing-by-8 table CRC, for the reflected CRCs of every format (crc32c.c's
- * CRC32-C and CRC-32/IEEE; RTC's rtc-ref variant with its own tables).
+ * CRC32-C and CRC-32/IEEE; a format's own variant with its own tables).
  * Not installed. */
 #ifndef ATF_CRC_SLICE_H
 #define ATF_CRC_SLICE_H

@@ -663,6 +663,173 @@ static int is_pow2(uint64_t x)
     return x && !(x & (x - 1));
 }
 
+/* The stream definition of every lane (*defs, NULL-terminated), and the
+ * bytes of Meta they need (*meta). */
+static atf_status pack_definitions(const session_files *sf, char ***defs, uint64_t *meta, atf_error *err)
+{
+    *meta = 64;
+    *defs = calloc(sf->nlanes + 1, sizeof **defs);
+    if (!*defs)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    for (size_t i = 0; i < sf->nlanes; i++) {
+        (*defs)[i] = lane_definition(&sf->lanes[i]);
+        if (!(*defs)[i])
+            return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        *meta += strlen((*defs)[i]) + 12;
+    }
+    return ATF_OK;
+}
+
+/* The Unit and unit sizes: the options', or a Unit fitted to the session
+ * (Meta at most U/8) when none is given. */
+static atf_status pack_unit_sizes(const atf_pack_options *o, const session_files *sf, uint64_t meta, uint64_t *Up,
+                                  uint64_t *up, atf_error *err)
+{
+    uint64_t U = o->unit_size, u = o->subunit_size;
+    atf_status status = ATF_OK;
+    if (!U) {
+        uint64_t bytes = 0, manifest = 0;
+        for (size_t i = 0; i < sf->nlanes; i++) {
+            bytes += sf->lanes[i].size;
+            if (sf->lanes[i].role == ROLE_MANIFEST)
+                manifest = sf->lanes[i].size;
+        }
+        U = atf_pack_default_unit(bytes, meta, manifest);
+        if (u > U)
+            U = u;
+    } else if (2 * meta > U) {
+        status = atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, "unit_size",
+                          "a Unit of %" PRIu64 " bytes is too small for the Meta of %zu files (%" PRIu64
+                          " bytes, at most half a Unit): give a larger Unit, or none",
+                          U, sf->nlanes, meta);
+    }
+    if (!u)
+        u = DEFAULT_SUBUNIT < U ? DEFAULT_SUBUNIT : U;
+    *Up = U;
+    *up = u;
+    return status;
+}
+
+/* Opens the output and the RTC writer, and defines the clock stream and one
+ * stream per lane. *opened: the output file was created. */
+static atf_status pack_open(packer *pk, const char *rtc_path, uint64_t u, session_files *sf, char **defs,
+                            int *opened, atf_error *err)
+{
+    atf_rtc_writer_options wo = ATF_RTC_WRITER_OPTIONS_INIT;
+    wo.unit_size = pk->U;
+    wo.subunit_size = u;
+    wo.whole_records = 1;
+    atf_status status = out_open(&pk->out, rtc_path, err);
+    *opened = status == ATF_OK;
+    if (!status)
+        status = atf_rtc_writer_create(&pk->w, &wo, out_put, &pk->out, err);
+    if (!status)
+        status = atf_rtc_writer_stream(pk->w,
+                                       "{\"name\":\"atf/clock\",\"clock\":true,\"format\":\"uint64le\",\"length\":8,"
+                                       "\"gain\":1e-9,\"atf\":{\"pack\":1,\"role\":\"clock\"}}",
+                                       &pk->clock_sid, err);
+    for (size_t i = 0; i < sf->nlanes && !status; i++)
+        status = atf_rtc_writer_stream(pk->w, defs[i], &sf->lanes[i].sid, err);
+    return status;
+}
+
+/* The session's manifest lane: how often it is repeated, or, when no ATF
+ * reader takes it, carried as bytes once (a copy per period would only
+ * repeat them) with a warning. */
+static void pack_manifest_lane(packer *pk, lane *l, const char *session, FILE *notes)
+{
+    atf_pack_stats *st = pk->st;
+    pk->manifest = l;
+    pk->manifest_period = l->size <= pk->U / 16 ? 1 : (16 * l->size + pk->U - 1) / pk->U;
+    atf_manifest *m = NULL;
+    atf_error me;
+    if (atf_manifest_parse(&m, (const char *)l->blob.data, l->blob.size, "manifest.json", &me) != ATF_OK) {
+        st->manifest_invalid = 1;
+        pk->manifest_period = UINT64_MAX / 2;
+        if (notes) {
+            char line[1024];
+            atf_error_format(line, sizeof line, &me);
+            fputs("atf: pack: warning: ", notes);
+            atf_fputs_escaped(session, notes);
+            fprintf(notes, "/manifest.json (%" PRIu64 " bytes) is no valid manifest, so `atf validate` "
+                           "rejects the session (SES-MAN-002): %s; it is packed as bytes, once\n",
+                    l->size, line);
+        }
+    }
+    atf_manifest_free(m);
+}
+
+/* Every lane's records into the pack: the manifest first, threads without
+ * index events whole, then the others merged by time (a min-heap of the
+ * threads by their next index event's time; ties: thread order), and the
+ * manifest again at the end of a pack of several Units. */
+static atf_status pack_records(packer *pk, session_files *sf, const char *session, FILE *notes, atf_error *err)
+{
+    atf_pack_stats *st = pk->st;
+    for (size_t i = 0; i < sf->nlanes; i++) {
+        lane *l = &sf->lanes[i];
+        st->bytes_in += l->size;
+        st->files++;
+        if (l->role == ROLE_MANIFEST)
+            pack_manifest_lane(pk, l, session, notes);
+    }
+    st->threads = sf->nthreads;
+    pk->next_manifest_unit = pk->manifest_period;
+    pk->status = ATF_OK;
+    int bad = put_manifest(pk);
+    for (size_t i = 0; i < sf->nthreads && !bad; i++) {
+        pthread_lanes *t = &sf->threads[i];
+        if (thread_done(t))
+            bad = put_rest(pk, t->ix) || put_rest(pk, t->dt) || maybe_manifest(pk);
+    }
+    size_t *heap = malloc((sf->nthreads ? sf->nthreads : 1) * sizeof *heap), nh = 0;
+    if (!heap && !bad) {
+        pk->status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        bad = 1;
+    }
+    for (size_t i = 0; i < sf->nthreads && !bad; i++)
+        if (!thread_done(&sf->threads[i]))
+            heap_push(heap, &nh, sf->threads, i);
+    while (nh && !bad) {
+        pthread_lanes *t = &sf->threads[heap[0]];
+        bad = step(pk, t);
+        if (thread_done(t))
+            heap[0] = heap[--nh];
+        heap_down(heap, nh, sf->threads, 0);
+    }
+    free(heap);
+    if (!bad && pk->manifest && !st->manifest_invalid && st->manifest_copies > 0 && pk->out.total > pk->U)
+        put_manifest(pk);
+    return pk->status;
+}
+
+/* Finishes the writer and closes the output; the first error wins. */
+static atf_status pack_close(packer *pk, const char *rtc_path, int opened, atf_status status, atf_error *err)
+{
+    if (pk->w) {
+        atf_error e2;
+        atf_status s2 = atf_rtc_writer_finish(pk->w, &e2);
+        if (!status && s2) {
+            status = s2;
+            if (err)
+                *err = e2;
+        }
+    }
+    if (opened) {
+        atf_error e2;
+        atf_status s2 = out_close(&pk->out, rtc_path, &e2);
+        if (!status && s2) {
+            status = s2;
+            if (err)
+                *err = e2;
+        } else if (status == ATF_E_IO && pk->out.saved_errno) {
+            atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write: %s", strerror(pk->out.saved_errno));
+            atf_error_set_file(err, rtc_path);
+        }
+    }
+    return status;
+}
+
 atf_status atf_pack(const char *session, const char *rtc_path, const atf_pack_options *opts, atf_pack_stats *stats,
                     FILE *notes, atf_error *err)
 {
@@ -683,38 +850,11 @@ atf_status atf_pack(const char *session, const char *rtc_path, const atf_pack_op
         session_files_free(&sf);
         return status;
     }
-    /* The stream definitions, and the Unit size they need: Meta at most U/8. */
-    char **defs = calloc(sf.nlanes + 1, sizeof *defs);
-    uint64_t meta = 64;
-    for (size_t i = 0; defs && i < sf.nlanes; i++) {
-        defs[i] = lane_definition(&sf.lanes[i]);
-        if (!defs[i]) {
-            status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-            break;
-        }
-        meta += strlen(defs[i]) + 12;
-    }
-    if (!defs)
-        status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-    uint64_t U = o.unit_size, u = o.subunit_size;
-    if (!status && !U) {
-        uint64_t bytes = 0, manifest = 0;
-        for (size_t i = 0; i < sf.nlanes; i++) {
-            bytes += sf.lanes[i].size;
-            if (sf.lanes[i].role == ROLE_MANIFEST)
-                manifest = sf.lanes[i].size;
-        }
-        U = atf_pack_default_unit(bytes, meta, manifest);
-        if (u > U)
-            U = u;
-    } else if (!status && 2 * meta > U) {
-        status = atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, "unit_size",
-                          "a Unit of %" PRIu64 " bytes is too small for the Meta of %zu files (%" PRIu64
-                          " bytes, at most half a Unit): give a larger Unit, or none",
-                          U, sf.nlanes, meta);
-    }
-    if (!u)
-        u = DEFAULT_SUBUNIT < U ? DEFAULT_SUBUNIT : U;
+    char **defs = NULL;
+    uint64_t meta = 0, U = 0, u = 0;
+    status = pack_definitions(&sf, &defs, &meta, err);
+    if (!status)
+        status = pack_unit_sizes(&o, &sf, meta, &U, &u, err);
     packer pk;
     memset(&pk, 0, sizeof pk);
     pk.st = st;
@@ -722,103 +862,11 @@ atf_status atf_pack(const char *session, const char *rtc_path, const atf_pack_op
     pk.U = U;
     pk.out.fd = -1;
     int opened = 0;
-    if (!status) {
-        atf_rtc_writer_options wo = ATF_RTC_WRITER_OPTIONS_INIT;
-        wo.unit_size = U;
-        wo.subunit_size = u;
-        wo.whole_records = 1;
-        status = out_open(&pk.out, rtc_path, err);
-        opened = status == ATF_OK;
-        if (!status)
-            status = atf_rtc_writer_create(&pk.w, &wo, out_put, &pk.out, err);
-    }
-    if (!status) {
-        status = atf_rtc_writer_stream(pk.w,
-                                       "{\"name\":\"atf/clock\",\"clock\":true,\"format\":\"uint64le\",\"length\":8,"
-                                       "\"gain\":1e-9,\"atf\":{\"pack\":1,\"role\":\"clock\"}}",
-                                       &pk.clock_sid, err);
-        for (size_t i = 0; i < sf.nlanes && !status; i++)
-            status = atf_rtc_writer_stream(pk.w, defs[i], &sf.lanes[i].sid, err);
-    }
-    if (!status) {
-        for (size_t i = 0; i < sf.nlanes; i++) {
-            lane *l = &sf.lanes[i];
-            st->bytes_in += l->size;
-            st->files++;
-            if (l->role == ROLE_MANIFEST) {
-                pk.manifest = l;
-                pk.manifest_period = l->size <= U / 16 ? 1 : (16 * l->size + U - 1) / U;
-                atf_manifest *m = NULL;
-                atf_error me;
-                if (atf_manifest_parse(&m, (const char *)l->blob.data, l->blob.size, "manifest.json", &me) != ATF_OK) {
-                    /* No ATF reader takes it: carried as bytes, once (a copy per period would only repeat them). */
-                    st->manifest_invalid = 1;
-                    pk.manifest_period = UINT64_MAX / 2;
-                    if (notes) {
-                        char line[1024];
-                        atf_error_format(line, sizeof line, &me);
-                        fputs("atf: pack: warning: ", notes);
-                        atf_fputs_escaped(session, notes);
-                        fprintf(notes, "/manifest.json (%" PRIu64 " bytes) is no valid manifest, so `atf validate` "
-                                       "rejects the session (SES-MAN-002): %s; it is packed as bytes, once\n",
-                                l->size, line);
-                    }
-                }
-                atf_manifest_free(m);
-            }
-        }
-        st->threads = sf.nthreads;
-        pk.next_manifest_unit = pk.manifest_period;
-        pk.status = ATF_OK;
-        int bad = put_manifest(&pk);
-        /* Threads without index events first, whole; then the others by time. */
-        for (size_t i = 0; i < sf.nthreads && !bad; i++) {
-            pthread_lanes *t = &sf.threads[i];
-            if (thread_done(t))
-                bad = put_rest(&pk, t->ix) || put_rest(&pk, t->dt) || maybe_manifest(&pk);
-        }
-        /* A min-heap of the threads by their next index event's time (ties: thread order). */
-        size_t *heap = malloc((sf.nthreads ? sf.nthreads : 1) * sizeof *heap), nh = 0;
-        if (!heap && !bad) {
-            pk.status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-            bad = 1;
-        }
-        for (size_t i = 0; i < sf.nthreads && !bad; i++)
-            if (!thread_done(&sf.threads[i]))
-                heap_push(heap, &nh, sf.threads, i);
-        while (nh && !bad) {
-            pthread_lanes *t = &sf.threads[heap[0]];
-            bad = step(&pk, t);
-            if (thread_done(t))
-                heap[0] = heap[--nh];
-            heap_down(heap, nh, sf.threads, 0);
-        }
-        free(heap);
-        if (!bad && pk.manifest && !st->manifest_invalid && st->manifest_copies > 0 && pk.out.total > U)
-            bad = put_manifest(&pk);
-        status = pk.status;
-    }
-    if (pk.w) {
-        atf_error e2;
-        atf_status s2 = atf_rtc_writer_finish(pk.w, &e2);
-        if (!status && s2) {
-            status = s2;
-            if (err)
-                *err = e2;
-        }
-    }
-    if (opened) {
-        atf_error e2;
-        atf_status s2 = out_close(&pk.out, rtc_path, &e2);
-        if (!status && s2) {
-            status = s2;
-            if (err)
-                *err = e2;
-        } else if (status == ATF_E_IO && pk.out.saved_errno) {
-            atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write: %s", strerror(pk.out.saved_errno));
-            atf_error_set_file(err, rtc_path);
-        }
-    }
+    if (!status)
+        status = pack_open(&pk, rtc_path, u, &sf, defs, &opened, err);
+    if (!status)
+        status = pack_records(&pk, &sf, session, notes, err);
+    status = pack_close(&pk, rtc_path, opened, status, err);
     st->bytes_out = pk.out.total;
     st->unit_size = U;
     st->subunit_size = u;
@@ -1350,6 +1398,185 @@ static atf_status report_all_damaged(FILE *rep, const char *path, const atf_rtc_
                     "every Unit that describes the packed session is damaged: nothing recovered (the reasons above)");
 }
 
+/* The session's lanes (*ls, *nl: one per atf-pack stream of the Meta, by
+ * stream id) and the chunks of each that the intact records hold; records
+ * that are no chunk are counted in *bad_chunks. */
+static atf_status unpack_lanes(atf_rtc_reader *r, const atf_rtc_summary *sum, ulane **lsp, size_t *nlp,
+                               uint64_t *bad_chunks, atf_error *err)
+{
+    ulane *ls = calloc(sum->streams ? sum->streams : 1, sizeof *ls);
+    size_t nl = 0;
+    *lsp = ls;
+    *nlp = 0;
+    if (!ls)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    for (size_t i = 0; i < sum->streams; i++) {
+        uint64_t id, off;
+        const void *obj;
+        atf_rtc_reader_stream(r, i, &id, &off, &obj);
+        if (ulane_from_def(&ls[nl], id, (json_t *)obj))
+            nl++;
+    }
+    *nlp = nl;
+    qsort(ls, nl, sizeof *ls, cmp_ulane_sid);
+    for (size_t i = 0; i < sum->records && nl; i++) {
+        atf_rtc_record rec;
+        atf_rtc_reader_record(r, i, &rec);
+        ulane *l = lane_by_sid(ls, nl, rec.stream);
+        if (!l)
+            continue;
+        chunk c;
+        if (l->role == ROLE_MANIFEST && l->size == 0)
+            continue;
+        if (!chunk_parse(&c, rec.payload, rec.size) || c.off + c.n > l->size) {
+            (*bad_chunks)++;
+            continue;
+        }
+        if (l->nc == l->cap) {
+            size_t nc = l->cap ? 2 * l->cap : 64;
+            chunk *c2 = realloc(l->c, nc * sizeof *c2);
+            if (!c2)
+                return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+            l->c = c2;
+            l->cap = nc;
+        }
+        l->c[l->nc++] = c;
+    }
+    return ATF_OK;
+}
+
+/* manifest.json, when some intact Unit held all of a copy of it. */
+static atf_status unpack_manifest(ulane *l, const char *dir, atf_unpack_stats *st, FILE *rep, atf_error *err)
+{
+    atf_status s = ATF_OK;
+    if (l->whole || l->size == 0) {
+        char *p = atf_path_join(dir, "manifest.json");
+        s = p ? write_chunks(l, p, err) : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        free(p);
+        st->manifest = 1;
+    } else {
+        st->manifest = -1;
+        if (rep)
+            fprintf(rep, "atf: unpack: manifest.json lost: no intact Unit held all of a copy of it (%" PRIu64
+                         " bytes); the session is written without it (readers find its thread_K/ "
+                         "directories)\n", l->size);
+    }
+    return s;
+}
+
+/* A thread whose files were not packed whole: what is left, rebuilt, and
+ * said. */
+static atf_status unpack_rebuilt(ulane *ix, ulane *dt, uint64_t tid, const char *tdir, atf_unpack_stats *st,
+                                 FILE *rep, atf_error *err)
+{
+    uint64_t ni = ix ? ix->count : 0, nd = dt ? dt->count : 0;
+    uint64_t i0 = st->index_events, d0 = st->detail_events, l0 = st->links_dropped, u0 = st->details_unlinked,
+             f0 = st->files_lost;
+    atf_status s = rebuild_thread(ix, dt, tdir, st, &st->files_lost, err);
+    if (s || !rep)
+        return s;
+    fprintf(rep,
+            "atf: unpack: thread_%" PRIu64 ": %" PRIu64 " of %" PRIu64 " index events and %" PRIu64
+            " of %" PRIu64 " detail events recovered, written crash-truncated (placeholder header, no "
+            "footer, renumbered)",
+            tid, st->index_events - i0, ni, st->detail_events - d0, nd);
+    if (st->links_dropped > l0)
+        fprintf(rep, "; %" PRIu64 " index event(s) lost their detail event (now \"no detail\")",
+                st->links_dropped - l0);
+    if (st->details_unlinked > u0)
+        fprintf(rep, "; %" PRIu64 " detail event(s) left out: their index event was lost", st->details_unlinked - u0);
+    if (st->files_lost > f0)
+        fprintf(rep, "; %" PRIu64 " file(s) not written: no readable ATF header was packed for them",
+                st->files_lost - f0);
+    fputc('\n', rep);
+    return s;
+}
+
+/* One thread's lanes (index ix, detail dt; either may be NULL) into
+ * dir/thread_<tid>/: byte for byte when both are whole, else rebuilt. */
+static atf_status unpack_thread(ulane *ix, ulane *dt, uint64_t tid, const char *dir, atf_unpack_stats *st, FILE *rep,
+                                atf_error *err)
+{
+    char sub[48];
+    snprintf(sub, sizeof sub, "thread_%" PRIu64, tid);
+    char *tdir = atf_path_join(dir, sub);
+    if (!tdir || atf_make_dirs(tdir) != 0) {
+        atf_status s = tdir ? atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(errno))
+                            : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        if (tdir)
+            atf_error_set_file(err, tdir);
+        free(tdir);
+        return s;
+    }
+    st->threads++;
+    uint64_t ni = ix ? ix->count : 0, nd = dt ? dt->count : 0;
+    st->index_events_total += ni;
+    st->detail_events_total += nd;
+    atf_status s = ATF_OK;
+    if ((!ix || ix->whole) && (!dt || dt->whole)) {
+        st->threads_whole++;
+        st->index_events += ni;
+        st->detail_events += nd;
+        for (int k = 0; k < 2 && !s; k++) {
+            ulane *x = k == 0 ? ix : dt;
+            if (!x)
+                continue;
+            char *p = atf_path_join(tdir, k == 0 ? "index.atf" : "detail.atf");
+            s = p ? write_chunks(x, p, err) : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+            free(p);
+        }
+    } else {
+        s = unpack_rebuilt(ix, dt, tid, tdir, st, rep, err);
+    }
+    free(tdir);
+    return s;
+}
+
+/* Every lane (sorted by thread, the manifest's apart) into dir. */
+static atf_status unpack_write(ulane *ls, size_t nl, const char *dir, atf_unpack_stats *st, FILE *rep,
+                               atf_error *err)
+{
+    atf_status s = ATF_OK;
+    for (size_t i = 0; i < nl && !s;) {
+        ulane *l = &ls[i];
+        if (l->role == ROLE_MANIFEST) {
+            s = unpack_manifest(l, dir, st, rep, err);
+            i++;
+            continue;
+        }
+        ulane *ix = NULL, *dt = NULL;
+        uint64_t tid = l->thread;
+        size_t j = i;
+        for (; j < nl && ls[j].thread == tid && ls[j].role != ROLE_MANIFEST; j++) {
+            if (ls[j].role == ROLE_INDEX)
+                ix = &ls[j];
+            else
+                dt = &ls[j];
+        }
+        i = j;
+        s = unpack_thread(ix, dt, tid, dir, st, rep, err);
+    }
+    return s;
+}
+
+/* The file is no RTC file, or its intact Units describe no packed session. */
+static atf_status unpack_nothing(const char *rtc_path, const atf_rtc_summary *sum, FILE *rep, atf_error *err)
+{
+    atf_status s;
+    if (!sum->has_geometry)
+        s = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
+                     "not an RTC file: no Marker anywhere in its %" PRIu64 " bytes (`atf unpack` reads what "
+                     "`atf pack` wrote)", sum->file_size);
+    else if (sum->units == 0 && sum->skipped_bytes > 0 && sum->unit_size > 0)   /* Markers, but no Unit intact */
+        s = report_all_damaged(rep, rtc_path, sum, err);
+    else
+        s = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
+                     "an RTC file whose intact Units describe no packed ATF session (no atf-pack stream in any "
+                     "Meta): not made by `atf pack`, or what is left of it holds no Meta");
+    atf_error_set_file(err, rtc_path);
+    return s;
+}
+
 atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_options *opts, atf_unpack_stats *stats,
                       FILE *rep, atf_error *err)
 {
@@ -1375,62 +1602,19 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
     if (!sum.has_geometry) {   /* not one Marker: no RTC file (empty, a WTF or ATF file, anything else) */
         st->not_rtc = 1;
         atf_rtc_reader_close(r);
-        s = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
-                     "not an RTC file: no Marker anywhere in its %" PRIu64 " bytes (`atf unpack` reads what "
-                     "`atf pack` wrote)", sum.file_size);
-        atf_error_set_file(err, rtc_path);
-        return s;
+        return unpack_nothing(rtc_path, &sum, rep, err);
     }
     report_rtc(rep, rtc_path, r, &sum);
-    ulane *ls = calloc(sum.streams ? sum.streams : 1, sizeof *ls);
+    ulane *ls = NULL;
     size_t nl = 0;
+    uint64_t bad_chunks = 0;
+    s = unpack_lanes(r, &sum, &ls, &nl, &bad_chunks, err);
     if (!ls) {
         atf_rtc_reader_close(r);
-        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        return s;
     }
-    for (size_t i = 0; i < sum.streams; i++) {
-        uint64_t id, off;
-        const void *obj;
-        atf_rtc_reader_stream(r, i, &id, &off, &obj);
-        if (ulane_from_def(&ls[nl], id, (json_t *)obj))
-            nl++;
-    }
-    uint64_t bad_chunks = 0;
-    qsort(ls, nl, sizeof *ls, cmp_ulane_sid);
-    for (size_t i = 0; i < sum.records && nl; i++) {
-        atf_rtc_record rec;
-        atf_rtc_reader_record(r, i, &rec);
-        ulane *l = lane_by_sid(ls, nl, rec.stream);
-        if (!l)
-            continue;
-        chunk c;
-        if (l->role == ROLE_MANIFEST && l->size == 0)
-            continue;
-        if (!chunk_parse(&c, rec.payload, rec.size) || c.off + c.n > l->size) {
-            bad_chunks++;
-            continue;
-        }
-        if (l->nc == l->cap) {
-            size_t nc = l->cap ? 2 * l->cap : 64;
-            chunk *c2 = realloc(l->c, nc * sizeof *c2);
-            if (!c2) {
-                s = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-                break;
-            }
-            l->c = c2;
-            l->cap = nc;
-        }
-        l->c[l->nc++] = c;
-    }
-    if (!s && nl == 0) {
-        if (sum.units == 0 && sum.skipped_bytes > 0 && sum.unit_size > 0)   /* Markers, but no Unit intact */
-            s = report_all_damaged(rep, rtc_path, &sum, err);
-        else
-            s = atf_fail(err, ATF_E_NOT_FOUND, ATF_NO_OFFSET, NULL,
-                         "an RTC file whose intact Units describe no packed ATF session (no atf-pack stream in any "
-                         "Meta): not made by `atf pack`, or what is left of it holds no Meta");
-        atf_error_set_file(err, rtc_path);
-    }
+    if (!s && nl == 0)
+        s = unpack_nothing(rtc_path, &sum, rep, err);
     if (!s && atf_make_dirs(dir) != 0) {
         s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(errno));
         atf_error_set_file(err, dir);
@@ -1444,85 +1628,8 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
                     bad_chunks);
     }
     st->manifest = 0;
-    for (size_t i = 0; i < nl && !s;) {
-        ulane *l = &ls[i];
-        if (l->role == ROLE_MANIFEST) {
-            if (l->whole || l->size == 0) {
-                char *p = atf_path_join(dir, "manifest.json");
-                s = p ? write_chunks(l, p, err) : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-                free(p);
-                st->manifest = 1;
-            } else {
-                st->manifest = -1;
-                if (rep)
-                    fprintf(rep, "atf: unpack: manifest.json lost: no intact Unit held all of a copy of it (%" PRIu64
-                                 " bytes); the session is written without it (readers find its thread_K/ "
-                                 "directories)\n", l->size);
-            }
-            i++;
-            continue;
-        }
-        ulane *ix = NULL, *dt = NULL;
-        uint64_t tid = l->thread;
-        size_t j = i;
-        for (; j < nl && ls[j].thread == tid && ls[j].role != ROLE_MANIFEST; j++) {
-            if (ls[j].role == ROLE_INDEX)
-                ix = &ls[j];
-            else
-                dt = &ls[j];
-        }
-        i = j;
-        char sub[48];
-        snprintf(sub, sizeof sub, "thread_%" PRIu64, tid);
-        char *tdir = atf_path_join(dir, sub);
-        if (!tdir || atf_make_dirs(tdir) != 0) {
-            s = tdir ? atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(errno))
-                     : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-            if (tdir)
-                atf_error_set_file(err, tdir);
-            free(tdir);
-            break;
-        }
-        st->threads++;
-        uint64_t ni = ix ? ix->count : 0, nd = dt ? dt->count : 0;
-        st->index_events_total += ni;
-        st->detail_events_total += nd;
-        if ((!ix || ix->whole) && (!dt || dt->whole)) {
-            st->threads_whole++;
-            st->index_events += ni;
-            st->detail_events += nd;
-            for (int k = 0; k < 2 && !s; k++) {
-                ulane *x = k == 0 ? ix : dt;
-                if (!x)
-                    continue;
-                char *p = atf_path_join(tdir, k == 0 ? "index.atf" : "detail.atf");
-                s = p ? write_chunks(x, p, err) : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-                free(p);
-            }
-        } else {
-            uint64_t i0 = st->index_events, d0 = st->detail_events, l0 = st->links_dropped,
-                     u0 = st->details_unlinked, f0 = st->files_lost;
-            s = rebuild_thread(ix, dt, tdir, st, &st->files_lost, err);
-            if (!s && rep) {
-                fprintf(rep,
-                        "atf: unpack: thread_%" PRIu64 ": %" PRIu64 " of %" PRIu64 " index events and %" PRIu64
-                        " of %" PRIu64 " detail events recovered, written crash-truncated (placeholder header, no "
-                        "footer, renumbered)",
-                        tid, st->index_events - i0, ni, st->detail_events - d0, nd);
-                if (st->links_dropped > l0)
-                    fprintf(rep, "; %" PRIu64 " index event(s) lost their detail event (now \"no detail\")",
-                            st->links_dropped - l0);
-                if (st->details_unlinked > u0)
-                    fprintf(rep, "; %" PRIu64 " detail event(s) left out: their index event was lost",
-                            st->details_unlinked - u0);
-                if (st->files_lost > f0)
-                    fprintf(rep, "; %" PRIu64 " file(s) not written: no readable ATF header was packed for them",
-                            st->files_lost - f0);
-                fputc('\n', rep);
-            }
-        }
-        free(tdir);
-    }
+    if (!s)
+        s = unpack_write(ls, nl, dir, st, rep, err);
     st->lost = sum.state != ATF_RTC_COMPLETE || st->manifest < 0 || st->threads_whole < st->threads ||
                st->files_lost > 0 || bad_chunks > 0;
     if (!s && rep) {
