@@ -1,6 +1,6 @@
 /* atf-prop-writer: writes a session with the codec's session writer from a
  * line-based description on stdin, for the property tests
- * (test_properties.py), which generate the description, decode the files
+ * (test_atf_properties.py), which generate the description, decode the files
  * with the independent Python implementation and compare.
  *
  *   session DIR LAYOUT ARCH OS CLOCK CHECKSUM BUFFER_SIZE

@@ -2,7 +2,7 @@
 """Property tests (Hypothesis) between the C codec and atfpy, the independent
 Python implementation of ATF (formats/atf/python/atfpy).
 
-    test_properties.py --atf PATH/atf --writer PATH/atf-prop-writer [--workdir DIR] [unittest args]
+    test_atf_properties.py --atf PATH/atf --writer PATH/atf-prop-writer [--workdir DIR] [unittest args]
 
 Properties:
   1. Random sessions encoded by atfpy (both layouts, detail lanes, ARM64 and
@@ -23,24 +23,21 @@ Properties:
 
 Runs are derandomized by default (a fixed example sequence, ctest label
 "property"). Longer seeded runs:
-    ATF_PROPERTY_EXAMPLES=2000 ATF_PROPERTY_SEED=7 test_properties.py --atf ... --writer ...
+    ATF_PROPERTY_EXAMPLES=2000 ATF_PROPERTY_SEED=7 test_atf_properties.py --atf ... --writer ...
 Needs Debian's python3-hypothesis: run with /usr/bin/python3.
 """
 
-import argparse
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gen"))
-import tracepy  # noqa: E402,F401  (puts every formats/<name>/python/ on sys.path)
+# The harness every format's property tests share (conformance/property/).
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "conformance", "property"))
+import property_common as common  # noqa: E402  (profiles, run(), fresh_dir(), main())
 
-from hypothesis import HealthCheck, example, given, seed, settings  # noqa: E402
+from hypothesis import example, given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import atfpy  # noqa: E402
@@ -51,23 +48,6 @@ from atfpy.dump import session_lines  # noqa: E402
 from atfpy.session import SessionView, ThreadView, model_view, read_session, thread_files  # noqa: E402
 
 INT63_MAX = (1 << 63) - 1
-EXAMPLES = int(os.environ.get("ATF_PROPERTY_EXAMPLES", "0") or 0)
-SEED = os.environ.get("ATF_PROPERTY_SEED")
-
-settings.register_profile(
-    "ci", derandomize=True, max_examples=EXAMPLES or 25, deadline=None, database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                           HealthCheck.filter_too_much])
-settings.register_profile(
-    "long", derandomize=False, max_examples=EXAMPLES or 500, deadline=None, database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                           HealthCheck.filter_too_much])
-settings.load_profile("long" if SEED else "ci")
-
-ATF = None       # set by main()
-WRITER = None
-WORKDIR = None
-
 # Fields that carry no meaning for decoding or linking: a changed byte there
 # cannot change what a reader makes of the session. (file, header offset)
 INFORMATIONAL = {
@@ -90,19 +70,8 @@ def informational(which, region, off, flip, thread):
     return off in INFORMATIONAL[which]
 
 
-def run(args, **kw):
-    return subprocess.run(args, capture_output=True, timeout=120, **kw)
-
-
-def fresh_dir(name):
-    d = os.path.join(WORKDIR, name)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    return d
-
-
 def dump(path):
-    r = run([ATF, "dump", "--json", path])
+    r = common.run([common.ATF, "dump", "--json", path])
     return r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
 
 
@@ -266,7 +235,7 @@ class Properties(unittest.TestCase):
     @given(sessions())
     @example(_del_symbol_session())
     def test_1_atfpy_sessions_decode_identically_in_c(self, model):
-        d = fresh_dir("p1")
+        d = common.fresh_dir("p1")
         atfpy.write_session(model, d)
         rc, out, err = dump(d)
         self.assertEqual(rc, 0, err)
@@ -274,9 +243,9 @@ class Properties(unittest.TestCase):
 
     @given(sessions(crashed=False, c_writer=True))
     def test_2_c_writer_sessions_decode_identically_in_python(self, model):
-        d = fresh_dir("p2")
+        d = common.fresh_dir("p2")
         os.rmdir(d)
-        r = run([WRITER], input=writer_script(model, d).encode())
+        r = common.run([common.WRITER], input=writer_script(model, d).encode())
         self.assertEqual(r.returncode, 0, r.stderr.decode())
         view = read_session(d)                       # atfpy decodes, checksums verified
         want = session_lines(model_view(model))
@@ -310,7 +279,7 @@ class Properties(unittest.TestCase):
 
     @given(sessions(), st.data())
     def test_3_truncation_recovers_the_complete_prefix(self, model, data):
-        d = fresh_dir("p3")
+        d = common.fresh_dir("p3")
         atfpy.write_session(model, d)
         t = data.draw(st.sampled_from(model.threads))
         which = data.draw(st.sampled_from(["index"] + (["detail"] if t.detail_events is not None else [])))
@@ -339,9 +308,9 @@ class Properties(unittest.TestCase):
 
     @given(sessions(clean=True, crashed=False), st.data())
     def test_4_corrupt_header_or_footer_byte_is_detected_or_harmless(self, model, data):
-        d = fresh_dir("p4")
+        d = common.fresh_dir("p4")
         atfpy.write_session(model, d)
-        r = run([ATF, "validate", "--strict", d])
+        r = common.run([common.ATF, "validate", "--strict", d])
         self.assertEqual(r.returncode, 0, "the original must be valid: " + r.stdout.decode())
         rc, original, err = dump(d)
         self.assertEqual(rc, 0, err)
@@ -357,7 +326,7 @@ class Properties(unittest.TestCase):
         raw[pos] ^= flip
         with open(path, "wb") as f:
             f.write(raw)
-        r = run([ATF, "validate", "--strict", d])
+        r = common.run([common.ATF, "validate", "--strict", d])
         if r.returncode != 0:
             return                                     # detected: an error or a warning
         rc, now, err = dump(d)
@@ -367,37 +336,5 @@ class Properties(unittest.TestCase):
                          "%s %s byte %d (informational) changed the dump" % (which, region, off))
 
 
-def main(properties=None):
-    """Runs the test case class ``properties`` (default: this file's) with
-    --atf, --writer and --workdir set here (also for other formats' property
-    files, which import this module for it)."""
-    global ATF, WRITER, WORKDIR
-    properties = properties or Properties
-    ap = argparse.ArgumentParser(add_help=False)
-    ap.add_argument("--atf", required=True)
-    ap.add_argument("--writer", required=True)
-    ap.add_argument("--workdir")
-    args, rest = ap.parse_known_args()
-    ATF, WRITER = os.path.abspath(args.atf), os.path.abspath(args.writer)
-    tmp = None
-    if args.workdir:
-        WORKDIR = os.path.abspath(args.workdir)
-        os.makedirs(WORKDIR, exist_ok=True)
-    else:
-        WORKDIR = tmp = tempfile.mkdtemp(prefix="atf-property-")
-    if SEED:
-        for name in dir(properties):
-            if name.startswith("test_"):
-                setattr(properties, name, seed(int(SEED))(getattr(properties, name)))
-    print("property tests: %s examples per property, %s" % (
-        settings().max_examples, "seed %s" % SEED if SEED else "derandomized"), flush=True)
-    try:
-        unittest.main(module=sys.modules[properties.__module__], argv=[sys.argv[0]] + rest,
-                      verbosity=2)
-    finally:
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
-
-
 if __name__ == "__main__":
-    main()
+    common.main(Properties)

@@ -39,14 +39,13 @@ import unittest
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gen"))
-import tracepy  # noqa: E402,F401  (puts every formats/<name>/python/ on sys.path)
-sys.path.insert(0, HERE)
+# The harness every format's property tests share (conformance/property/).
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "conformance", "property"))
+import property_common as common  # noqa: E402  (profiles, run(), fresh_dir(), main())
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-import test_properties as common  # noqa: E402  (profiles, run(), fresh_dir(), main())
 from rtcpy.dump import dump_lines  # noqa: E402
 from rtcpy.reader import read_rtc  # noqa: E402
 from rtcpy.writer import RtcWriter  # noqa: E402
