@@ -1,6 +1,8 @@
-/* The fixture the export tests share (test_export.c, test_export_wtf.c): a
- * temporary directory holding an `atf demo` session pid_321 of two threads
- * with ARM64 detail events on every third call. Header-only (static). */
+/* The fixture the export tests share (test_export.c here, and the tests of
+ * the exports that formats' tools parts provide, formats/<f>/tests/, which
+ * include this file by path): a temporary directory holding an `atf demo`
+ * session pid_321 of two threads with ARM64 detail events on every third
+ * call. Header-only (static). */
 #ifndef ATF_EXPORT_TEST_UTIL_H
 #define ATF_EXPORT_TEST_UTIL_H
 
@@ -14,7 +16,6 @@
 typedef struct export_fixture {
     char dir[4096];
     char session[4200];
-    char out[4200];       /* dir/out.wtf-trace, for exports to files */
 } export_fixture;
 
 /* Events per thread of the fixture's session. */
@@ -28,7 +29,6 @@ static int export_setup(void **state)
     assert_non_null(f);
     cf_mkdtemp(f->dir, sizeof f->dir, "export");
     snprintf(f->session, sizeof f->session, "%s/pid_321", f->dir);
-    snprintf(f->out, sizeof f->out, "%s/out.wtf-trace", f->dir);
     atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
     d.threads = 2;
     d.events = EXPORT_FIXTURE_EVENTS;

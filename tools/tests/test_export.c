@@ -97,9 +97,6 @@ static void test_errors(void **state)
     FILE *null = fopen("/dev/null", "w");
     assert_non_null(null);
     assert_int_equal(atf_export(null, (atf_export_format)9, f->session, NULL, &s, &err), ATF_E_ARG);
-    /* WTF goes to files (a long session takes several): atf_export_file(). */
-    assert_int_equal(atf_export(null, ATF_EXPORT_WTF, f->session, NULL, &s, &err), ATF_E_ARG);
-    assert_non_null(strstr(err.message, "atf_export_file"));
     assert_int_equal(atf_export(NULL, ATF_EXPORT_PERFETTO, f->session, NULL, &s, &err), ATF_E_ARG);
     assert_int_equal(atf_export(null, ATF_EXPORT_PERFETTO, NULL, NULL, NULL, &err), ATF_E_ARG);
     char missing[4300];
@@ -115,7 +112,6 @@ static void test_errors(void **state)
     }
     assert_int_equal(atf_export_format_parse("perfetto"), ATF_EXPORT_PERFETTO);
     assert_int_equal(atf_export_format_parse("chrome-json"), ATF_EXPORT_CHROME_JSON);
-    assert_int_equal(atf_export_format_parse("wtf"), ATF_EXPORT_WTF);
     assert_int_equal(atf_export_format_parse("speedscope"), 0);
     assert_int_equal(atf_export_format_parse(NULL), 0);
 }

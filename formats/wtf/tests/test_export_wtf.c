@@ -240,13 +240,22 @@ static int exists(const char *path)
 
 typedef export_fixture fixture;
 
+/* The fixture's export file, dir/out.wtf-trace, into buf. */
+static const char *out_path(const fixture *f, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/out.wtf-trace", f->dir);
+    return buf;
+}
+
 /* The demo session: zones, scopes by name and order, marks, details. */
 static void test_demo_session(void **state)
 {
     fixture *f = *state;
+    char out[4300];
+    out_path(f, out, sizeof out);
     atf_export_stats s;
     atf_error err;
-    assert_int_equal(atf_export_file(f->out, ATF_EXPORT_WTF, f->session, NULL, &s, &err), ATF_OK);
+    assert_int_equal(atf_export_file(out, ATF_EXPORT_WTF, f->session, NULL, &s, &err), ATF_OK);
     assert_int_equal(s.threads, 2);
     assert_int_equal(s.events, 1400);
     assert_int_equal(s.files, 1);
@@ -254,10 +263,10 @@ static void test_demo_session(void **state)
     assert_int_equal(s.anchors, 1);
     assert_int_equal(s.file_cuts + s.too_deep_for_format + s.clamped, 0);
     struct stat st;
-    assert_int_equal(stat(f->out, &st), 0);
+    assert_int_equal(stat(out, &st), 0);
     assert_int_equal((uint64_t)st.st_size, s.bytes);
 
-    file_view *v = read_wtf(f->out);
+    file_view *v = read_wtf(out);
     assert_balanced(v);
     assert_int_equal(v->nzones, 3);
     atf_session *ses;
@@ -508,6 +517,14 @@ static void test_files_and_errors(void **state)
     assert_int_equal(atf_export_file(bad, ATF_EXPORT_WTF, f->session, NULL, &s, &err), ATF_E_IO);
     assert_non_null(strstr(err.message, "cannot create"));
     assert_int_equal(atf_export_file(NULL, ATF_EXPORT_WTF, f->session, NULL, &s, &err), ATF_E_ARG);
+    /* WTF goes to files (a long session takes several): atf_export() to a
+     * stream is an argument error that names atf_export_file(). */
+    FILE *null = fopen("/dev/null", "w");
+    assert_non_null(null);
+    assert_int_equal(atf_export(null, ATF_EXPORT_WTF, f->session, NULL, &s, &err), ATF_E_ARG);
+    assert_non_null(strstr(err.message, "atf_export_file"));
+    fclose(null);
+    assert_int_equal(atf_export_format_parse("wtf"), ATF_EXPORT_WTF);
     /* The other formats through atf_export_file too. */
     char pf[4400];
     snprintf(pf, sizeof pf, "%s/x.pftrace", f->dir);

@@ -26,10 +26,12 @@ import re
 import shutil
 import sys
 
-from checks import check, crash_cut, dump_threads, finish, run
-
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "..", "conformance", "gen")))
+ROOT = os.path.normpath(os.path.join(HERE, "..", "..", "..", ".."))
+# What the export checks share (tools/tests/viewers/checks.py).
+sys.path.insert(0, os.path.join(ROOT, "tools", "tests", "viewers"))
+sys.path.insert(0, os.path.join(ROOT, "conformance", "gen"))
+from checks import check, crash_cut, dump_threads, finish, run  # noqa: E402
 import tracepy  # noqa: E402,F401  (puts every formats/<name>/python/ on sys.path)
 from atfpy.records import IndexEvent  # noqa: E402
 from atfpy.session import SessionModel, Symbol, ThreadModel, write_session  # noqa: E402

@@ -33,6 +33,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 VIEWERS = os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", "tools", "tests", "viewers"))
 sys.path.insert(0, VIEWERS)
+sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "export")))
 from checks import check, crash_cut, finish, run  # noqa: E402
 from check_wtf_export import read_zones  # noqa: E402
 sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", "conformance", "gen")))
