@@ -119,8 +119,11 @@ void ob_json_string(obuf *b, const char *s)
 /* strict: bytes that are not UTF-8 by RFC 3629 (overlong forms, encoded
  * surrogates, values above U+10FFFF too) are U+FFFD, one for each invalid
  * byte or longest valid start of a sequence, as Python's "replace"
- * decoding gives them; otherwise encoded surrogates pass as \udXXX (WTF's
- * strings, docs/wtf-dump-format.md). */
+ * decoding gives them. Otherwise the decoding is lenient, for strings that
+ * came from UTF-16 text and may hold lone surrogates: a lead byte and its
+ * continuation bytes give their value whatever its form (an overlong form
+ * its value, an encoded surrogate \udXXX), and only a byte that starts no
+ * sequence, a sequence cut short or a value above U+10FFFF is U+FFFD. */
 static void json_string(obuf *b, const char *s, size_t n, int strict)
 {
     const unsigned char *p = (const unsigned char *)s, *end = p + n;

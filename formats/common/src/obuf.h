@@ -37,18 +37,23 @@ int ob_write_mem(const obuf *b, FILE *f);
 int ob_flush(obuf *b);
 void ob_put(obuf *b, const void *p, size_t n);
 /* JSON string (quotes included) with every non-ASCII character escaped as
- * \uXXXX, as Python's json.dumps() prints it (docs/dump-format.md). */
+ * \uXXXX (a character past U+FFFF as its UTF-16 surrogate pair), as
+ * Python's json.dumps() prints it: \" \\ \n \r \t \b \f, other control
+ * characters and DEL as \u00XX. The bytes are decoded leniently (an
+ * encoded surrogate passes as \udXXX; see json_string in obuf.c). */
 void ob_json_string(obuf *b, const char *s);
 /* The same for @n bytes (a NUL byte among them is written \u0000). */
 void ob_json_string_n(obuf *b, const char *s, size_t n);
 /* The same, reading the bytes as strict UTF-8 (RFC 3629): what is not, an
- * encoded surrogate too, is written U+FFFD (docs/rtc-dump-format.md). */
+ * encoded surrogate too, is written U+FFFD, one for each invalid byte or
+ * longest valid start of a sequence (as Python's "replace" decoding). */
 void ob_json_string_utf8(obuf *b, const char *s, size_t n);
 /* A signed decimal. */
 void ob_i64(obuf *b, int64_t v);
-/* A JSON number by the rule of docs/wtf-dump-format.md: integral values
- * below 2^53 as integers, others as the first of %.15g/%.16g/%.17g that
- * reads back the same; NaN and the infinities as strings. */
+/* A JSON number, one text per double: integral values of magnitude below
+ * 2^53 as integers (-0 as 0), others as the first of %.15g/%.16g/%.17g
+ * that reads back the same; NaN and the infinities as the strings "NaN",
+ * "Infinity" and "-Infinity" (JSON has no literal for them). */
 void ob_number(obuf *b, double v);
 /* A JSON value (a jansson json_t *), compact, keys in their order, strings
  * and numbers by the rules above (obuf_json.c). */

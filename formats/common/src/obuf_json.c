@@ -1,6 +1,8 @@
-/* A JSON value (jansson) written by the dump rules every format shares
- * (docs/wtf-dump-format.md "JSON values"): compact, keys in their order,
- * strings by ob_json_string_n, numbers by ob_number. */
+/* A JSON value (jansson) written by the rule the formats' canonical dumps
+ * share for JSON they carry: compact (no space), object keys in the order
+ * jansson holds them (the order in the text it parsed), strings by
+ * ob_json_string_n, numbers (integers and reals alike) by ob_number, and
+ * true, false, null as literals. */
 #include <jansson.h>
 
 #include "obuf.h"
