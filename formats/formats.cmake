@@ -4,6 +4,12 @@
 #   tools/          its part of the tools       validate/ its validator pass
 #   fuzz/           fuzz targets, dictionaries, seeds, truncation model
 #   python/         its independent Python implementation
+#   property/       its property tests (property.cmake, included by
+#                   conformance/property/)
+#   bench/          its benchmark
+# and in tests/, when it has them, kit.cmake (its run of the reader kit,
+# included by conformance/kit/) and export/export.cmake (its export checks,
+# included by tools/tests/).
 # A part a format does not have is a folder it does not have.
 set(ATF_FORMATS
   atf
