@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,59 +144,50 @@ static size_t help_exports_bar(FILE *f)
     return atf_cli_help_exports(f, "|");
 }
 
+/* wrap() of the formatted text. @return 0, or -1 out of memory. */
+static int wrapf(FILE *f, int indent, int width, const char *fmt, ...)
+{
+    char *text = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&text, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -1;
+    wrap(f, text, indent, width);
+    free(text);
+    return 0;
+}
+
 /* usage_text from its parts and the registry. @return 0, or -1 out of memory. */
 static int build_usage(void)
 {
-    size_t nfiles, ndocs, nspecs, nexports;
+    size_t nfiles = 0, ndocs = 0, nspecs = 0, nexports = 0;
     char *files = help_part(atf_cli_help_files, &nfiles), *docs = help_part(atf_cli_help_dump_docs, &ndocs);
     char *specs = help_part(atf_cli_help_specs, &nspecs), *exports = help_part(help_exports_bar, &nexports);
-    char *text = NULL, *para = NULL;
-    size_t len = 0, plen = 0;
+    char *text = NULL;
+    size_t len = 0;
     FILE *m = files && docs && specs && exports ? open_memstream(&text, &len) : NULL;
-    FILE *p = m ? open_memstream(&para, &plen) : NULL;
-    int ok = m && p;
-    if (ok) {
-        fputs(usage_paths, p);
-        if (nfiles)
-            fprintf(p, "; info, dump and validate also read %s.", files);
-        else
-            fputs(".", p);
-        ok = fclose(p) == 0;
-        p = NULL;
-    }
-    if (ok) {
+    int ok = m != NULL;
+    if (m) {
         fputs(usage_head, m);
-        wrap(m, para, 0, HELP_WIDTH);
+        ok &= wrapf(m, 0, HELP_WIDTH, "%s%s%s.", usage_paths, nfiles ? "; info, dump and validate also read " : "",
+                    files) == 0;
         fputs(usage_info_dump, m);
         fprintf(m, "%*s--json prints the canonical dump (JSON Lines%s\n", HELP_INDENT, "", ndocs ? ";" : ");");
-        free(para);
-        para = NULL;
-        if (ndocs && asprintf(&para, "%s); --jobs: threads", docs) < 0)
-            para = NULL, ok = 0;
-        if (ok)
-            wrap(m, para ? para : "--jobs: threads", HELP_INDENT, HELP_COLUMN_WIDTH);
+        ok &= wrapf(m, HELP_INDENT, HELP_COLUMN_WIDTH, "%s%s--jobs: threads", docs, ndocs ? "); " : "") == 0;
         fprintf(m, "%*s%s%s%s", HELP_INDENT, "", usage_dump_tail, exports, usage_export_report_validate);
-        free(para);
-        para = NULL;
-        if (ok && nspecs && asprintf(&para, "(%s);", specs) < 0)
-            para = NULL, ok = 0;
-        if (ok && para)
-            wrap(m, para, HELP_INDENT, HELP_COLUMN_WIDTH);
+        if (nspecs)
+            ok &= wrapf(m, HELP_INDENT, HELP_COLUMN_WIDTH, "(%s);", specs) == 0;
         fputs(usage_validate_conform, m);
         atf_cli_help_commands(m);
         fputs(usage_tail, m);
         ok = fclose(m) == 0 && ok;
-        m = NULL;
     }
-    if (p)
-        fclose(p);
-    if (m)
-        fclose(m);
     free(files);
     free(docs);
     free(specs);
     free(exports);
-    free(para);
     if (!ok) {
         free(text);
         return -1;
