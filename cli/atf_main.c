@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,6 @@
 
 #include <atf/crc32c.h>
 #include <atf/export.h>
-#include <atf/pack.h>
 #include <atf/tools.h>
 #include <atf/validator.h>
 #ifdef ATF_HAVE_CONFORM
@@ -21,29 +21,32 @@
 #endif
 #include <atf/version.h>
 
+#include "cli_support.h"
 #include "record.h"
 
-enum { EXIT_OK = 0, EXIT_INVALID = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = ATF_EXIT_OK, EXIT_INVALID = ATF_EXIT_INVALID, EXIT_USAGE = ATF_EXIT_USAGE };
 
-static const char usage_text[] =
-    "usage: atf <command> [options] PATH\n"
-    "\n"
-    "PATH is an index file, a detail file, a thread directory (thread_K/) or a\n"
-    "session directory (with manifest.json and thread_K/ directories); info, dump\n"
-    "and validate also read WTF files (the Web Tracing Framework's chunked\n"
-    "format: magic EF BE AD DE, or a name ending in .wtf-trace) and RTC files\n"
-    "(Ruler Trace Containers: a Marker at the start, or a name ending in .rtc).\n"
+/* The usage text, built once by build_usage() from these parts and the
+ * registry of the tools' formats (cli_support.h): the single-file formats
+ * info, dump and validate read, the documents of their dumps, their
+ * specifications, the export formats and the commands a format contributes. */
+static const char usage_head[] = "usage: atf <command> [options] PATH\n\n";
+static const char usage_paths[] =
+    "PATH is an index file, a detail file, a thread directory (thread_K/) or a "
+    "session directory (with manifest.json and thread_K/ directories)";
+static const char usage_info_dump[] =
     "\n"
     "commands:\n"
     "  info [--no-verify] PATH          headers, footers, recovery and checksum state\n"
     "  dump [--json] [--no-verify] [--jobs N] [FILTERS] PATH\n"
-    "                                   every index event with its linked detail event;\n"
-    "                                   --json prints the canonical dump (JSON Lines;\n"
-    "                                   for WTF: docs/wtf-dump-format.md); --jobs: threads\n"
-    "                                   formatting it (default: one per CPU, at most 4;\n"
+    "                                   every index event with its linked detail event;\n";
+static const char usage_dump_tail[] =
+    "formatting it (default: one per CPU, at most 4;\n"
     "                                   the output is the same for any number)\n"
     "  merge [--json] [FILTERS] SESSION all threads merged by (timestamp, thread, seq)\n"
-    "  export --format perfetto|chrome-json|wtf [--jobs N] [FILTERS] -o FILE PATH\n"
+    "  export --format ";
+static const char usage_export_report_validate[] =
+    " [--jobs N] [FILTERS] -o FILE PATH\n"
     "                                   the session as a timeline (one track per thread,\n"
     "                                   calls as nested slices) for ui.perfetto.dev,\n"
     "                                   chrome://tracing or speedscope; counts on stderr;\n"
@@ -52,9 +55,8 @@ static const char usage_text[] =
     "                                   per function: calls, total and self time\n"
     "                                   (like uftrace report; atf report --help)\n"
     "  validate [--strict] [--format text|json|junit] [--no-verify] [--progress|--quiet] PATH\n"
-    "                                   check every clause of conformance/SPEC.md\n"
-    "                                   (WTF: conformance/SPEC-WTF.md, RTC:\n"
-    "                                   conformance/SPEC-RTC.md);\n"
+    "                                   check every clause of conformance/SPEC.md\n";
+static const char usage_validate_conform[] =
     "                                   exit 0 conformant (warnings allowed), 1 not\n"
     "                                   (--strict: warnings fail too), 2 cannot check;\n"
     "                                   --format json: schema atf-validate/1,\n"
@@ -70,16 +72,8 @@ static const char usage_text[] =
     "                                   reader test kit: run `CMD PATH` on every corpus\n"
     "                                   case, grade accept/reject and the dump\n"
     "  conform --list [--format json] | --export DIR [--scenario NAME]...\n"
-    "                                   list the writer scenarios / write their files\n"
-    "  pack [--unit-size N] [--subunit-size N] SESSION FILE.rtc\n"
-    "                                   the session (manifest.json, every thread's index\n"
-    "                                   and detail lane) in one RTC file that survives\n"
-    "                                   being cut at either end (docs/pack.md)\n"
-    "  unpack [--force] FILE.rtc DIR    the session back into DIR (new or empty): byte\n"
-    "                                   for byte from a whole file; from a cut or damaged\n"
-    "                                   one, every complete event of every intact Unit as\n"
-    "                                   a crash-truncated session; what was lost on\n"
-    "                                   stderr; exit 1 when anything was lost\n"
+    "                                   list the writer scenarios / write their files\n";
+static const char usage_tail[] =
     "  record [-o ROOT] [--detail] [--budget BYTES] [--drop|--lossless] [--] PROG [ARGS...]\n"
     "                                   run PROG (built with -finstrument-functions) and\n"
     "                                   record its function calls (atf record --help)\n"
@@ -98,6 +92,109 @@ static const char usage_text[] =
     "exit codes: 0 ok, 1 the input is invalid, 2 usage or I/O error, or PATH is\n"
     "no ATF input (an empty directory, a directory without index.atf,\n"
     "manifest.json, thread_* or pid_* entries)\n";
+
+/* The column of the commands' descriptions, and the widths text is wrapped to. */
+enum { HELP_INDENT = 35, HELP_WIDTH = 76, HELP_COLUMN_WIDTH = 50 };
+
+static const char *usage_text = "";
+
+/* text to f, its words greedily in lines of at most width characters, each
+ * line after indent spaces. */
+static void wrap(FILE *f, const char *text, int indent, int width)
+{
+    int col = -1;   /* -1: at the start of a line */
+    for (const char *w = text; *w;) {
+        while (*w == ' ')
+            w++;
+        size_t n = strcspn(w, " ");
+        if (!n)
+            break;
+        if (col >= 0 && col + 1 + (int)n > width) {
+            fputc('\n', f);
+            col = -1;
+        }
+        if (col < 0)
+            fprintf(f, "%*s%.*s", indent, "", (int)n, w), col = (int)n;
+        else
+            fprintf(f, " %.*s", (int)n, w), col += 1 + (int)n;
+        w += n;
+    }
+    if (col >= 0)
+        fputc('\n', f);
+}
+
+/* What fn writes (one of atf_cli_help_*), as a string; *count its count. */
+static char *help_part(size_t (*fn)(FILE *), size_t *count)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return NULL;
+    *count = fn(m);
+    if (fclose(m) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static size_t help_exports_bar(FILE *f)
+{
+    return atf_cli_help_exports(f, "|");
+}
+
+/* wrap() of the formatted text. @return 0, or -1 out of memory. */
+static int wrapf(FILE *f, int indent, int width, const char *fmt, ...)
+{
+    char *text = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&text, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -1;
+    wrap(f, text, indent, width);
+    free(text);
+    return 0;
+}
+
+/* usage_text from its parts and the registry. @return 0, or -1 out of memory. */
+static int build_usage(void)
+{
+    size_t nfiles = 0, ndocs = 0, nspecs = 0, nexports = 0;
+    char *files = help_part(atf_cli_help_files, &nfiles), *docs = help_part(atf_cli_help_dump_docs, &ndocs);
+    char *specs = help_part(atf_cli_help_specs, &nspecs), *exports = help_part(help_exports_bar, &nexports);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = files && docs && specs && exports ? open_memstream(&text, &len) : NULL;
+    int ok = m != NULL;
+    if (m) {
+        fputs(usage_head, m);
+        ok &= wrapf(m, 0, HELP_WIDTH, "%s%s%s.", usage_paths, nfiles ? "; info, dump and validate also read " : "",
+                    files) == 0;
+        fputs(usage_info_dump, m);
+        fprintf(m, "%*s--json prints the canonical dump (JSON Lines%s\n", HELP_INDENT, "", ndocs ? ";" : ");");
+        ok &= wrapf(m, HELP_INDENT, HELP_COLUMN_WIDTH, "%s%s--jobs: threads", docs, ndocs ? "); " : "") == 0;
+        fprintf(m, "%*s%s%s%s", HELP_INDENT, "", usage_dump_tail, exports, usage_export_report_validate);
+        if (nspecs)
+            ok &= wrapf(m, HELP_INDENT, HELP_COLUMN_WIDTH, "(%s);", specs) == 0;
+        fputs(usage_validate_conform, m);
+        atf_cli_help_commands(m);
+        fputs(usage_tail, m);
+        ok = fclose(m) == 0 && ok;
+    }
+    free(files);
+    free(docs);
+    free(specs);
+    free(exports);
+    if (!ok) {
+        free(text);
+        return -1;
+    }
+    usage_text = text;
+    return 0;
+}
 
 /* One message on stderr: "atf: " head, the argument escaped, tail. */
 static void say(const char *head, const char *arg, const char *tail)
@@ -155,48 +252,17 @@ static int usage(const char *msg)
     return EXIT_USAGE;
 }
 
-static int exit_for(atf_status st)
-{
-    switch (st) {
-    case ATF_OK: return EXIT_OK;
-    case ATF_E_IO:
-    case ATF_E_NOMEM:
-    case ATF_E_ARG: return EXIT_USAGE;
-    default: return EXIT_INVALID;
-    }
-}
-
-static int fail(atf_status st, const atf_error *err)
-{
-    char line[1024];
-    atf_error_format(line, sizeof line, err);
-    fprintf(stderr, "atf: error: %s\n", line[0] ? line : atf_strerror(st));
-    return exit_for(st);
-}
-
-/* fail(), and exit 2 when there is no ATF input at PATH at all (an empty
+/* atf_cli_fail(), and exit 2 when there is no ATF input at PATH at all (an empty
  * directory, a directory of other files), as `atf validate`. */
 static int fail_path(atf_status st, const atf_error *err, const char *path)
 {
-    int rc = fail(st, err);
+    int rc = atf_cli_fail(st, err);
     char resolved[4096];
     atf_error de;
     return rc == EXIT_INVALID && atf_path_detect(path, resolved, sizeof resolved, &de) == ATF_PATH_UNKNOWN &&
                    de.code == ATF_E_NOT_FOUND
                ? EXIT_USAGE
                : rc;
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    if (!s || !*s || *s == '-')
-        return 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end)
-        return 0;
-    *out = v;
-    return 1;
 }
 
 /* A time: integer nanoseconds, or a decimal with a unit (ns, us, ms, s). */
@@ -577,7 +643,7 @@ static int cmd_report(int argc, char **argv)
     }
     if (st == ATF_OK)
         return EXIT_OK;
-    int rc = fail(st, &err);
+    int rc = atf_cli_fail(st, &err);
     char resolved[4096];
     atf_error de;
     return rc == EXIT_INVALID && atf_path_detect(path, resolved, sizeof resolved, &de) == ATF_PATH_UNKNOWN &&
@@ -697,76 +763,6 @@ static int cmd_export(int argc, char **argv)
     return EXIT_OK;
 }
 
-/* `atf pack` and `atf unpack`: options, then two paths (`--` ends the
- * options); the work is atf_pack() / atf_unpack() (atf/pack.h), which report
- * on stderr what they skipped or lost. */
-static int cmd_pack(int unpack, int argc, char **argv)
-{
-    const char *cmd = unpack ? "unpack" : "pack";
-    atf_pack_options po = ATF_PACK_OPTIONS_INIT;
-    atf_unpack_options uo = ATF_UNPACK_OPTIONS_INIT;
-    const char *path[2] = { NULL, NULL };
-    int n = 0, opts_done = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        uint64_t v;
-        if (opts_done || a[0] != '-' || !a[1]) {
-            if (n == 2) {
-                fprintf(stderr, "atf: %s: %s\n", cmd, unpack ? "one FILE.rtc and one DIR" : "one SESSION and one FILE.rtc");
-                return usage(NULL);
-            }
-            path[n++] = a;
-        } else if (!strcmp(a, "--"))
-            opts_done = 1;
-        else if (!unpack && !strcmp(a, "--unit-size") && i + 1 < argc && parse_u64(argv[i + 1], &v))
-            po.unit_size = v, i++;
-        else if (!unpack && !strcmp(a, "--subunit-size") && i + 1 < argc && parse_u64(argv[i + 1], &v))
-            po.subunit_size = v, i++;
-        else if (unpack && !strcmp(a, "--force"))
-            uo.force = 1;
-        else {
-            fprintf(stderr, "atf: %s: unknown option or bad value: ", cmd);
-            atf_fputs_escaped(a, stderr);
-            fputs("\n", stderr);
-            return usage(NULL);
-        }
-    }
-    if (n < 2) {
-        fprintf(stderr, "atf: %s: %s\n", cmd, unpack ? "FILE.rtc and DIR are needed" : "SESSION and FILE.rtc are needed");
-        return usage(NULL);
-    }
-    atf_error err;
-    if (unpack) {
-        atf_unpack_stats s;
-        atf_status st = atf_unpack(path[0], path[1], &uo, &s, stderr, &err);
-        if (st && s.not_rtc) {   /* no RTC input at all: exit 2, as every command for no ATF input */
-            fail(st, &err);
-            return EXIT_USAGE;
-        }
-        if (st)
-            return fail(st, &err);
-        return s.lost ? EXIT_INVALID : EXIT_OK;
-    }
-    atf_pack_stats s;
-    atf_status st = atf_pack(path[0], path[1], &po, &s, stderr, &err);
-    if (st == ATF_E_NOT_FOUND) {   /* no ATF session at SESSION: exit 2, as every command */
-        fail(st, &err);
-        return EXIT_USAGE;
-    }
-    if (st)
-        return fail(st, &err);
-    fputs("atf: pack: ", stderr);
-    atf_fputs_escaped(path[0], stderr);
-    fprintf(stderr,
-            ": %" PRIu64 " thread(s), %" PRIu64 " file(s), %" PRIu64 " index and %" PRIu64 " detail events, %" PRIu64
-            " bytes -> ",
-            s.threads, s.files, s.index_events, s.detail_events, s.bytes_in);
-    atf_fputs_escaped(path[1], stderr);
-    fprintf(stderr, ": %" PRIu64 " bytes (Unit %" PRIu64 ", unit %" PRIu64 ", %" PRIu64 " manifest copies)\n",
-            s.bytes_out, s.unit_size, s.subunit_size, s.manifest_copies);
-    return EXIT_OK;
-}
-
 static int cmd_demo(int argc, char **argv)
 {
     atf_demo_options d = ATF_DEMO_OPTIONS_INIT;
@@ -782,15 +778,15 @@ static int cmd_demo(int argc, char **argv)
             if (opts_done)
                 dir = a;
             opts_done = 1;
-        } else if (!strcmp(a, "--layout") && has_value && parse_u64(argv[++i], &v) && (v == 1 || v == 2))
+        } else if (!strcmp(a, "--layout") && has_value && atf_cli_parse_u64(argv[++i], &v) && (v == 1 || v == 2))
             d.layout = (atf_layout)v;
-        else if (!strcmp(a, "--threads") && has_value && parse_u64(argv[++i], &v) && v >= 1 && v <= 4096)
+        else if (!strcmp(a, "--threads") && has_value && atf_cli_parse_u64(argv[++i], &v) && v >= 1 && v <= 4096)
             d.threads = (unsigned)v;
-        else if (!strcmp(a, "--events") && has_value && parse_u64(argv[++i], &v))
+        else if (!strcmp(a, "--events") && has_value && atf_cli_parse_u64(argv[++i], &v))
             d.events = v;
-        else if (!strcmp(a, "--detail-every") && has_value && parse_u64(argv[++i], &v) && v <= UINT32_MAX)
+        else if (!strcmp(a, "--detail-every") && has_value && atf_cli_parse_u64(argv[++i], &v) && v <= UINT32_MAX)
             d.detail_every = (unsigned)v;
-        else if (!strcmp(a, "--seed") && has_value && parse_u64(argv[++i], &v))
+        else if (!strcmp(a, "--seed") && has_value && atf_cli_parse_u64(argv[++i], &v))
             d.seed = v;
         else if (!strcmp(a, "--force"))
             d.force = 1;
@@ -806,7 +802,7 @@ static int cmd_demo(int argc, char **argv)
     atf_error err;
     atf_status st = atf_tool_demo(dir, &d, &err);
     if (st)
-        return fail(st, &err);
+        return atf_cli_fail(st, &err);
     printf("wrote %s: %u thread(s) x %" PRIu64 " events, layout %d\n", dir, d.threads, d.events, (int)d.layout);
     return EXIT_OK;
 }
@@ -1002,6 +998,10 @@ out:
 
 int main(int argc, char **argv)
 {
+    if (build_usage() != 0) {
+        fputs("atf: out of memory\n", stderr);
+        return EXIT_USAGE;
+    }
     if (argc < 2)
         return usage(NULL);
     const char *cmd = argv[1];
@@ -1028,8 +1028,6 @@ int main(int argc, char **argv)
         return cmd_demo(n, rest);
     if (!strcmp(cmd, "record"))
         return atf_cmd_record(n, rest);
-    if (!strcmp(cmd, "pack") || !strcmp(cmd, "unpack"))
-        return cmd_pack(cmd[0] == 'u', n, rest);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("atf %s (CRC32-C: %s)\n", atf_version_string(), atf_crc32c_impl());
         return EXIT_OK;
@@ -1037,6 +1035,11 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         fputs(usage_text, stdout);
         return EXIT_OK;
+    }
+    const atf_cli_command *contributed = atf_cli_command_named(cmd);   /* a format's (pack, unpack) */
+    if (contributed) {
+        const atf_cli cli = { usage };
+        return contributed->run(&cli, n, rest);
     }
     say("unknown command '", cmd, "'\n");
     return usage(NULL);

@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """Every `atf` command keeps the README's contract (issue 24, item 3).
 
-    check_commands.py ATF WORKDIR
+    check_commands.py ATF WORKDIR [PLUGIN.py...]
 
 The commands are read from `atf --help` (every entry of its "commands:"
 section), so a command added to the usage text is checked with no change
-here. For each one:
+here. A command a format contributes is given its inputs by that format's
+PLUGIN (formats/<name>/tests/*/cli_commands.py, passed by cli/CMakeLists.txt;
+its docstring says what it holds). For each command:
 
   * `atf CMD --help` and `atf CMD -h` print that command's usage on stdout
     (a line starting with "  CMD") and exit 0, with nothing on stderr;
@@ -15,9 +17,9 @@ here. For each one:
     validate: an invalid ATF file, one verdict for all) and 2 from the
     others (not their kind of input at all); the messages name the path with
     the control characters escaped (\\n, \\x1b) and hold none raw;
-  * `--` ends the options: a real session (or RTC file) whose name starts
-    with '-' and holds a newline is read after `--` (exit 0), and the no-ATF
-    paths after `--` still exit 2.
+  * `--` ends the options: a real input (a session, or what a plugin makes
+    of it) whose name starts with '-' and holds a newline is read after
+    `--` (exit 0), and the no-ATF paths after `--` still exit 2.
 
 Commands that read no input (`version`) get only the --help and `--`
 checks. A command this script knows nothing about is run as `atf CMD PATH`
@@ -25,6 +27,7 @@ and `atf CMD -- PATH`. The last line is `N passed, M failed`; exit 1 on any
 failure.
 """
 
+import importlib.util
 import os
 import random
 import re
@@ -71,8 +74,32 @@ def show(s):
     return repr(s.strip()[-300:])
 
 
+def load_plugins(paths):
+    """The plugins' modules, and {command: module}."""
+    mods, by_cmd = [], {}
+    for i, path in enumerate(paths):
+        spec = importlib.util.spec_from_file_location("cli_plugin_%d" % i, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        mods.append(mod)
+        for c in mod.COMMANDS:
+            by_cmd[c] = mod
+    return mods, by_cmd
+
+
+class Context:
+    """What a plugin is given."""
+    def __init__(self, atf, work, rnd, dash):
+        self.atf, self.work, self.rnd, self.dash = atf, work, rnd, dash
+        self.run, self.check, self.show = run, check, show
+
+    def out_dir(self):
+        return os.path.join(self.work, "out%d" % self.rnd.getrandbits(32))
+
+
 def main():
     atf, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    plugins, plugin_of = load_plugins([os.path.abspath(p) for p in sys.argv[3:]])
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     rnd = random.Random(24)
@@ -85,21 +112,21 @@ def main():
     bad_file = os.path.join(work, BAD + ".bin")
     with open(bad_file, "wb") as f:
         f.write(bytes(rnd.getrandbits(8) for _ in range(3000)))
-    # Real inputs whose names start with '-': a session, and its packed file.
+    # Real inputs whose names start with '-': a session, and what the plugins make of it.
     dash = "-s\nx"
     os.chdir(work)
     rc, _, err = run([atf, "demo", "--threads", "2", "--events", "200", "--", dash])
     check(rc == 0, "atf demo -- %r: exit %s %s" % (dash, rc, show(err)))
-    rc, _, err = run([atf, "pack", "--", dash, "-p.rtc"])
-    check(rc == 0, "atf pack -- %r -p.rtc: exit %s %s" % (dash, rc, show(err)))
+    ctx = Context(atf, work, rnd, dash)
+    for p in plugins:
+        p.prepare(ctx)
 
     names = commands(atf)
-    known = ["info", "dump", "merge", "export", "validate", "conform", "pack", "unpack", "demo", "version"]
+    known = ["info", "dump", "merge", "export", "validate", "conform", "demo", "version"] + list(plugin_of)
     check(all(k in names for k in known), "atf --help lists %s, expected at least %s" % (names, known))
 
     # Per command: (arguments before PATH, arguments after PATH) for no-ATF input,
     # and the valid input read after `--` (None: the command has no input).
-    out_dir = lambda: os.path.join(work, "out%d" % rnd.getrandbits(32))
     no_input = {"version"}
     for cmd in names:
         for h in ("--help", "-h"):
@@ -114,10 +141,8 @@ def main():
             for dd in ([], ["--"]):
                 if cmd == "export":
                     argv = ["export", "--format", "perfetto", "-o", os.path.join(work, "o.json")] + dd + [path]
-                elif cmd == "pack":
-                    argv = ["pack"] + dd + [path, os.path.join(work, "o.rtc")]
-                elif cmd == "unpack":
-                    argv = ["unpack"] + dd + [path, out_dir()]
+                elif cmd in plugin_of:
+                    argv = plugin_of[cmd].no_input_argv(ctx, cmd, path, dd)
                 elif cmd == "conform":
                     argv = ["conform", "--reader", "true", "--corpus", path] + dd
                 elif cmd == "demo":   # DIR is its output: a directory that holds files is refused
@@ -150,10 +175,8 @@ def main():
             argv = [cmd, "--", dash]
         elif cmd == "export":
             argv = ["export", "--format", "chrome-json", "-o", os.path.join(work, "e.json"), "--", dash]
-        elif cmd == "pack":
-            argv = ["pack", "--", dash, "-q.rtc"]
-        elif cmd == "unpack":
-            argv = ["unpack", "--", "-p.rtc", "-u" + str(rnd.getrandbits(32))]
+        elif cmd in plugin_of:
+            argv = plugin_of[cmd].dash_argv(ctx, cmd)
         elif cmd == "demo":
             argv = ["demo", "--events", "10", "--", "-d" + str(rnd.getrandbits(32))]
         elif cmd == "conform":

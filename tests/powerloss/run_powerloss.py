@@ -27,11 +27,17 @@ What must hold in every state: the session (when it exists) is conformant
 (`atf validate` exit 0, warnings allowed); `atf dump --json` shows only
 events the run wrote, each equal to the finished run's event at the same
 thread and position; every event the program reported durable (notes
-"durable all" / "durable P:N,...") is there. For --target pack: `atf
-unpack` of the cut RTC file recovers a session that holds the same.
+"durable all" / "durable P:N,...") is there. Beside the targets here
+(recorder, session), a format may add one: formats/<name>/tests/
+powerloss_*.py, found through the registry (formats/formats.cmake), says
+in its docstring what it runs and checks.
 Exit 0 when everything holds (or, with --expect-violation, when a state
 breaks it), 1 otherwise, 2 when the harness itself cannot run."""
-import argparse, hashlib, json, os, random, shutil, subprocess, sys, tempfile
+import argparse, glob, hashlib, importlib.util, json, os, random, shutil, subprocess, sys, tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "conformance", "gen"))
+from tracepy import layout  # noqa: E402  (the registry of formats)
 
 SECTOR = 512
 HOLES = False
@@ -273,6 +279,8 @@ def index_fields(e):
 
 
 class Target:
+    by_content = False   # compare events by content, not by (thread, seq)
+
     def __init__(self, a, work):
         self.a, self.work = a, work
         self.root = os.path.join(work, "root")
@@ -294,6 +302,10 @@ class Target:
     def session_in(self, d):
         return os.path.join(d, "s")
 
+    def reference(self):
+        """The finished run's session, as it is on disk after the run."""
+        return self.session_in(self.root)
+
 
 class RecorderTarget(Target):
     def commands(self):
@@ -311,26 +323,18 @@ class SessionTarget(Target):
         return [([self.a.driver, os.path.join(self.root, "s"), "400"], None)]
 
 
-class PackTarget(Target):
-    """`atf pack` of a finished session (made outside the logged root)."""
-    def commands(self):
-        src = os.path.join(self.work, "src")
-        r = run([self.a.atf, "demo", "--threads", "2", "--events", "300", "--detail-every", "3", src])
-        if r.returncode: raise SystemExit("powerloss: atf demo failed")
-        self.src = src
-        # atf pack does not sync: it reports nothing durable.
-        return [([self.a.atf, "pack", "--unit-size", "4096", src, os.path.join(self.root, "s.rtc")], None)]
-
-    def session_in(self, d):
-        rtc = os.path.join(d, "s.rtc")
-        if not os.path.exists(rtc): return None
-        out = os.path.join(d, "unpacked")
-        r = run([self.a.atf, "unpack", rtc, out])
-        if r.returncode == 2 and b"not an RTC file" in r.stderr:
-            return None   # nothing of it reached the disk (pack reports nothing durable)
-        if r.returncode not in (0, 1):
-            return ("unpack", r)
-        return out if os.path.isdir(out) else None
+def targets():
+    """{--target name: Target class}: the harness's own, then those the
+    registered formats add (formats/<name>/tests/powerloss_*.py: TARGET,
+    target_class(Target, run))."""
+    out = {"recorder": RecorderTarget, "session": SessionTarget}
+    for name in layout.registered():
+        for path in sorted(glob.glob(os.path.join(layout.FORMATS_DIR, name, "tests", "powerloss_*.py"))):
+            spec = importlib.util.spec_from_file_location("powerloss_%s_%s" % (name, os.path.basename(path)[:-3]), path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            out[mod.TARGET] = mod.target_class(Target, run)
+    return out
 
 
 def check(t, model, k, ch, ref, sdir_of):
@@ -366,8 +370,8 @@ def check(t, model, k, ch, ref, sdir_of):
             evs[(e["thread"], e["seq"])] = e
         if r.returncode != 0 and r.returncode != 1:
             out.append(("valid", "atf dump exit %d: %s" % (r.returncode, r.stderr.decode()[-200:])))
-        if t.a.target == "pack":
-            # Units lost at the start renumber the events: compare by content.
+        if t.by_content:
+            # Events renumbered (a container's Units lost at the start): compare by content.
             byc = {(k_[0], index_fields(e)): e for k_, e in ref.items()}
             ref = {key: byc.get((key[0], index_fields(e)), {"timestamp_ns": None, "function_id": None,
                                                             "event_kind": None}) for key, e in evs.items()}
@@ -398,7 +402,8 @@ def check(t, model, k, ch, ref, sdir_of):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--target", choices=("recorder", "session", "pack"), required=True)
+    kinds = targets()
+    ap.add_argument("--target", choices=tuple(kinds), required=True)
     ap.add_argument("--atf", required=True)
     ap.add_argument("--plog", required=True)
     ap.add_argument("--driver")
@@ -416,13 +421,13 @@ def main():
     HOLES = a.holes
     work = tempfile.mkdtemp(prefix="atf-powerloss-")
     try:
-        t = {"recorder": RecorderTarget, "session": SessionTarget, "pack": PackTarget}[a.target](a, work)
+        t = kinds[a.target](a, work)
         t.record()
         ops = parse_log(os.path.join(work, "log"))
         with open(os.path.join(work, "log.data"), "rb") as f:
             data = f.read()
         # The reference: the finished run as it is on disk now.
-        fin = t.session_in(t.root) if a.target != "pack" else t.src
+        fin = t.reference()
         ref, r = dump_events(a.atf, fin)
         if ref is None:
             raise SystemExit("powerloss: the finished run does not dump: " + r.stderr.decode())

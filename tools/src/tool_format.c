@@ -32,19 +32,29 @@ const atf_tool_export *tool_export_of(atf_export_format f)
     return NULL;
 }
 
+const char *tool_export_name(size_t i)
+{
+    static const char *const builtin[] = { "perfetto", "chrome-json" };
+    size_t nb = sizeof builtin / sizeof builtin[0];
+    if (i < nb)
+        return builtin[i];
+    i -= nb;
+    for (size_t k = 0; k < atf_tool_format_count; k++)
+        if (atf_tool_format_registry[k]->export_to && i-- == 0)
+            return atf_tool_format_registry[k]->export_to->name;
+    return NULL;
+}
+
 void atf_export_format_names(char *buf, size_t cap)
 {
     if (!buf || cap == 0)
         return;
-    const char *names[16] = { "perfetto", "chrome-json" };
-    size_t n = 2;
-    for (size_t i = 0; i < atf_tool_format_count && n < sizeof names / sizeof names[0]; i++)
-        if (atf_tool_format_registry[i]->export_to)
-            names[n++] = atf_tool_format_registry[i]->export_to->name;
-    size_t at = 0;
+    size_t n = 0, at = 0;
+    while (tool_export_name(n))
+        n++;
     buf[0] = 0;
     for (size_t i = 0; i < n && at < cap; i++) {
-        int k = snprintf(buf + at, cap - at, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+        int k = snprintf(buf + at, cap - at, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", tool_export_name(i));
         if (k < 0)
             break;
         at += (size_t)k;

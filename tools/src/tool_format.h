@@ -45,6 +45,8 @@ typedef struct atf_tool_export {
     void (*summary)(FILE *diag, const char *out_path, const atf_export_stats *s);
 } atf_tool_export;
 
+struct atf_cli_command;
+
 typedef struct atf_tool_format {
     const char *name;   /* the codec module's (format_module.h) */
     /* `atf info` and `atf dump` of one file of this format; statuses as
@@ -52,6 +54,17 @@ typedef struct atf_tool_format {
     atf_status (*info)(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err);
     atf_status (*dump)(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err);
     const atf_tool_export *export_to;   /* NULL: no export into it */
+    /* `atf --help` (cli_support.h): what a file of it is and how it is
+     * detected, completing "info, dump and validate also read ..." (e.g.
+     * "XYZ files (the ...: magic 01 02, or a name ending in .xyz)"); the
+     * document of its canonical dump (`dump --json`), or NULL; the
+     * specification `atf validate` checks its files against. */
+    const char *help_files;
+    const char *dump_doc;
+    const char *spec;
+    /* The commands of `atf` it contributes (a container's pack/unpack),
+     * NULL-terminated; NULL: none. */
+    const struct atf_cli_command *const *commands;
 } atf_tool_format;
 
 /* The registry (generated: tool_format_registry.c in the build tree). */
@@ -64,5 +77,8 @@ const atf_tool_format *tool_format_of(const atf_format_module *m);
 const atf_tool_export *tool_export_named(const char *name);
 /* The export of format f (atf/export.h), or NULL. */
 const atf_tool_export *tool_export_of(atf_export_format f);
+/* The i-th name `atf export --format` takes (the built-in exports, then the
+ * registry's), or NULL past the last. */
+const char *tool_export_name(size_t i);
 
 #endif

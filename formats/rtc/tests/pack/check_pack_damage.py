@@ -18,8 +18,9 @@
 * A manifest.json of 1 MB of '[': pack says the manifest is no valid
   manifest (SES-MAN-002) and stores it once (the file is not much larger
   than the session).
-* Not an RTC file: a 0-byte file, a WTF file (`atf export --format wtf`), a
-  file of random bytes: exit 2, "not an RTC file", no directory written.
+* Not an RTC file: a 0-byte file, an ATF index file (a thread's index.atf
+  of an `atf demo` session: a trace file of the project, not a container),
+  a file of random bytes: exit 2, "not an RTC file", no directory written.
 
 The last line is `N passed, M failed`; exit 1 on any failure.
 """
@@ -131,10 +132,10 @@ def main():
     rnd = os.path.join(work, "random.bin")
     with open(rnd, "wb") as f:
         f.write(bytes(random.Random(5).getrandbits(8) for _ in range(5000)))
-    wtf = os.path.join(work, "s.wtf-trace")
-    rc, _, err = run([atf, "export", "--format", "wtf", "-o", wtf, small])
-    check(rc == 0 and os.path.exists(wtf), "atf export --format wtf: exit %s %s" % (rc, err[-300:]))
-    for p in (empty, rnd, wtf):
+    index = sorted(os.path.join(r, f) for r, _, fs in os.walk(small) for f in fs if f == "index.atf")
+    check(len(index) > 0, "the demo session %s holds no index.atf" % small)
+    index = index[0] if index else os.path.join(small, "index.atf")
+    for p in (empty, rnd, index):
         d = p + ".out"
         rc, _, err = run([atf, "unpack", p, d])
         check(rc == 2 and "not an RTC file" in err and "complete RTC file" not in err and not os.path.exists(d),
