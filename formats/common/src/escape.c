@@ -15,15 +15,6 @@ static uint32_t next_cp_n(const unsigned char **pp, const unsigned char *end)
     return k ? cp : 0xFFFD;
 }
 
-/* Next code point of a NUL-terminated UTF-8 string (as next_cp_n()). */
-static uint32_t next_cp(const unsigned char **pp)
-{
-    uint32_t cp;
-    size_t k = atf_utf8_decode(*pp, 4, &cp);   /* stops at the NUL: no continuation byte */
-    *pp += k ? k : 1;
-    return k ? cp : 0xFFFD;
-}
-
 void atf_json_fputs(const char *s, FILE *out)
 {
     atf_json_fputs_n(s, strlen(s), out);
@@ -57,9 +48,9 @@ void atf_json_fputs_n(const char *s, size_t n, FILE *out)
 
 void atf_xml_fputs(const char *s, FILE *out)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        uint32_t c = next_cp(&p);
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+    while (p < end) {
+        uint32_t c = next_cp_n(&p, end);
         switch (c) {
         case '&': fputs("&amp;", out); continue;
         case '<': fputs("&lt;", out); continue;
