@@ -30,6 +30,7 @@
 
 #include <atf/validator.h>
 
+#include "bytes.h"         /* the codec's: atf_load_le16/32/64 */
 #include "clause_list.h"
 
 #if defined(__GNUC__)
@@ -49,14 +50,7 @@ typedef enum vclause {
 #define V_DEFAULT_MAX_PER_CLAUSE 10u
 #define V_DEFAULT_MAX_FINDINGS 10000u
 
-/* ---- Little-endian loads ---------------------------------------------- */
-
-static inline uint16_t v_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static inline uint32_t v_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-static inline uint64_t v_le64(const uint8_t *p) { return (uint64_t)v_le32(p) | ((uint64_t)v_le32(p + 4) << 32); }
+/* Little-endian loads: atf_load_le16/32/64 (formats/common/src/bytes.h). */
 
 /* Offset of the first non-zero byte of p[0..n), or n. */
 static inline size_t v_first_nonzero(const uint8_t *p, size_t n)
