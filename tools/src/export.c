@@ -22,14 +22,6 @@
  * made again for every event (garbage must not cost memory). */
 #define NAMES_MAX (1u << 20)
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
-
 static void name_of(char *buf, size_t cap, const atf_manifest *m, uint64_t fid, const char **out)
 {
     const char *sym = atf_manifest_symbol_name(m, fid);
@@ -48,68 +40,45 @@ static void name_of(char *buf, size_t cap, const atf_manifest *m, uint64_t fid, 
     *out = buf;
 }
 
-static int names_grow(name_table *t)
-{
-    size_t ncap = t->cap ? t->cap * 2 : 1024;
-    name_entry *ns = calloc(ncap, sizeof *ns);
-    if (!ns)
-        return -1;
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->slots[i].iid)
-            continue;
-        size_t j = mix(t->slots[i].function_id) & (ncap - 1);
-        while (ns[j].iid)
-            j = (j + 1) & (ncap - 1);
-        ns[j] = t->slots[i];
-    }
-    free(t->slots);
-    t->slots = ns;
-    t->cap = ncap;
-    return 0;
-}
-
 name_entry *export_name_get(name_table *t, const atf_manifest *m, uint64_t fid, name_entry *tmp, char *tmpbuf,
                             int *nomem)
 {
-    if (t->cap) {
-        size_t j = mix(fid) & (t->cap - 1);
-        while (t->slots[j].iid) {
-            if (t->slots[j].function_id == fid)
-                return &t->slots[j];
-            j = (j + 1) & (t->cap - 1);
-        }
-    }
+    int64_t i = atf_u64map_find(&t->map, fid);
+    if (i >= 0)
+        return &t->entries[i];
     const char *text = NULL;
     name_of(tmpbuf, 32, m, fid, &text);
-    if (t->count >= NAMES_MAX) {
+    if (t->map.count >= NAMES_MAX) {
         *tmp = (name_entry){ fid, 0, 0, (char *)text, strlen(text) };
         return NULL;
     }
-    if ((t->count + 1) * 2 > t->cap && names_grow(t) != 0) {
+    if (t->map.count == t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 512;
+        name_entry *ne = realloc(t->entries, ncap * sizeof *ne);
+        if (!ne) {
+            *nomem = 1;
+            return NULL;
+        }
+        t->entries = ne;
+        t->cap = ncap;
+    }
+    char *copy = atf_strdup(text);
+    if (!copy || (i = atf_u64map_put(&t->map, fid, NULL)) < 0) {
+        free(copy);
         *nomem = 1;
         return NULL;
     }
-    size_t j = mix(fid) & (t->cap - 1);
-    while (t->slots[j].iid)
-        j = (j + 1) & (t->cap - 1);
-    name_entry *e = &t->slots[j];
-    if (!(e->text = atf_strdup(text))) {
-        *nomem = 1;
-        return NULL;
-    }
-    e->function_id = fid;
-    e->len = strlen(text);
-    e->iid = ++t->next_iid;
-    e->emitted_seq = 0;
-    t->count++;
+    name_entry *e = &t->entries[i];
+    *e = (name_entry){ fid, ++t->next_iid, 0, copy, strlen(text) };
     return e;
 }
 
 static void names_free(name_table *t)
 {
-    for (size_t i = 0; i < t->cap; i++)
-        free(t->slots[i].text);
-    free(t->slots);
+    for (size_t i = 0; i < t->map.count; i++)
+        free(t->entries[i].text);
+    free(t->entries);
+    atf_u64map_free(&t->map);
     memset(t, 0, sizeof *t);
 }
 
@@ -1006,6 +975,23 @@ atf_status tool_check_threads(const tool_source *src, const atf_tool_options *o,
     return ATF_OK;
 }
 
+atf_status tool_source_start(tool_source *src, const char *path, const atf_tool_options *o, const char *tool,
+                             atf_status *worst, atf_error *err)
+{
+    if (o->window && o->from_ns > o->to_ns)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "%s: --from is after --to", tool);
+    atf_status st = tool_source_open(src, path, o, err);
+    if (st)
+        return st;
+    if ((st = tool_check_threads(src, o, err)) != ATF_OK) {
+        tool_source_close(src);
+        return st;
+    }
+    /* One line per file not read whole; damage or an unreadable file is the result (atf/tools.h). */
+    *worst = tool_source_report(src, o->diag);
+    return ATF_OK;
+}
+
 atf_export_format atf_export_format_parse(const char *name)
 {
     if (name && !strcmp(name, "perfetto"))
@@ -1129,18 +1115,10 @@ static atf_status run_export(FILE *out, const char *out_path, atf_export_format 
     atf_tool_options o = ATF_TOOL_OPTIONS_INIT;
     if (opts)
         o = *opts;
-    if (o.window && o.from_ns > o.to_ns)
-        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "export: --from is after --to");
     tool_source src;
-    atf_status st = tool_source_open(&src, path, &o, err);
+    atf_status worst = ATF_OK, st = tool_source_start(&src, path, &o, "export", &worst, err);
     if (st)
         return st;
-    if ((st = tool_check_threads(&src, &o, err)) != ATF_OK) {
-        tool_source_close(&src);
-        return st;
-    }
-    /* One line per file not read whole; damage or an unreadable file is the result (atf/tools.h). */
-    atf_status worst = tool_source_report(&src, o.diag);
     exporter *x = calloc(1, sizeof *x);
     obuf *ob = out ? malloc(sizeof *ob) : NULL;
     atf_slice_builder *sb = NULL;

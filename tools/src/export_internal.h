@@ -8,21 +8,23 @@
 
 #include "common.h"
 #include "obuf.h"
+#include "u64map.h"
 #include "tools_internal.h"
 
 /* ---- Function names, interned ---------------------------------------- */
 
 typedef struct name_entry {
     uint64_t function_id;
-    uint64_t iid;          /* Perfetto interning id, 0 = free slot */
+    uint64_t iid;          /* Perfetto interning id (1, 2, ...) */
     uint64_t emitted_seq;  /* the packet sequence that last got its interned name */
     char *text;            /* symbol or hex id, not escaped */
     size_t len;
 } name_entry;
 
 typedef struct name_table {
-    name_entry *slots;
-    size_t cap, count;     /* cap: power of two */
+    atf_u64map map;        /* function id -> index in entries */
+    name_entry *entries;
+    size_t cap;            /* entries allocated; map.count used */
     uint64_t next_iid;
 } name_table;
 

@@ -19,6 +19,7 @@
 #include "escape.h"
 #include "internal.h"
 #include "tools_internal.h"
+#include "u64map.h"
 
 typedef struct fn_stat {
     uint64_t function_id;
@@ -26,16 +27,17 @@ typedef struct fn_stat {
     uint64_t total_ns;   /* inclusive, outermost activation of each recursion only */
     uint64_t self_ns;
     uint32_t active;     /* open frames of this function on the current thread */
-    uint32_t used;
 } fn_stat;
 
+/* One entry per function: the map gives its index in stats. */
 typedef struct fn_table {
-    fn_stat *slots;
-    size_t cap, count;   /* cap: a power of two */
+    atf_u64map map;
+    fn_stat *stats;      /* map.count used */
+    size_t cap;
 } fn_table;
 
 typedef struct open_frame {
-    uint32_t slot;
+    uint32_t slot;       /* index in stats */
     uint64_t child_ns;   /* inclusive time of its direct children so far */
 } open_frame;
 
@@ -47,48 +49,24 @@ typedef struct reporter {
     uint64_t exceptions;
 } reporter;
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
-
-static int table_grow(fn_table *t)
-{
-    size_t ncap = t->cap ? t->cap * 2 : 256;
-    fn_stat *ns = calloc(ncap, sizeof *ns);
-    if (!ns)
-        return -1;
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->slots[i].used)
-            continue;
-        size_t j = mix(t->slots[i].function_id) & (ncap - 1);
-        while (ns[j].used)
-            j = (j + 1) & (ncap - 1);
-        ns[j] = t->slots[i];
-    }
-    free(t->slots);
-    t->slots = ns;
-    t->cap = ncap;
-    return 0;
-}
-
-/* The slot of function_id, added if new; -1 when out of memory. */
+/* The index of function_id's entry, added if new; -1 when out of memory. */
 static int64_t table_slot(fn_table *t, uint64_t function_id)
 {
-    if ((t->count + 1) * 4 > t->cap * 3 && table_grow(t) != 0)
-        return -1;
-    size_t j = mix(function_id) & (t->cap - 1);
-    while (t->slots[j].used) {
-        if (t->slots[j].function_id == function_id)
-            return (int64_t)j;
-        j = (j + 1) & (t->cap - 1);
+    int64_t i = atf_u64map_find(&t->map, function_id);
+    if (i >= 0)
+        return i;
+    if (t->map.count == t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 128;
+        fn_stat *ns = realloc(t->stats, ncap * sizeof *ns);
+        if (!ns)
+            return -1;
+        t->stats = ns;
+        t->cap = ncap;
     }
-    t->slots[j] = (fn_stat){ function_id, 0, 0, 0, 0, 1 };
-    t->count++;
-    return (int64_t)j;
+    if ((i = atf_u64map_put(&t->map, function_id, NULL)) < 0)
+        return -1;
+    t->stats[i] = (fn_stat){ function_id, 0, 0, 0, 0 };
+    return i;
 }
 
 static int on_slice(void *user, const atf_slice *s)
@@ -112,20 +90,21 @@ static int on_slice(void *user, const atf_slice *s)
         int64_t slot = table_slot(r->tab, s->function_id);
         if (slot < 0)
             return r->oom = -1;
-        r->tab->slots[slot].active++;
+        r->tab->stats[slot].active++;
         r->stack[s->depth] = (open_frame){ (uint32_t)slot, 0 };
         return 0;
     }
-    /* END: the frame at s->depth closes (the builder ends frames innermost first). */
+    /* END: the frame at s->depth closes (the builder ends frames innermost
+     * first). Indexes do not move when the table grows: the entry is the
+     * call's unless the builder broke its word. */
     open_frame *f = &r->stack[s->depth];
-    if (r->tab->slots[f->slot].function_id != s->function_id || !r->tab->slots[f->slot].used) {
-        /* The table grew since the call: its entries moved. */
+    if (f->slot >= r->tab->map.count || r->tab->stats[f->slot].function_id != s->function_id) {
         int64_t slot = table_slot(r->tab, s->function_id);
         if (slot < 0)
             return r->oom = -1;
         f->slot = (uint32_t)slot;
     }
-    fn_stat *st = &r->tab->slots[f->slot];
+    fn_stat *st = &r->tab->stats[f->slot];
     uint64_t incl = s->timestamp_ns - s->begin_timestamp_ns;
     st->calls++;
     st->self_ns += incl > f->child_ns ? incl - f->child_ns : 0;
@@ -177,23 +156,24 @@ static void put_time(FILE *out, uint64_t ns)
 static int put_table(FILE *out, const fn_table *t, const atf_manifest *m, const atf_report_options *ro,
                      int has_thread, uint64_t thread_id, int *first)
 {
-    row *rows = malloc((t->count ? t->count : 1) * sizeof *rows);
-    char (*names)[24] = malloc((t->count ? t->count : 1) * sizeof *names);
+    size_t count = t->map.count;
+    row *rows = malloc((count ? count : 1) * sizeof *rows);
+    char (*names)[24] = malloc((count ? count : 1) * sizeof *names);
     if (!rows || !names) {
         free(rows);
         free(names);
         return -1;
     }
     size_t n = 0;
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->slots[i].used || t->slots[i].calls == 0)
+    for (size_t i = 0; i < count; i++) {
+        if (t->stats[i].calls == 0)
             continue;
-        const char *name = m ? atf_manifest_symbol_name(m, t->slots[i].function_id) : NULL;
+        const char *name = m ? atf_manifest_symbol_name(m, t->stats[i].function_id) : NULL;
         if (!name) {
-            snprintf(names[n], sizeof names[n], "0x%" PRIx64, t->slots[i].function_id);
+            snprintf(names[n], sizeof names[n], "0x%" PRIx64, t->stats[i].function_id);
             name = names[n];
         }
-        rows[n++] = (row){ &t->slots[i], name };
+        rows[n++] = (row){ &t->stats[i], name };
     }
     g_sort = ro->sort;
     qsort(rows, n, sizeof *rows, row_cmp);
@@ -233,25 +213,27 @@ static int put_table(FILE *out, const fn_table *t, const atf_manifest *m, const 
 /* Adds a thread's table into the session's. */
 static int table_add(fn_table *into, const fn_table *from)
 {
-    for (size_t i = 0; i < from->cap; i++) {
-        const fn_stat *s = &from->slots[i];
-        if (!s->used)
-            continue;
+    for (size_t i = 0; i < from->map.count; i++) {
+        const fn_stat *s = &from->stats[i];
         int64_t j = table_slot(into, s->function_id);
         if (j < 0)
             return -1;
-        into->slots[j].calls += s->calls;
-        into->slots[j].total_ns += s->total_ns;
-        into->slots[j].self_ns += s->self_ns;
+        into->stats[j].calls += s->calls;
+        into->stats[j].total_ns += s->total_ns;
+        into->stats[j].self_ns += s->self_ns;
     }
     return 0;
 }
 
 static void table_clear(fn_table *t)
 {
-    if (t->slots)
-        memset(t->slots, 0, t->cap * sizeof *t->slots);
-    t->count = 0;
+    atf_u64map_clear(&t->map);
+}
+
+static void table_free(fn_table *t)
+{
+    atf_u64map_free(&t->map);
+    free(t->stats);
 }
 
 /* One thread's index events through the slice builder, finished: 0, or
@@ -356,17 +338,10 @@ atf_status atf_tool_report(FILE *out, const char *path, const atf_tool_options *
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "report: no output or path");
     if (ro.sort > ATF_REPORT_SORT_NAME)
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "report: unknown sort key");
-    if (o.window && o.from_ns > o.to_ns)
-        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "report: --from is after --to");
     tool_source src;
-    atf_status st = tool_source_open(&src, path, &o, err);
+    atf_status worst = ATF_OK, st = tool_source_start(&src, path, &o, "report", &worst, err);
     if (st)
         return st;
-    if ((st = tool_check_threads(&src, &o, err)) != ATF_OK) {
-        tool_source_close(&src);
-        return st;
-    }
-    atf_status worst = tool_source_report(&src, o.diag);
     fn_table session = { 0 }, thread = { 0 };
     reporter rep = { 0 };
     atf_slice_builder *sb = NULL;
@@ -400,8 +375,8 @@ atf_status atf_tool_report(FILE *out, const char *path, const atf_tool_options *
             o.progress(o.progress_user, done_events, total);
             next_report = done_events + (1u << 22);
         }
-        if (thread.count > stats->functions_max)
-            stats->functions_max = thread.count;
+        if (thread.map.count > stats->functions_max)
+            stats->functions_max = thread.map.count;
         if (ro.per_thread) {
             if (put_table(out, &thread, src.manifest, &ro, 1, t->id, &first) != 0) {
                 st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
@@ -430,8 +405,8 @@ atf_status atf_tool_report(FILE *out, const char *path, const atf_tool_options *
 done:
     atf_slice_builder_destroy(sb);
     free(rep.stack);
-    free(session.slots);
-    free(thread.slots);
+    table_free(&session);
+    table_free(&thread);
     tool_source_close(&src);
     return st;
 }

@@ -47,6 +47,12 @@ int tool_thread_wanted(const atf_tool_options *opts, uint64_t id);
 /* ATF_E_ARG (naming it) when opts asks for a thread src does not hold:
  * a mistyped --thread must not look like an empty session. */
 atf_status tool_check_threads(const tool_source *src, const atf_tool_options *opts, atf_error *err);
+/* What `atf export` and `atf report` do first: ATF_E_ARG ("TOOL: --from is
+ * after --to") for an empty window, tool_source_open(), tool_check_threads(),
+ * then *worst = tool_source_report() (the lines go to opts->diag). On
+ * failure nothing is left open. */
+atf_status tool_source_start(tool_source *src, const char *path, const atf_tool_options *opts, const char *tool,
+                             atf_status *worst, atf_error *err);
 
 /* The worse of two statuses of reading files (ATF_E_IO over ATF_E_DAMAGED over ATF_OK). */
 atf_status tool_worse(atf_status a, atf_status b);

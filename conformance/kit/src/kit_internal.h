@@ -77,8 +77,16 @@ void kit_proc_describe(const kit_proc_result *r, char *dst, size_t cap);
 
 /* ---- Output helpers (util.c) ----------------------------------------- */
 
-void kit_json_string(FILE *out, const char *s);              /* "..." with escapes */
-void kit_json_string_n(FILE *out, const char *s, size_t n);
+/* A JSON string of s (NULL: null) through the project's one escaper
+ * (formats/common/src/escape.h: ASCII output, U+FFFD for what is not UTF-8);
+ * atf_json_fputs_n() for n bytes. */
+static inline void kit_json_string(FILE *out, const char *s)
+{
+    if (s)
+        atf_json_fputs(s, out);
+    else
+        fputs("null", out);
+}
 /* XML/HTML text or attribute value: the project's one escaper (formats/
  * common/src/escape.h: what XML cannot hold is U+FFFD, as in `atf validate`);
  * NULL is the empty text. */

@@ -891,7 +891,7 @@ static void json_report(FILE *out, const atf_conform_reader_options *o, const re
         for (const char *e = k->errors; *e;) {
             size_t len = strcspn(e, " ");
             fputs(e == k->errors ? "" : ",", out);
-            kit_json_string_n(out, e, len);
+            atf_json_fputs_n(e, len, out);
             e += len + (e[len] == ' ');
         }
         fputs("],\"must_reject\":", out);

@@ -14,6 +14,7 @@
 #include <atf/conform.h>
 #include <atf/format.h>
 
+#include "bytes.h"    /* the codec's: atf_load_le64 */
 #include "common.h"   /* the codec's: atf_utf8_decode, atf_parse_u64 */
 #include "kit_internal.h"
 
@@ -487,14 +488,6 @@ static int hexval(int c)
                                                                                                            : -1;
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-
 /* The `end` record: the count matches, and only blank lines and comments
  * follow. */
 static int read_end(atf_scenario_reader *r, atf_error *err, int n)
@@ -560,7 +553,7 @@ static int check_arm64_payload(atf_scenario_reader *r, atf_error *err, size_t pl
                          "with stack_size <= 256 (ARM-PAY-002/003)");
     if (r->payload[98] || r->payload[99])
         return fail_line(r, err, ATF_E_FIELD, "payload", "arm64 payload reserved bytes not 0 (ARM-PAY-004)");
-    if (le64(r->payload) != function_id)
+    if (atf_load_le64(r->payload) != function_id)
         return fail_line(r, err, ATF_E_FIELD, "payload", "arm64 payload function_id differs from the "
                          "event's (ARM-PAY-005)");
     return 0;

@@ -38,57 +38,6 @@ FILE *kit_fopen_regular(const char *path, char *why, size_t why_cap)
     return f;
 }
 
-void kit_json_string_n(FILE *out, const char *s, size_t n)
-{
-    fputc('"', out);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\r': fputs("\\r", out); break;
-        case '\t': fputs("\\t", out); break;
-        default:
-            if (c < 0x20 || c == 0x7f)
-                fprintf(out, "\\u%04x", c);
-            else if (c < 0x80)
-                fputc(c, out);
-            else {
-                /* Pass valid UTF-8 through; replace any other byte with U+FFFD
-                 * so that the report is always valid JSON. */
-                size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-                int ok = len > 0 && i + len <= n;
-                for (size_t k = 1; ok && k < len; k++)
-                    ok = ((unsigned char)s[i + k] & 0xc0) == 0x80;
-                if (ok && len == 3) {
-                    unsigned c1 = (unsigned char)s[i + 1];
-                    ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);
-                } else if (ok && len == 4) {
-                    unsigned c1 = (unsigned char)s[i + 1];
-                    ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
-                }
-                if (ok) {
-                    fwrite(s + i, 1, len, out);
-                    i += len - 1;
-                } else {
-                    fputs("\\ufffd", out);
-                }
-            }
-        }
-    }
-    fputc('"', out);
-}
-
-void kit_json_string(FILE *out, const char *s)
-{
-    if (!s) {
-        fputs("null", out);
-        return;
-    }
-    kit_json_string_n(out, s, strlen(s));
-}
-
 double kit_now(void)
 {
     struct timespec ts;

@@ -11,27 +11,7 @@
 #include "format_module.h"   /* the codec's: atf_format_bid (the registry of formats/formats.cmake) */
 #include "vinternal.h"
 
-/* ---- Errors and strings -------------------------------------------------- */
-
-atf_status v_fail(atf_error *err, atf_status code, const char *file, const char *fmt, ...)
-{
-    if (err) {
-        memset(err, 0, sizeof *err);
-        err->code = code;
-        err->offset = ATF_VALIDATE_NO_OFFSET;
-        if (file)
-            snprintf(err->file, sizeof err->file, "%s", file);
-        if (fmt) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(err->message, sizeof err->message, fmt, ap);
-            va_end(ap);
-        } else {
-            snprintf(err->message, sizeof err->message, "%s", atf_strerror(code));
-        }
-    }
-    return code;
-}
+/* ---- Paths -------------------------------------------------------------- */
 
 char *v_cat3(const char *a, const char *b, const char *c)
 {
@@ -45,23 +25,17 @@ char *v_cat3(const char *a, const char *b, const char *c)
     return s;
 }
 
-char *v_join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir);
-    return v_cat3(dir, n && dir[n - 1] == '/' ? "" : "/", name);
-}
-
 int v_regular_or_absent(const char *path, atf_error *err)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
         if (errno == ENOENT || errno == ENOTDIR)
             return 0;
-        v_fail(err, errno == ENOMEM ? ATF_E_NOMEM : ATF_E_IO, path, "cannot access: %s", strerror(errno));
+        atf_fail_file(err, errno == ENOMEM ? ATF_E_NOMEM : ATF_E_IO, path, "cannot access: %s", strerror(errno));
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        v_fail(err, ATF_E_IO, path, "%s, not a regular file", atf_file_type_name((unsigned)st.st_mode));
+        atf_fail_file(err, ATF_E_IO, path, "%s, not a regular file", atf_file_type_name((unsigned)st.st_mode));
         return -1;
     }
     return 1;
@@ -84,21 +58,6 @@ void v_base_name(const char *path, char *dst, size_t cap)
     size_t len = n - b < cap - 1 ? n - b : cap - 1;
     memcpy(dst, path + b, len);
     dst[len] = '\0';
-}
-
-/* ---- Files in memory -------------------------------------------------------- */
-
-/* atf_blob_open_limit() (mapped, or read where mapping fails), the error
- * naming the path. */
-atf_status v_map_open(atf_blob *m, const char *path, uint64_t limit, atf_error *err)
-{
-    atf_status st = atf_blob_open_limit(m, path, 0, limit, err);
-    if (st) {
-        memset(m, 0, sizeof *m);
-        m->data = (const uint8_t *)"";
-        atf_error_set_file(err, path);
-    }
-    return st;
 }
 
 /* ---- Formats ------------------------------------------------------------------ */
@@ -129,9 +88,9 @@ int v_clause_of(const atf_validator_format *f, const char *id, vclause *out)
 atf_status v_end(atf_validation *v, atf_status st, atf_validation **out, atf_error *err)
 {
     if (!st && v->oom)
-        st = v_fail(err, ATF_E_NOMEM, v->path, NULL);
+        st = atf_fail_file(err, ATF_E_NOMEM, v->path, NULL);
     if (!st && (st = v_finish(v)))
-        v_fail(err, st, v->path, NULL);
+        atf_fail_file(err, st, v->path, NULL);
     if (st) {
         atf_validation_free(v);
         return st;
@@ -147,10 +106,10 @@ atf_status v_memory_begin(atf_validation **out, atf_validation **vp, size_t *fil
     if (out)
         *out = NULL;
     if (!out || (!data && size))
-        return v_fail(err, ATF_E_ARG, NULL, NULL);
+        return atf_fail_file(err, ATF_E_ARG, NULL, NULL);
     atf_validation *v = v_create(name ? name : default_name, opts);
     if (!v)
-        return v_fail(err, ATF_E_NOMEM, name, NULL);
+        return atf_fail_file(err, ATF_E_NOMEM, name, NULL);
     *file = v_file(v, name ? name : default_name);
     *vp = v;
     return ATF_OK;
@@ -161,9 +120,11 @@ atf_status v_memory_begin(atf_validation **out, atf_validation **vp, size_t *fil
 static atf_status lone_file(atf_validation *v, const char *path, atf_error *err)
 {
     atf_blob m;
-    atf_status st = v_map_open(&m, path, 0, err);
-    if (st)
+    atf_status st = atf_blob_open(&m, path, 0, err);
+    if (st) {
+        atf_error_set_file(err, path);
         return st;
+    }
     char name[256];
     v_base_name(path, name, sizeof name);
     const atf_format_module *fm = atf_format_bid(m.data, m.size < 4 ? (size_t)m.size : 4, path, NULL);
@@ -173,7 +134,7 @@ static atf_status lone_file(atf_validation *v, const char *path, atf_error *err)
     if (f)
         f->file(v, v_file(v, name), m.data, m.size, m.data_end, name);
     else
-        st = v_fail(err, ATF_E_NOT_FOUND, path, "no validator for this file");
+        st = atf_fail_file(err, ATF_E_NOT_FOUND, path, "no validator for this file");
     atf_blob_close(&m);
     return st;
 }
@@ -181,7 +142,7 @@ static atf_status lone_file(atf_validation *v, const char *path, atf_error *err)
 /* A directory: the first format that has directories and takes this one. */
 static atf_status directory(atf_validation *v, const char *path, atf_error *err)
 {
-    atf_status st = v_fail(err, ATF_E_NOT_FOUND, path, "not a directory of any format");
+    atf_status st = atf_fail_file(err, ATF_E_NOT_FOUND, path, "not a directory of any format");
     for (size_t i = 0; i < atf_vformat_count; i++) {
         const atf_validator_format *f = atf_vformat_registry[i];
         if (f->dir && (st = f->dir(v, path, err)) != ATF_E_NOT_FOUND)
@@ -196,20 +157,20 @@ atf_status atf_validate_path(atf_validation **out, const char *path, const atf_v
     if (out)
         *out = NULL;
     if (!out || !path)
-        return v_fail(err, ATF_E_ARG, NULL, NULL);
+        return atf_fail_file(err, ATF_E_ARG, NULL, NULL);
     struct stat sb;
     if (stat(path, &sb) != 0)
-        return v_fail(err, ATF_E_IO, path, "%s", strerror(errno));
+        return atf_fail_file(err, ATF_E_IO, path, "%s", strerror(errno));
     atf_validation *v = v_create(path, opts);
     if (!v)
-        return v_fail(err, ATF_E_NOMEM, path, NULL);
+        return atf_fail_file(err, ATF_E_NOMEM, path, NULL);
     atf_status st;
     if (S_ISREG(sb.st_mode))
         st = lone_file(v, path, err);
     else if (S_ISDIR(sb.st_mode))
         st = directory(v, path, err);
     else
-        st = v_fail(err, ATF_E_IO, path, "%s, not a regular file or directory",
+        st = atf_fail_file(err, ATF_E_IO, path, "%s, not a regular file or directory",
                     atf_file_type_name((unsigned)sb.st_mode));
     return v_end(v, st, out, err);
 }

@@ -30,6 +30,7 @@
 
 #include <atf/validator.h>
 
+#include "bytes.h"         /* the codec's: atf_load_le16/32/64 */
 #include "clause_list.h"
 
 #if defined(__GNUC__)
@@ -49,14 +50,7 @@ typedef enum vclause {
 #define V_DEFAULT_MAX_PER_CLAUSE 10u
 #define V_DEFAULT_MAX_FINDINGS 10000u
 
-/* ---- Little-endian loads ---------------------------------------------- */
-
-static inline uint16_t v_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static inline uint32_t v_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-static inline uint64_t v_le64(const uint8_t *p) { return (uint64_t)v_le32(p) | ((uint64_t)v_le32(p + 4) << 32); }
+/* Little-endian loads: atf_load_le16/32/64 (formats/common/src/bytes.h). */
 
 /* Offset of the first non-zero byte of p[0..n), or n. */
 static inline size_t v_first_nonzero(const uint8_t *p, size_t n)
@@ -143,22 +137,16 @@ void v_check_range(atf_validation *v, unsigned first, unsigned count);
 
 /* ---- Paths, files and errors (validate.c) ------------------------------- */
 
-/* Fills err (if not NULL) with code, file and the formatted message (NULL:
- * atf_strerror(code)); @return code. */
-atf_status v_fail(atf_error *err, atf_status code, const char *file, const char *fmt, ...) V_PRINTF(4, 5);
-/* a + b + c, and dir + "/" + name (no doubled slash), in new strings (NULL: no memory). */
+/* Errors about a whole file are atf_fail_file(), paths atf_path_join(), files
+ * in memory atf_blob_open_limit() (formats/common/src/common.h). */
+/* a + b + c in a new string (NULL: no memory). */
 char *v_cat3(const char *a, const char *b, const char *c);
-char *v_join(const char *dir, const char *name);
 /* 1: a regular file; 0: nothing there; -1: something else is there, or it
  * cannot be looked at (err says which: an I/O problem, never a verdict). */
 int v_regular_or_absent(const char *path, atf_error *err);
 int v_is_dir(const char *path);
 /* Last path component, ignoring trailing slashes, into dst. */
 void v_base_name(const char *path, char *dst, size_t cap);
-/* The file at path mapped (or read), at most limit bytes (0: no limit); on
- * failure an empty blob and err naming the path. */
-struct atf_blob;
-atf_status v_map_open(struct atf_blob *m, const char *path, uint64_t limit, atf_error *err);
 
 /* ---- Formats ------------------------------------------------------------ */
 

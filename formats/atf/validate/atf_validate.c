@@ -9,6 +9,7 @@
 #include <atf/reader.h>
 
 #include "atf_pass.h"
+#include "common.h"   /* the codec's: atf_fail_file */
 
 /* A lone file: SPEC 7a.1, index.atf / detail.atf by name, any other file by
  * its magic (an index file when it is neither). */
@@ -75,15 +76,15 @@ atf_status atf_validate_thread_memory(atf_validation **out, const void *index, s
     if (out)
         *out = NULL;
     if (!out || (!index && index_size))
-        return v_fail(err, ATF_E_ARG, NULL, NULL);
+        return atf_fail_file(err, ATF_E_ARG, NULL, NULL);
     atf_validation *v = v_create("<thread>", opts);
     if (!v)
-        return v_fail(err, ATF_E_NOMEM, NULL, NULL);
+        return atf_fail_file(err, ATF_E_NOMEM, NULL, NULL);
     vthread_summary sum;
     atf_status st = v_thread(v, "", index ? index : (const void *)"", index_size, index_size, detail != NULL,
                              detail ? detail : (const void *)"", detail_size, detail_size, &sum);
     if (st)
-        v_fail(err, st, NULL, NULL);
+        atf_fail_file(err, st, NULL, NULL);
     return v_end(v, st, out, err);
 }
 

@@ -28,7 +28,7 @@ static void header_warnings(atf_validation *v, size_t file, const uint8_t *d)
     if (d[7] < ATF_OS_IOS || d[7] > ATF_OS_WINDOWS)
         v_report(v, file, C_DET_HDR_004, 0, 7, "os", "os is %u, not one of 1..5", d[7]);
     v_check(v, C_DET_HDR_005);
-    uint32_t flags = v_le32(d + 8);
+    uint32_t flags = atf_load_le32(d + 8);
     if (flags)
         v_report(v, file, C_DET_HDR_005, 0, 8, "flags", "flags is 0x%08" PRIx32 ", reserved: should be 0", flags);
     size_t k = v_first_nonzero(d + 16, 4);
@@ -53,7 +53,7 @@ static int check_arm64(atf_validation *v, size_t file, const uint8_t *d, uint64_
                  "detail event %" PRIu64 ": ARM64 payload is %" PRIu32 " bytes, less than 100", dseq, psize);
         return 0;
     }
-    uint16_t ss = v_le16(p + 96), res = v_le16(p + 98);
+    uint16_t ss = atf_load_le16(p + 96), res = atf_load_le16(p + 98);
     if (ss > ATF_ARM64_STACK_MAX)
         v_report(v, file, C_ARM_PAY_002, 0, po + 96, "stack_size",
                  "detail event %" PRIu64 ": stack_size is %u, more than 256", dseq, ss);
@@ -64,7 +64,7 @@ static int check_arm64(atf_validation *v, size_t file, const uint8_t *d, uint64_
     if (res)
         v_report(v, file, C_ARM_PAY_004, 0, po + 98, "reserved",
                  "detail event %" PRIu64 ": reserved is 0x%04x, not 0", dseq, res);
-    *fid = v_le64(p);
+    *fid = atf_load_le64(p);
     return 1;
 }
 
@@ -107,7 +107,7 @@ static void detail_locate_footer(dpass *p)
         /* A placeholder's footer; and a finalized header's when it is not
          * where the header says (SPEC 6): the last 64 bytes, lined up. */
         uint64_t at = size - ATF_DETAIL_FOOTER_SIZE;
-        if (memcmp(d + at, ATF_DETAIL_FOOTER_MAGIC, 4) == 0 && v_le64(d + at + 16) == at - eo) {
+        if (memcmp(d + at, ATF_DETAIL_FOOTER_MAGIC, 4) == 0 && atf_load_le64(d + at + 16) == at - eo) {
             p->has_footer = 1;
             p->fo = at;
             p->end = at;
@@ -187,10 +187,10 @@ static void detail_link(dpass *p, uint64_t pos, uint64_t j, uint64_t iseq, uint6
     const uint8_t *ie = ix->data + ix->eo + iseq * ATF_INDEX_EVENT_SIZE;
     uint64_t back;
     if (ix->layout == ATF_LAYOUT_1) {
-        uint32_t s = v_le32(ie + 28);
+        uint32_t s = atf_load_le32(ie + 28);
         back = s == ATF_NO_DETAIL_L1 ? ATF_NO_DETAIL : s;
     } else {
-        back = v_le64(ie + 16);
+        back = atf_load_le64(ie + 16);
     }
     if (back != j) {
         if (back == ATF_NO_DETAIL)
@@ -205,13 +205,13 @@ static void detail_link(dpass *p, uint64_t pos, uint64_t j, uint64_t iseq, uint6
     p->nconf++;
     if (p->confirmed_bits)
         p->confirmed_bits[iseq >> 6] |= (uint64_t)1 << (iseq & 63);
-    uint64_t its = v_le64(ie);
+    uint64_t its = atf_load_le64(ie);
     if (ts != its)
         v_report(v, p->file, C_LINK_007, 0, pos + 16, "timestamp",
                  "detail event %" PRIu64 ": timestamp %" PRIu64 " differs from index event %" PRIu64
                  "'s timestamp_ns %" PRIu64,
                  j, ts, iseq, its);
-    uint64_t ifid = v_le64(ie + 8);
+    uint64_t ifid = atf_load_le64(ie + 8);
     if (has_fid && fid != ifid)
         v_report(v, p->file, C_ARM_PAY_005, 0, pos + ATF_DETAIL_EVENT_HEADER_SIZE, "function_id",
                  "detail event %" PRIu64 ": payload function_id 0x%" PRIx64 " differs from index event %" PRIu64
@@ -232,16 +232,16 @@ static void detail_walk(dpass *p)
     p->complete = 1;
     while (pos < p->end) {
         const uint64_t rem = p->end - pos;
-        uint32_t tl = rem >= 4 ? v_le32(d + pos) : 0;
+        uint32_t tl = rem >= 4 ? atf_load_le32(d + pos) : 0;
         if (rem < ATF_DETAIL_EVENT_HEADER_SIZE || tl < ATF_DETAIL_EVENT_HEADER_SIZE || tl > rem) {
             p->j = j;
             detail_bad_length(p, pos, rem, tl);
             break;
         }
         const uint8_t *e = d + pos;
-        const uint16_t type = v_le16(e + 4);
-        const uint64_t iseq = l1 ? v_le32(e + 8) : v_le64(e + 8);
-        const uint64_t ts = v_le64(e + 16);
+        const uint16_t type = atf_load_le16(e + 4);
+        const uint64_t iseq = l1 ? atf_load_le32(e + 8) : atf_load_le64(e + 8);
+        const uint64_t ts = atf_load_le64(e + 16);
         if (type != ATF_DETAIL_FUNCTION_CALL && type != ATF_DETAIL_FUNCTION_RETURN)
             v_report(v, file, C_DET_EVT_003, 0, pos + 4, "event_type",
                      "detail event %" PRIu64 ": event_type is %u, not 3 (call) or 4 (return)", j, type);
@@ -258,10 +258,10 @@ static void detail_walk(dpass *p)
                          "detail event %" PRIu64 ": index_seq %" PRIu64 " does not increase (previous %" PRIu64 ")", j,
                          iseq, prev_iseq);
         }
-        if (l1 && v_le32(e + 12) != p->h_tid)
+        if (l1 && atf_load_le32(e + 12) != p->h_tid)
             v_report(v, file, C_DET_EVT_006, 0, pos + 12, "thread_id",
                      "detail event %" PRIu64 ": thread_id %" PRIu32 " differs from the header's %" PRIu32, j,
-                     v_le32(e + 12), p->h_tid);
+                     atf_load_le32(e + 12), p->h_tid);
         uint64_t fid = 0;
         int has_fid = 0;
         if (p->arm64 && (type == ATF_DETAIL_FUNCTION_CALL || type == ATF_DETAIL_FUNCTION_RETURN))
@@ -299,7 +299,7 @@ static void detail_crash_truncated(const dpass *p)
     v_report(v, p->file, C_REC_001, 0, pos, "footer", "%s", what);
     if (trailing == 0) {
         /* nothing after the last complete event */
-    } else if (trailing >= 16 && memcmp(t, ATF_DETAIL_FOOTER_MAGIC, 4) == 0 && v_le64(t + 8) == j) {
+    } else if (trailing >= 16 && memcmp(t, ATF_DETAIL_FOOTER_MAGIC, 4) == 0 && atf_load_le64(t + 8) == j) {
         /* SPEC 7a.5: "2DTA" and, at byte 8, the number of events before it. */
         v_report(v, p->file, C_REC_003, 0, pos, "footer",
                  "torn footer (crash during finalize): %" PRIu64 " bytes starting with \"2DTA\" are not an event",
@@ -307,11 +307,11 @@ static void detail_crash_truncated(const dpass *p)
     } else if (pos >= data_end || v_first_nonzero(t, (size_t)((data_end < size ? data_end : size) - pos)) ==
                                       (data_end < size ? data_end : size) - pos) {
         /* A zero-filled tail: the scan stops at total_length 0; not REC-002 or REC-005 (SPEC 7a.6). */
-    } else if (trailing >= ATF_DETAIL_EVENT_HEADER_SIZE && v_le32(t) < ATF_DETAIL_EVENT_HEADER_SIZE) {
+    } else if (trailing >= ATF_DETAIL_EVENT_HEADER_SIZE && atf_load_le32(t) < ATF_DETAIL_EVENT_HEADER_SIZE) {
         v_report(v, p->file, C_REC_005, 0, pos, "total_length",
                  "after the %" PRIu64 " recovered events: a complete record with total_length %" PRIu32
                  " (less than 24), not a partial event or a torn footer",
-                 j, v_le32(t));
+                 j, atf_load_le32(t));
     } else {
         v_report(v, p->file, C_REC_002, 0, pos, "event",
                  "partial event of %" PRIu64 " bytes after the last complete event ignored", trailing);
@@ -443,12 +443,12 @@ void v_detail_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t si
     p.ix = ix;
     p.confirmed_bits = confirmed_bits;
     p.l1 = layout == ATF_LAYOUT_1;
-    p.h_tid = v_le32(d + 12);
-    p.eo = v_le64(d + 20);
-    p.h_count = v_le64(d + 28);
-    p.h_len = v_le64(d + 36);
-    p.h_iss = v_le64(d + 44);
-    p.h_ise = v_le64(d + 52);
+    p.h_tid = atf_load_le32(d + 12);
+    p.eo = atf_load_le64(d + 20);
+    p.h_count = atf_load_le64(d + 28);
+    p.h_len = atf_load_le64(d + 36);
+    p.h_iss = atf_load_le64(d + 44);
+    p.h_ise = atf_load_le64(d + 52);
     p.arm64 = d[6] == ATF_ARCH_ARM64;
     out->header_ok = 1;
     out->layout = layout;

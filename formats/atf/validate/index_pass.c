@@ -34,10 +34,10 @@ typedef struct ictx {
 static uint64_t detail_seq_of(const uint8_t *p, atf_layout layout)
 {
     if (layout == ATF_LAYOUT_1) {
-        uint32_t s = v_le32(p + 28);
+        uint32_t s = atf_load_le32(p + 28);
         return s == ATF_NO_DETAIL_L1 ? ATF_NO_DETAIL : s;
     }
-    return v_le64(p + 16);
+    return atf_load_le64(p + 16);
 }
 
 /* @return 0 and advances the state if no event of the chunk breaks a rule. */
@@ -47,7 +47,7 @@ static int fast_chunk(const ictx *c, const uint8_t *p, uint64_t n, iscan *s)
     const uint64_t nd = (uint64_t)(c->no_detail != 0);
     if (c->layout == ATF_LAYOUT_2) {
         for (uint64_t i = 0; i < n; i++, p += ATF_INDEX_EVENT_SIZE) {
-            uint64_t ts = v_le64(p), d1 = v_le64(p + 16) + 1u, w = v_le64(p + 24);
+            uint64_t ts = atf_load_le64(p), d1 = atf_load_le64(p + 16) + 1u, w = atf_load_le64(p + 24);
             uint64_t linked = d1 != 0;
             /* w = event_kind | reserved << 8: valid iff it is 1, 2 or 3. */
             anomaly |= (uint64_t)(w - 1u > 2u) | (uint64_t)(ts < prev) | (linked & ((uint64_t)(d1 <= last1) | nd));
@@ -58,9 +58,9 @@ static int fast_chunk(const ictx *c, const uint8_t *p, uint64_t n, iscan *s)
     } else {
         const uint32_t tid = c->thread_id;
         for (uint64_t i = 0; i < n; i++, p += ATF_INDEX_EVENT_SIZE) {
-            uint64_t ts = v_le64(p);
-            uint32_t kind = v_le32(p + 20), t = v_le32(p + 16);
-            uint64_t d1 = (uint32_t)(v_le32(p + 28) + 1u);
+            uint64_t ts = atf_load_le64(p);
+            uint32_t kind = atf_load_le32(p + 20), t = atf_load_le32(p + 16);
+            uint64_t d1 = (uint32_t)(atf_load_le32(p + 28) + 1u);
             uint64_t linked = d1 != 0;
             anomaly |= (uint64_t)(kind - 1u > 2u) | (uint64_t)(ts < prev) | (uint64_t)(t != tid) |
                        (linked & ((uint64_t)(d1 <= last1) | nd));
@@ -126,7 +126,7 @@ static uint32_t scan_events(const ictx *c, const uint8_t *events, uint64_t n, in
 {
     uint32_t crc = 0;
     memset(s, 0, sizeof *s);
-    s->prev_ts = n ? v_le64(events) : 0;
+    s->prev_ts = n ? atf_load_le64(events) : 0;
     for (uint64_t base = 0; base < n; base += CHUNK_EVENTS) {
         uint64_t k = n - base < CHUNK_EVENTS ? n - base : CHUNK_EVENTS;
         const uint8_t *p = events + base * ATF_INDEX_EVENT_SIZE;
@@ -150,7 +150,7 @@ static void header_warnings(atf_validation *v, size_t file, const uint8_t *d, at
     if (d[16] < ATF_CLOCK_MACH_CONTINUOUS || d[16] > ATF_CLOCK_BOOTTIME)
         v_report(v, file, C_IDX_HDR_006, 0, 16, "clock_type", "clock_type is %u, not one of 1..3", d[16]);
     v_check(v, C_IDX_HDR_007);
-    uint32_t flags = v_le32(d + 8);
+    uint32_t flags = atf_load_le32(d + 8);
     if (flags & ~(uint32_t)ATF_INDEX_FLAG_HAS_DETAIL_FILE)
         v_report(v, file, C_IDX_HDR_007, 0, 8, "flags", "flags is 0x%08" PRIx32 ": reserved bits are set", flags);
     v_check(v, C_IDX_HDR_008);
@@ -193,18 +193,18 @@ static int index_header(ipass *p)
     atf_validation *v = p->v;
     const uint8_t *d = p->d;
     const int l1 = p->l1;
-    const uint32_t event_size = v_le32(d + (l1 ? 24 : 20));
-    p->h_count = l1 ? v_le32(d + 28) : v_le64(d + 24);
-    p->eo = v_le64(d + 32);
-    p->footer_offset = v_le64(d + 40);
-    p->h_t0 = v_le64(d + 48);
-    p->h_t1 = v_le64(d + 56);
+    const uint32_t event_size = atf_load_le32(d + (l1 ? 24 : 20));
+    p->h_count = l1 ? atf_load_le32(d + 28) : atf_load_le64(d + 24);
+    p->eo = atf_load_le64(d + 32);
+    p->footer_offset = atf_load_le64(d + 40);
+    p->h_t0 = atf_load_le64(d + 48);
+    p->h_t1 = atf_load_le64(d + 56);
     p->count_at = l1 ? 28 : 24;
     vindex *out = p->out;
     out->header_ok = 1;
     out->layout = p->layout;
-    out->flags = v_le32(d + 8);
-    out->thread_id = v_le32(d + 12);
+    out->flags = atf_load_le32(d + 8);
+    out->thread_id = atf_load_le32(d + 12);
     out->clock_type = d[16];
     atf_index_header hh;
     memset(&hh, 0, sizeof hh);
@@ -259,7 +259,7 @@ static void locate_footer(ipass *p)
          * where the header says (SPEC 6): the last 64 bytes, lined up. */
         uint64_t at = size - ATF_INDEX_FOOTER_SIZE;
         if ((at - eo) % ATF_INDEX_EVENT_SIZE == 0 && memcmp(d + at, ATF_INDEX_FOOTER_MAGIC, 4) == 0 &&
-            v_le64(d + at + 32) == at - eo) {
+            atf_load_le64(d + at + 32) == at - eo) {
             p->has_footer = 1;
             p->fo = at;
             if (p->out->finalized && !p->bad_footer_offset) {
@@ -354,7 +354,7 @@ static void crash_truncated(ipass *p)
     int torn = 0;
     if (p->n > 0) {
         const uint8_t *last = d + p->eo + (p->n - 1) * ATF_INDEX_EVENT_SIZE;
-        if (memcmp(last, ATF_INDEX_FOOTER_MAGIC, 4) == 0 && v_le64(last + 8) == p->n - 1) {
+        if (memcmp(last, ATF_INDEX_FOOTER_MAGIC, 4) == 0 && atf_load_le64(last + 8) == p->n - 1) {
             torn = 1;
             p->n--;
         }
@@ -496,8 +496,8 @@ void v_index_pass(atf_validation *v, size_t file, const uint8_t *d, uint64_t siz
     out->n = n;
     out->linked = s.linked;
     if (n) {
-        out->first_ts = v_le64(events);
-        out->last_ts = v_le64(events + (n - 1) * ATF_INDEX_EVENT_SIZE);
+        out->first_ts = atf_load_le64(events);
+        out->last_ts = atf_load_le64(events + (n - 1) * ATF_INDEX_EVENT_SIZE);
     }
     if (p.has_footer)
         footer_verdicts(&p, events, want_crc, crc);

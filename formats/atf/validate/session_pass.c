@@ -95,13 +95,13 @@ atf_status v_thread(atf_validation *v, const char *label_prefix, const uint8_t *
 static atf_status thread_dir(atf_validation *v, const char *tdir, const char *label_prefix, vthread_summary *out,
                              int *has_index_out, int *has_detail_out, atf_error *err)
 {
-    char *ip = v_join(tdir, "index.atf"), *dp = v_join(tdir, "detail.atf");
+    char *ip = atf_path_join(tdir, "index.atf"), *dp = atf_path_join(tdir, "detail.atf");
     atf_status st = ATF_OK;
     atf_blob im, dm;
     memset(&im, 0, sizeof im);
     memset(&dm, 0, sizeof dm);
     if (!ip || !dp) {
-        st = v_fail(err, ATF_E_NOMEM, tdir, NULL);
+        st = atf_fail_file(err, ATF_E_NOMEM, tdir, NULL);
         goto out;
     }
     int has_index = v_regular_or_absent(ip, err), has_detail = has_index < 0 ? -1 : v_regular_or_absent(dp, err);
@@ -111,14 +111,18 @@ static atf_status thread_dir(atf_validation *v, const char *tdir, const char *la
     }
     *has_index_out = has_index;
     *has_detail_out = has_detail;
-    if (has_index && (st = v_map_open(&im, ip, 0, err)))
+    if (has_index && (st = atf_blob_open(&im, ip, 0, err))) {
+        atf_error_set_file(err, ip);
         goto out;
-    if (has_detail && (st = v_map_open(&dm, dp, 0, err)))
+    }
+    if (has_detail && (st = atf_blob_open(&dm, dp, 0, err))) {
+        atf_error_set_file(err, dp);
         goto out;
+    }
     st = v_thread(v, label_prefix, has_index ? im.data : NULL, im.size, im.data_end, has_detail, dm.data, dm.size,
                   dm.data_end, out);
     if (st)
-        v_fail(err, st, tdir, NULL);
+        atf_fail_file(err, st, tdir, NULL);
 out:
     atf_blob_close(&im);
     atf_blob_close(&dm);
@@ -128,24 +132,6 @@ out:
 }
 
 /* ---- Sessions ---------------------------------------------------------------- */
-
-/* "thread_<id>", the id in decimal without leading zeros. */
-static int parse_thread_dir(const char *name, uint64_t *id)
-{
-    if (strncmp(name, "thread_", 7) != 0 || !name[7] || (name[7] == '0' && name[8]))
-        return 0;
-    uint64_t val = 0;
-    for (const char *p = name + 7; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return 0;
-        uint64_t dgt = (uint64_t)(*p - '0');
-        if (val > (UINT64_MAX - dgt) / 10)
-            return 0;
-        val = val * 10 + dgt;
-    }
-    *id = val;
-    return 1;
-}
 
 typedef struct sthread {
     uint64_t id;
@@ -168,17 +154,17 @@ static atf_status discover(const char *dir, sthread **list, size_t *count, size_
     DIR *d = opendir(dir);
     if (!d) {
         int e = errno;   /* opendir() allocates: ENOMEM is not an I/O error */
-        return v_fail(err, e == ENOMEM ? ATF_E_NOMEM : ATF_E_IO, dir, "cannot read directory: %s", strerror(e));
+        return atf_fail_file(err, e == ENOMEM ? ATF_E_NOMEM : ATF_E_IO, dir, "cannot read directory: %s", strerror(e));
     }
     atf_status st = ATF_OK;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         uint64_t id;
-        if (!parse_thread_dir(e->d_name, &id))
+        if (!atf_thread_dir_id(e->d_name, &id))
             continue;
-        char *p = v_join(dir, e->d_name);
+        char *p = atf_path_join(dir, e->d_name);
         if (!p) {
-            st = v_fail(err, ATF_E_NOMEM, dir, NULL);
+            st = atf_fail_file(err, ATF_E_NOMEM, dir, NULL);
             break;
         }
         int isd = v_is_dir(p);
@@ -188,12 +174,12 @@ static atf_status discover(const char *dir, sthread **list, size_t *count, size_
         if (*count == *cap) {
             size_t ncap = *cap ? *cap * 2 : 16;
             if (ncap > MAX_THREADS) {
-                st = v_fail(err, ATF_E_LIMIT, dir, "more than %zu thread directories", MAX_THREADS);
+                st = atf_fail_file(err, ATF_E_LIMIT, dir, "more than %zu thread directories", MAX_THREADS);
                 break;
             }
             sthread *n = realloc(*list, ncap * sizeof *n);
             if (!n) {
-                st = v_fail(err, ATF_E_NOMEM, dir, NULL);
+                st = atf_fail_file(err, ATF_E_NOMEM, dir, NULL);
                 break;
             }
             *list = n;
@@ -222,9 +208,9 @@ typedef struct swalk {
 static atf_status session_manifest(swalk *s, atf_error *err)
 {
     atf_validation *v = s->v;
-    char *mpath = v_join(s->dir, "manifest.json");
+    char *mpath = atf_path_join(s->dir, "manifest.json");
     if (!mpath)
-        return v_fail(err, ATF_E_NOMEM, s->dir, NULL);
+        return atf_fail_file(err, ATF_E_NOMEM, s->dir, NULL);
     v_check(v, C_SES_MAN_001);
     atf_status st = ATF_OK;
     int hm = v_regular_or_absent(mpath, err);
@@ -233,7 +219,8 @@ static atf_status session_manifest(swalk *s, atf_error *err)
     } else if (hm > 0) {
         atf_blob mm;
         atf_error e;
-        st = v_map_open(&mm, mpath, MANIFEST_MAX_BYTES, &e);
+        st = atf_blob_open_limit(&mm, mpath, 0, MANIFEST_MAX_BYTES, &e);
+        atf_error_set_file(&e, mpath);
         if (st == ATF_E_LIMIT) {
             v_report(v, s->mf, C_SES_MAN_002, 0, V_NO_OFFSET, NULL, "manifest.json is larger than 64 MiB: not read");
             st = ATF_OK;
@@ -249,7 +236,7 @@ static atf_status session_manifest(swalk *s, atf_error *err)
             st = v_manifest_check(v, s->mf, (const char *)mm.data, (size_t)mm.size, &s->man);
             atf_blob_close(&mm);
             if (st)
-                v_fail(err, st, mpath, NULL);
+                atf_fail_file(err, st, mpath, NULL);
         }
     } else {
         v_report(v, s->mf, C_SES_MAN_001, 0, V_NO_OFFSET, NULL,
@@ -269,7 +256,7 @@ static atf_status session_threads(swalk *s, sthread **out, size_t *out_count, at
         cap = s->man.thread_count ? s->man.thread_count : 1;
         list = calloc(cap, sizeof *list);
         if (!list)
-            return v_fail(err, ATF_E_NOMEM, s->dir, NULL);
+            return atf_fail_file(err, ATF_E_NOMEM, s->dir, NULL);
         for (size_t i = 0; i < s->man.thread_count; i++) {
             const vman_thread *m = &s->man.threads[i];
             list[count++] = (sthread){ m->id, 1, m->index, m->has_detail, 0 };
@@ -381,12 +368,12 @@ static atf_status session_thread(swalk *s, const sthread *t, size_t i, size_t co
     char name[40], field[64];
     snprintf(name, sizeof name, "thread_%" PRIu64, t->id);
     snprintf(field, sizeof field, "threads[%zu]", t->man_index);
-    char *tdir = v_join(s->dir, name);
+    char *tdir = atf_path_join(s->dir, name);
     char *tprefix = v_cat3(s->prefix, name, "/");
     if (!tdir || !tprefix) {
         free(tdir);
         free(tprefix);
-        return v_fail(err, ATF_E_NOMEM, s->dir, NULL);
+        return atf_fail_file(err, ATF_E_NOMEM, s->dir, NULL);
     }
     if (s->man_threads && !t->listed)
         v_report(v, s->mf, C_SES_MAN_004, 0, V_NO_OFFSET, "threads", "directory %s/ is not listed in manifest.json",
@@ -449,7 +436,7 @@ static atf_status session(atf_validation *v, const char *dir, const char *prefix
     s.min_first = UINT64_MAX;
     char *label = v_cat3(prefix, "manifest.json", "");
     if (!label)
-        return v_fail(err, ATF_E_NOMEM, dir, NULL);
+        return atf_fail_file(err, ATF_E_NOMEM, dir, NULL);
     s.mf = v_file(v, label);
     free(label);
     sthread *list = NULL;
@@ -466,7 +453,7 @@ static atf_status session(atf_validation *v, const char *dir, const char *prefix
     free(list);
     v_manifest_free(&s.man);
     if (!st && v->oom)
-        st = v_fail(err, ATF_E_NOMEM, dir, NULL);
+        st = atf_fail_file(err, ATF_E_NOMEM, dir, NULL);
     return st;
 }
 
@@ -475,7 +462,7 @@ static atf_status session(atf_validation *v, const char *dir, const char *prefix
 /* A thread_K/ directory holding neither index.atf nor detail.atf. */
 static int thread_without_files(const char *path)
 {
-    char *ip = v_join(path, "index.atf"), *dp = v_join(path, "detail.atf");
+    char *ip = atf_path_join(path, "index.atf"), *dp = atf_path_join(path, "detail.atf");
     struct stat lsb;
     int none = ip && dp && lstat(ip, &lsb) != 0 && errno == ENOENT && lstat(dp, &lsb) != 0 && errno == ENOENT;
     free(ip);
@@ -495,7 +482,7 @@ static atf_status root_of_sessions(atf_validation *v, const char *path, atf_erro
         skip--;
     for (size_t i = 0; !st && i < n; i++) {
         char *prefix = v_cat3(list[i] + skip + (list[i][skip] == '/'), "/", "");
-        st = prefix ? session(v, list[i], prefix, err) : v_fail(err, ATF_E_NOMEM, path, NULL);
+        st = prefix ? session(v, list[i], prefix, err) : atf_fail_file(err, ATF_E_NOMEM, path, NULL);
         free(prefix);
     }
     atf_session_list_free(list, n);
@@ -535,6 +522,6 @@ atf_status v_atf_directory(atf_validation *v, const char *path, atf_error *err)
     if (kind == ATF_PATH_ROOT)
         return root_of_sessions(v, path, err);
     if (e.code == ATF_E_NOMEM || e.code == ATF_E_IO)
-        return v_fail(err, e.code, path, "%s", e.message);   /* detection could not run: no verdict */
-    return v_fail(err, ATF_E_NOT_FOUND, path, "%s", e.message[0] ? e.message : "not an ATF file, thread or session");
+        return atf_fail_file(err, e.code, path, "%s", e.message);   /* detection could not run: no verdict */
+    return atf_fail_file(err, ATF_E_NOT_FOUND, path, "%s", e.message[0] ? e.message : "not an ATF file, thread or session");
 }

@@ -22,6 +22,13 @@
 /* Fills err (if not NULL) and returns code. fmt may be NULL (message = strerror). */
 atf_status atf_fail(atf_error *err, atf_status code, uint64_t offset, const char *field,
                     const char *fmt, ...) ATF_PRINTF(5, 6);
+atf_status atf_failv(atf_error *err, atf_status code, uint64_t offset, const char *field, const char *fmt,
+                     va_list ap) ATF_PRINTF(5, 0);
+/* atf_fail() of an error about a whole file (a path that cannot be opened or
+ * read, a directory that is not a session): err cleared, its file set to
+ * @file (NULL: none), no offset, no field. */
+atf_status atf_fail_file(atf_error *err, atf_status code, const char *file, const char *fmt, ...)
+    ATF_PRINTF(4, 5);
 void atf_error_set_file(atf_error *err, const char *file);
 void atf_error_clear(atf_error *err);
 /* Makes @err's field text outlive what it points into (a reader's

@@ -90,19 +90,16 @@ size_t atf_error_format(char *dst, size_t dst_cap, const atf_error *err)
     return append_escaped(dst, dst_cap, n, err->message[0] ? err->message : atf_strerror(err->code));
 }
 
-atf_status atf_fail(atf_error *err, atf_status code, uint64_t offset, const char *field,
-                    const char *fmt, ...)
+atf_status atf_failv(atf_error *err, atf_status code, uint64_t offset, const char *field, const char *fmt,
+                     va_list ap)
 {
     if (err) {
         err->code = code;
         err->offset = offset;
         err->field = field;
         if (fmt) {
-            va_list ap;
-            va_start(ap, fmt);
             char raw[sizeof err->message];
             vsnprintf(raw, sizeof raw, fmt, ap);
-            va_end(ap);
             /* Messages may quote input (jansson's error text does, and
              * paths): keep them one line, control characters escaped. */
             err->message[0] = '\0';
@@ -112,6 +109,27 @@ atf_status atf_fail(atf_error *err, atf_status code, uint64_t offset, const char
         }
     }
     return code;
+}
+
+atf_status atf_fail(atf_error *err, atf_status code, uint64_t offset, const char *field,
+                    const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    atf_status st = atf_failv(err, code, offset, field, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+atf_status atf_fail_file(atf_error *err, atf_status code, const char *file, const char *fmt, ...)
+{
+    atf_error_clear(err);
+    atf_error_set_file(err, file);
+    va_list ap;
+    va_start(ap, fmt);
+    atf_status st = atf_failv(err, code, ATF_NO_OFFSET, NULL, fmt, ap);
+    va_end(ap);
+    return st;
 }
 
 void atf_error_set_file(atf_error *err, const char *file)

@@ -1,25 +1,31 @@
 /* JSON and XML escaping onto a stream (escape.h). */
 #include <stdint.h>
+#include <string.h>
 
 #include "common.h"
 #include "escape.h"
 
-/* Next code point of a NUL-terminated UTF-8 string; a malformed sequence
- * gives U+FFFD and consumes one byte. */
-static uint32_t next_cp(const unsigned char **pp)
+/* Next code point of the UTF-8 bytes [*pp, end); a malformed sequence gives
+ * U+FFFD and consumes one byte. */
+static uint32_t next_cp_n(const unsigned char **pp, const unsigned char *end)
 {
     uint32_t cp;
-    size_t k = atf_utf8_decode(*pp, 4, &cp);   /* stops at the NUL: no continuation byte */
+    size_t k = atf_utf8_decode(*pp, (size_t)(end - *pp), &cp);
     *pp += k ? k : 1;
     return k ? cp : 0xFFFD;
 }
 
 void atf_json_fputs(const char *s, FILE *out)
 {
-    const unsigned char *p = (const unsigned char *)s;
+    atf_json_fputs_n(s, strlen(s), out);
+}
+
+void atf_json_fputs_n(const char *s, size_t n, FILE *out)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
     fputc('"', out);
-    while (*p) {
-        uint32_t c = next_cp(&p);
+    while (p < end) {
+        uint32_t c = next_cp_n(&p, end);
         switch (c) {
         case '"': fputs("\\\"", out); continue;
         case '\\': fputs("\\\\", out); continue;
@@ -42,9 +48,9 @@ void atf_json_fputs(const char *s, FILE *out)
 
 void atf_xml_fputs(const char *s, FILE *out)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        uint32_t c = next_cp(&p);
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+    while (p < end) {
+        uint32_t c = next_cp_n(&p, end);
         switch (c) {
         case '&': fputs("&amp;", out); continue;
         case '<': fputs("&lt;", out); continue;

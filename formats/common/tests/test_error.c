@@ -225,6 +225,31 @@ static void test_fail_fills_error(void **state)
     atf_error_clear(NULL);
 }
 
+/* atf_fail_file(): an error about a whole file replaces what err held. */
+static void test_fail_file_clears_then_names_the_file(void **state)
+{
+    (void)state;
+    atf_error e;
+    atf_fail(&e, ATF_E_COUNT, 40, "footer.event_count", "claims %d events", 7);
+    atf_error_set_file(&e, "old.atf");
+    assert_int_equal(atf_fail_file(&e, ATF_E_IO, "dir/x", "cannot read directory: %s", "Permission denied"),
+                     ATF_E_IO);
+    assert_int_equal(e.code, ATF_E_IO);
+    assert_true(e.offset == ATF_NO_OFFSET);
+    assert_null(e.field);
+    assert_string_equal(e.file, "dir/x");
+    assert_string_equal(e.message, "cannot read directory: Permission denied");
+
+    /* No file: none (not the old one); no format: the status text; control
+     * characters of the message escaped, as atf_fail() does. */
+    assert_int_equal(atf_fail_file(&e, ATF_E_NOMEM, NULL, NULL), ATF_E_NOMEM);
+    assert_string_equal(e.file, "");
+    assert_string_equal(e.message, "out of memory");
+    atf_fail_file(&e, ATF_E_NOT_FOUND, "a", "%s", "line\nbreak\x1b");
+    assert_string_equal(e.message, "line\\nbreak\\x1b");
+    assert_int_equal(atf_fail_file(NULL, ATF_E_ARG, "a", NULL), ATF_E_ARG);
+}
+
 static void test_version(void **state)
 {
     (void)state;
@@ -246,6 +271,7 @@ int main(void)
         cmocka_unit_test(test_format_truncation),
         cmocka_unit_test(test_format_degenerate_arguments),
         cmocka_unit_test(test_fail_fills_error),
+        cmocka_unit_test(test_fail_file_clears_then_names_the_file),
         cmocka_unit_test(test_version),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

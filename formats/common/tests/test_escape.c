@@ -51,6 +51,41 @@ static void test_json_malformed_is_fffd_per_byte(void **state)
     assert_string_equal(b, "\"\\ufffda\\ufffd\"");
 }
 
+/* atf_json_fputs_n(): n bytes, NUL among them; a sequence cut by n is
+ * malformed; the same text as atf_json_fputs() where both apply. */
+static void test_json_n_bounded(void **state)
+{
+    (void)state;
+    char b[256], c[256];
+    FILE *f = fmemopen(b, sizeof b, "w");
+    assert_non_null(f);
+    atf_json_fputs_n("a\0b\xc3\xa9", 5, f);
+    assert_int_equal(fclose(f), 0);
+    assert_string_equal(b, "\"a\\u0000b\\u00e9\"");
+
+    f = fmemopen(b, sizeof b, "w");
+    assert_non_null(f);
+    atf_json_fputs_n("x\xc3\xa9yz", 2, f);   /* U+00E9 cut after its first byte */
+    assert_int_equal(fclose(f), 0);
+    assert_string_equal(b, "\"x\\ufffd\"");
+
+    f = fmemopen(b, sizeof b, "w");
+    assert_non_null(f);
+    atf_json_fputs_n("tab\there, more", 8, f);
+    assert_int_equal(fclose(f), 0);
+    assert_string_equal(b, "\"tab\\there\"");
+
+    /* 0xf8 is no UTF-8 lead byte, with or without continuation bytes after it. */
+    const char *s = "\xf8\x80\x80q\xf0\x9f\x98\x80";
+    f = fmemopen(b, sizeof b, "w");
+    assert_non_null(f);
+    atf_json_fputs_n(s, strlen(s), f);
+    assert_int_equal(fclose(f), 0);
+    run(atf_json_fputs, s, c, sizeof c);
+    assert_string_equal(b, c);
+    assert_string_equal(b, "\"\\ufffd\\ufffd\\ufffdq\\ud83d\\ude00\"");
+}
+
 static void test_xml_markup_and_controls(void **state)
 {
     (void)state;
@@ -71,6 +106,7 @@ int main(void)
         cmocka_unit_test(test_json_ascii_and_short_escapes),
         cmocka_unit_test(test_json_controls_and_non_ascii),
         cmocka_unit_test(test_json_malformed_is_fffd_per_byte),
+        cmocka_unit_test(test_json_n_bounded),
         cmocka_unit_test(test_xml_markup_and_controls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -510,20 +510,6 @@ static char *lane_definition(const lane *l)
     return s;
 }
 
-static int parse_thread_dir(const char *name, uint64_t *id)
-{
-    if (strncmp(name, "thread_", 7) != 0 || !name[7])
-        return 0;
-    uint64_t v = 0;
-    for (const char *p = name + 7; *p; p++) {
-        if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10 || (p == name + 7 && *p == '0' && p[1]))
-            return 0;
-        v = v * 10 + (uint64_t)(*p - '0');
-    }
-    *id = v;
-    return 1;
-}
-
 static int cmp_thread(const void *a, const void *b)
 {
     uint64_t x = ((const pthread_lanes *)a)->id, y = ((const pthread_lanes *)b)->id;
@@ -577,7 +563,7 @@ static atf_status session_load(session_files *sf, const char *dir, atf_pack_stat
         int isdir = p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
         if (!strcmp(e->d_name, "manifest.json") && p && is_regular(p)) {
             have_manifest = 1;
-        } else if (isdir && parse_thread_dir(e->d_name, &id)) {
+        } else if (isdir && atf_thread_dir_id(e->d_name, &id)) {
             if (nids == idcap) {
                 idcap = idcap ? 2 * idcap : 16;
                 uint64_t *n2 = realloc(ids, idcap * sizeof *ids);

@@ -257,7 +257,7 @@ static void check_strings(wpass *w, const atf_wtf_event *ev, const atf_wtf_strin
         /* No arrays: string i is the ordinal in slot i (checked in range by the decoder). */
         for (uint64_t m = d->string_args; m; m &= m - 1) {
             size_t i = (size_t)__builtin_ctzll(m);
-            uint32_t ord = v_le32(ev->args + 4 * i);
+            uint32_t ord = atf_load_le32(ev->args + 4 * i);
             int any = (d->any_args >> i) & 1;
             if (ord >= st->count) {
                 /* null, or empty: "" is not JSON */
@@ -369,13 +369,13 @@ static size_t fast_run(wpass *w, const uint8_t *buf, size_t n, size_t pos, const
     uint64_t events = 0;
     while (n - pos >= 8) {
         const uint8_t *p = buf + pos;
-        uint32_t wire = v_le32(p), t = v_le32(p + 4);
+        uint32_t wire = atf_load_le32(p), t = atf_load_le32(p + 4);
         const wtf_plan *pl = wire < W_WIRES ? &plan[wire] : &wtf_plan_none;
         uint32_t size = pl->size;
         if (!pl->fast | (size > n - pos) | (t - t_lo > t_span) | (t < (pl->ordered ? lo : 0)))
             break;
         /* The first string argument (null when there is none): its state entry. */
-        uint32_t ord = v_le32(pl->s0 ? p + pl->s0 : null_ord);
+        uint32_t ord = atf_load_le32(pl->s0 ? p + pl->s0 : null_ord);
         uint32_t at = ord < count ? ord : ord == ATF_WTF_STRING_NULL ? count : ord == ATF_WTF_STRING_EMPTY ? count + 1 : count + 2;
         uint32_t d = depth + (uint32_t)(int32_t)pl->delta;
         unsigned need0 = S_FULL | (pl->any0 ? S_JSON : 0u);
@@ -385,7 +385,7 @@ static size_t fast_run(wpass *w, const uint8_t *buf, size_t n, size_t pos, const
             int ok = 1;
             for (uint64_t m = pl->more; m && ok; m &= m - 1) {
                 unsigned i = (unsigned)__builtin_ctzll(m);
-                uint32_t o = v_le32(p + 8 + 4 * i);
+                uint32_t o = atf_load_le32(p + 8 + 4 * i);
                 unsigned need = (pl->anys >> i) & 1 ? S_FULL | S_JSON : S_FULL;
                 uint32_t a = o < count ? o : o == ATF_WTF_STRING_NULL ? count : o == ATF_WTF_STRING_EMPTY ? count + 1 : count + 2;
                 ok = (state[a] & need) == need;
@@ -438,8 +438,8 @@ static void walk_events(wpass *w, const atf_wtf_chunk *c, const atf_wtf_part *ep
         }
         atf_wtf_event ev;
         ev.offset = ep->file_offset + pos;
-        ev.wire_id = v_le32(buf + pos);
-        ev.time = v_le32(buf + pos + 4);
+        ev.wire_id = atf_load_le32(buf + pos);
+        ev.time = atf_load_le32(buf + pos + 4);
         ev.def = w->defs[ev.wire_id];
         ev.zone = w->zone;
         ev.depth = 0;
@@ -552,12 +552,12 @@ static int chunk_header(wpass *w, wchunk *k, uint64_t *next)
     atf_wtf_chunk *c = &k->c;
     memset(c, 0, sizeof *c);
     c->offset = pos;
-    c->id = v_le32(d);
-    c->type = v_le32(d + 4);
-    c->length = v_le32(d + 8);
-    c->start_time = v_le32(d + 12);
-    c->end_time = v_le32(d + 16);
-    c->part_count = v_le32(d + 20);
+    c->id = atf_load_le32(d);
+    c->type = atf_load_le32(d + 4);
+    c->length = atf_load_le32(d + 8);
+    c->start_time = atf_load_le32(d + 12);
+    c->end_time = atf_load_le32(d + 16);
+    c->part_count = atf_load_le32(d + 20);
     uint64_t table_end = ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)c->part_count * ATF_WTF_PART_ENTRY_SIZE;
     k->table_end = table_end;
     if (c->part_count > ATF_WTF_MAX_PARTS) {
@@ -606,9 +606,9 @@ static int chunk_parts(wpass *w, wchunk *k)
         const uint8_t *e = k->d + ATF_WTF_CHUNK_HEADER_SIZE + (size_t)i * ATF_WTF_PART_ENTRY_SIZE;
         uint64_t at = k->pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)i * ATF_WTF_PART_ENTRY_SIZE;
         atf_wtf_part *p = &c->parts[i];
-        p->type = v_le32(e);
-        p->offset = v_le32(e + 4);
-        p->length = v_le32(e + 8);
+        p->type = atf_load_le32(e);
+        p->offset = atf_load_le32(e + 4);
+        p->length = atf_load_le32(e + 8);
         p->file_offset = k->pos + k->table_end + p->offset;
         if (!is_known_part(p->type))
             v_report(v, f, C_WTF_CHK_008, 0, at, "part.type", "part %u: type 0x%x", (unsigned)i, (unsigned)p->type);
