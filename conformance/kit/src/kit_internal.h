@@ -2,6 +2,7 @@
 #ifndef ATF_KIT_INTERNAL_H
 #define ATF_KIT_INTERNAL_H
 
+#include "common.h"   /* the codec's helpers: atf_path_join, atf_remove_tree */
 #include "escape.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -96,8 +97,6 @@ static inline void kit_xml(FILE *out, const char *s)
 }
 void kit_text_n(FILE *out, const char *s, size_t n);         /* text report: control characters as \n, \xHH */
 double kit_now(void);                                        /* monotonic seconds */
-int kit_rmtree(const char *path);                            /* rm -rf; 0 or -1 */
-char *kit_path_join(const char *a, const char *b);           /* malloc'd "a/b" */
 char *kit_strdup(const char *s);
 /* fopen(path, "rb") of a regular file only: a FIFO or another special file
  * is refused at once (never blocks); NULL with why[] filled on failure. */

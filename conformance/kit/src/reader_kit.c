@@ -252,7 +252,7 @@ static void scan_input(const char *path, int depth, int *detail, int *manifest)
     while ((e = readdir(d)) != NULL) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
-        char *sub = kit_path_join(path, e->d_name);
+        char *sub = atf_path_join(path, e->d_name);
         if (sub)
             scan_input(sub, depth + 1, detail, manifest);
         free(sub);
@@ -335,7 +335,7 @@ static void case_clauses(corpus_case *k, json_t *root)
 static int load_case(const char *dir, const char *file, corpus_case *k, atf_error *err)
 {
     memset(k, 0, sizeof *k);
-    char *path = kit_path_join(dir, file);
+    char *path = atf_path_join(dir, file);
     if (!path) {
         kit_status_fail(err, ATF_E_NOMEM, file, "out of memory");
         return -1;
@@ -360,7 +360,7 @@ static int load_case(const char *dir, const char *file, corpus_case *k, atf_erro
     k->target = kit_strdup(json_string_value(json_object_get(root, "target")));
     k->path = kit_sprintf("%s/%s/%s", dir, k->name ? k->name : "", k->target ? k->target : "");
     k->conformant = !strcmp(json_string_value(json_object_get(root, "verdict")), "conformant");
-    k->dump = json_is_string(jdump) ? kit_path_join(dir, json_string_value(jdump)) : NULL;
+    k->dump = json_is_string(jdump) ? atf_path_join(dir, json_string_value(jdump)) : NULL;
     case_clauses(k, root);
     int want_dump = json_is_string(jdump);
     struct stat st;

@@ -1,6 +1,5 @@
 /* Small helpers of the kits: escaping for JSON/XML/HTML, paths, directories. */
 #include <errno.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,28 +68,6 @@ char *kit_sprintf(const char *fmt, ...)
     vsnprintf(p, (size_t)n + 1, fmt, ap);
     va_end(ap);
     return p;
-}
-
-char *kit_path_join(const char *a, const char *b)
-{
-    size_t la = strlen(a);
-    return kit_sprintf("%s%s%s", a, la && a[la - 1] == '/' ? "" : "/", b);
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    int rc = flag == FTW_DP ? rmdir(path) : unlink(path);
-    return rc != 0 && errno != ENOENT ? -1 : 0;
-}
-
-int kit_rmtree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return errno == ENOENT ? 0 : -1;
-    return nftw(path, rm_entry, 32, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
 }
 
 uint64_t kit_free_bytes(const char *dir)

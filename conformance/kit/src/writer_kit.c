@@ -220,7 +220,7 @@ static void check_manifest(scen_result *r, unsigned max_mm, const char *session,
                            unsigned char *empty_false)
 {
     r->check_ran[K_SES_001] = r->check_ran[K_SES_002] = 1;
-    char *mpath = kit_path_join(session, "manifest.json");
+    char *mpath = atf_path_join(session, "manifest.json");
     atf_manifest *m = NULL;
     atf_error err;
     memset(&err, 0, sizeof err);
@@ -328,8 +328,8 @@ static void open_thread(scen_result *r, unsigned max_mm, const char *session, co
     const atf_scenario_thread *t = ct->t;
     snprintf(ct->rel_index, sizeof ct->rel_index, "thread_%" PRIu64 "/index.atf", t->id);
     snprintf(ct->rel_detail, sizeof ct->rel_detail, "thread_%" PRIu64 "/detail.atf", t->id);
-    char *ip = kit_path_join(session, ct->rel_index);
-    char *dp = kit_path_join(session, ct->rel_detail);
+    char *ip = atf_path_join(session, ct->rel_index);
+    char *dp = atf_path_join(session, ct->rel_detail);
     if (!ip || !dp) {
         free(ip);
         free(dp);
@@ -794,9 +794,9 @@ static void run_one(run_ctx *c, scen_result *r, const char *work, const char *sc
 {
     const atf_conform_writer_options *o = c->o;
     double t0 = kit_now();
-    char *dir = kit_path_join(work, r->name);
-    char *scen_path = b ? (dir ? kit_path_join(dir, "scenario.txt") : NULL) : kit_strdup(scen_path_in);
-    char *session = dir ? kit_path_join(dir, "session") : NULL;
+    char *dir = atf_path_join(work, r->name);
+    char *scen_path = b ? (dir ? atf_path_join(dir, "scenario.txt") : NULL) : kit_strdup(scen_path_in);
+    char *session = dir ? atf_path_join(dir, "session") : NULL;
     if (!dir || !scen_path || !session) {
         r->skipped = 1;
         snprintf(r->skip_reason, sizeof r->skip_reason, "out of memory");
@@ -807,7 +807,7 @@ static void run_one(run_ctx *c, scen_result *r, const char *work, const char *sc
         r->scrub[1] = b ? scen_path : NULL;   /* a scenario file of one's own keeps its path */
         r->scrub[2] = work;
     }
-    kit_rmtree(dir);
+    atf_remove_tree(dir);
     if (atf_make_dirs(session) != 0) {
         r->skipped = 1;
         snprintf(r->skip_reason, sizeof r->skip_reason, "cannot create %s: %s", session, strerror(errno));
@@ -868,7 +868,7 @@ out:
     if (o->keep_dir && dir)
         r->kept = kit_strdup(dir);
     else if (dir)
-        kit_rmtree(dir);
+        atf_remove_tree(dir);
     if (log) {
         fprintf(log, "atf conform: %-4s %s (%.2f s)\n", verdict_word(r), r->name, r->seconds);
         fflush(log);
@@ -1653,7 +1653,7 @@ static int writer_run(FILE *out, FILE *log, const atf_conform_writer_options *o,
         }
         free_results(&c);
         if (c.temp_work)
-            kit_rmtree(work);
+            atf_remove_tree(work);
         free(work);
     }
     free(probes);

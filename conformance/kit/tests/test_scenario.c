@@ -32,7 +32,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    return kit_rmtree(tmpdir);
+    return atf_remove_tree(tmpdir);
 }
 
 static char *tmp_path(const char *name)

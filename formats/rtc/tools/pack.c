@@ -1585,7 +1585,7 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
     st->skipped_ranges = sum.skipped_ranges;
     st->skipped_bytes = sum.skipped_bytes;
     st->rtc_state = (int)sum.state;
-    if (!sum.has_geometry) {   /* not one Marker: no RTC file (empty, a WTF or ATF file, anything else) */
+    if (!sum.has_geometry) {   /* not one Marker: no RTC file (empty, a file of another format, anything else) */
         st->not_rtc = 1;
         atf_rtc_reader_close(r);
         return unpack_nothing(rtc_path, &sum, rep, err);

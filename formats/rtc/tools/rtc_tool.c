@@ -13,9 +13,7 @@ const atf_tool_format atf_tool_format_rtc = {
     .dump = rtc_tool_dump,
     .export_to = NULL,
     .help_files = "RTC files (Ruler Trace Containers: a Marker at the start, or a name ending in .rtc)",
-    /* docs/rtc-dump-format.md holds its canonical dump; `atf --help` has
-     * never pointed to it (kept as it was). */
-    .dump_doc = NULL,
+    .dump_doc = "docs/rtc-dump-format.md",
     .spec = "conformance/SPEC-RTC.md",
     .commands = rtc_commands,
 };
