@@ -389,7 +389,7 @@ static void check_findings(size_t n, fz_rtc_read *rd)
 {
     size_t nf = atf_rtc_reader_finding_count(rd->r);
     for (size_t i = 0; i < nf; i++) {
-        atf_rtc_finding f;
+        atf_finding f;
         atf_rtc_reader_finding(rd->r, i, &f);
         FZ_CHECK(f.offset <= n && f.message && !strchr(f.message, '\n') && f.message[0],
                  "finding %zu (%s) at %llu of %zu: '%s'", i, f.clause ? f.clause : "remark",
@@ -435,7 +435,7 @@ static void debug_print(const uint8_t *d, size_t n, const fz_rtc_read *rd)
             (unsigned long long)s->skipped_ranges, (unsigned long long)s->unit_size,
             (unsigned long long)s->subunit_size, (long long)s->origin);
     for (size_t i = 0; i < atf_rtc_reader_finding_count(rd->r); i++) {
-        atf_rtc_finding f;
+        atf_finding f;
         atf_rtc_reader_finding(rd->r, i, &f);
         fprintf(stderr, "  %s at %llu: %s\n", f.clause ? f.clause : "remark", (unsigned long long)f.offset, f.message);
     }

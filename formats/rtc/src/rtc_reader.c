@@ -2060,10 +2060,12 @@ size_t atf_rtc_reader_finding_count(const atf_rtc_reader *r)
     return r->findings.n;
 }
 
-void atf_rtc_reader_finding(const atf_rtc_reader *r, size_t i, atf_rtc_finding *f)
+void atf_rtc_reader_finding(const atf_rtc_reader *r, size_t i, atf_finding *f)
 {
     const rfinding *x = &VEC_AT(r->findings, rfinding, i);
     f->clause = rtc_clause_id(x->clause);
+    f->severity = rtc_clause_is_error(x->clause) ? ATF_SEV_ERROR : ATF_SEV_WARNING;
+    f->file = NULL;
     f->offset = x->offset;
     f->field = x->field;
     f->message = x->message ? x->message : "";

@@ -108,7 +108,7 @@ static inline void check_whole(const mem *m, const size_t *lens)
     assert_int_equal(atf_rtc_reader_open_memory(&r, m->p, m->n, NULL), ATF_OK);
     atf_rtc_reader_summary(r, &s);
     for (size_t i = 0; i < atf_rtc_reader_finding_count(r); i++) {
-        atf_rtc_finding f;
+        atf_finding f;
         atf_rtc_reader_finding(r, i, &f);
         print_error("finding %s at %llu: %s\n", f.clause ? f.clause : "-", (unsigned long long)f.offset, f.message);
     }

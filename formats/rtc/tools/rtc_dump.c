@@ -123,7 +123,7 @@ static void diag_report(FILE *diag, const char *path, const atf_rtc_reader *r)
     }
     size_t nf = atf_rtc_reader_finding_count(r);
     for (size_t i = 0; i < nf; i++) {
-        atf_rtc_finding f;
+        atf_finding f;
         atf_rtc_reader_finding(r, i, &f);
         if (f.clause && strncmp(f.clause, "RTC-REC-", 8) != 0) {
             /* warnings other than cuts are the validator's business */

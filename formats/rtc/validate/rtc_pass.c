@@ -1,7 +1,7 @@
 /* The RTC pass: every RTC-* clause of conformance/SPEC-RTC.md over one file.
  * The codec's reader (formats/rtc) finds each clause as it reads (SPEC-RTC
  * 8.2: it needs no beginning and no end); this pass hands each of its
- * findings (atf_rtc_finding: clause ID, offset, field, message) to the one
+ * findings (atf_finding, atf/finding.h: clause ID, offset, field, message) to the one
  * report, by the clause of RTC's table that has the finding's ID. */
 #include <string.h>
 
@@ -48,7 +48,7 @@ static void rtc_file(atf_validation *v, size_t file, const uint8_t *d, uint64_t 
     memset(reported, 0, sizeof reported);
     size_t nf = atf_rtc_reader_finding_count(r);
     for (size_t i = 0; i < nf; i++) {
-        atf_rtc_finding f;
+        atf_finding f;
         vclause c;
         atf_rtc_reader_finding(r, i, &f);
         if (!f.clause || !v_clause_of(&atf_vformat_rtc, f.clause, &c))

@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 
+#include <atf/finding.h>   /* atf_severity, atf_finding: the findings of the validator and of the readers */
 #include <atf/session.h>
 #include <atf/tool_options.h>
 
@@ -124,9 +125,6 @@ typedef struct atf_report_stats {
  */
 ATF_API atf_status atf_tool_report(FILE *out, const char *path, const atf_tool_options *opts,
                                    const atf_report_options *ro, atf_report_stats *stats, atf_error *err);
-
-/** Severity of a finding of the validators (atf/validator.h, the readers' findings of the other formats). */
-typedef enum atf_severity { ATF_SEV_WARNING = 1, ATF_SEV_ERROR = 2 } atf_severity;
 
 /** Options of atf_tool_demo(). */
 typedef struct atf_demo_options {

@@ -37,6 +37,7 @@
 #include <stdio.h>
 
 #include <atf/error.h>
+#include <atf/finding.h>
 #include <atf/tools.h>
 
 #ifdef __cplusplus
@@ -92,19 +93,12 @@ typedef struct atf_validate_options {
 
 /* ---- Report ---------------------------------------------------------- */
 
-/** Offset of a finding to which no byte offset applies. */
-#define ATF_VALIDATE_NO_OFFSET UINT64_MAX
+/** Offset of a finding to which no byte offset applies (::ATF_FINDING_NO_OFFSET). */
+#define ATF_VALIDATE_NO_OFFSET ATF_FINDING_NO_OFFSET
 
-/** One finding: a clause that the input breaks, and where. */
-typedef struct atf_validate_finding {
-    const char *clause;      /**< clause ID, never NULL */
-    atf_severity severity;   /**< may be lower than the clause's default (recoverable clauses) */
-    const char *file;        /**< relative to the validated path, "/" separated; the base name
-                                  for a lone file */
-    uint64_t offset;         /**< byte offset in @c file, or ::ATF_VALIDATE_NO_OFFSET */
-    const char *field;       /**< field name ("footer.event_count", "threads[2].id"), or NULL */
-    const char *message;     /**< one line, no newline */
-} atf_validate_finding;
+/** One finding: a clause that the input breaks, and where; the one finding
+ * type of the project (atf/finding.h). Its clause is never NULL here. */
+typedef atf_finding atf_validate_finding;
 
 /** A file without a footer, and the number of complete events recovered from it. */
 typedef struct atf_validate_recovered {

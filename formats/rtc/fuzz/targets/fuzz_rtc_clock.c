@@ -189,7 +189,7 @@ static void check_read(const clocks *c, const fz_rtc_read *rd, const mtime *want
     FZ_CHECK(!!fz_rtc_count(rd, "RTC-CLK-004") == c->clk004, "RTC-CLK-004 %llu times, the model %d",
              (unsigned long long)fz_rtc_count(rd, "RTC-CLK-004"), c->clk004);
     for (size_t i = 0; i < atf_rtc_reader_finding_count(rd->r); i++) {
-        atf_rtc_finding fd;
+        atf_finding fd;
         atf_rtc_reader_finding(rd->r, i, &fd);
         FZ_CHECK(!fd.clause || !strcmp(fd.clause, "RTC-CLK-003") || !strcmp(fd.clause, "RTC-CLK-004"),
                  "finding %s at %llu: %s", fd.clause, (unsigned long long)fd.offset, fd.message);

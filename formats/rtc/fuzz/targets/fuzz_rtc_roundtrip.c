@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              (unsigned long long)o.unit_size, (unsigned long long)o.subunit_size, rd.sum.state,
              atf_rtc_reader_finding_count(rd.r));
     for (size_t i = 0; i < atf_rtc_reader_finding_count(rd.r); i++) {
-        atf_rtc_finding fd;
+        atf_finding fd;
         atf_rtc_reader_finding(rd.r, i, &fd);
         FZ_CHECK(0, "our writer's file: finding %s at %llu: %s", fd.clause ? fd.clause : "remark",
                  (unsigned long long)fd.offset, fd.message);

@@ -46,7 +46,7 @@ static void validate(const uint8_t *d, size_t n)
     /* every clause the reader found is reported */
     size_t rf = atf_rtc_reader_finding_count(rd.r);
     for (size_t i = 0; i < rf; i++) {
-        atf_rtc_finding f;
+        atf_finding f;
         atf_rtc_reader_finding(rd.r, i, &f);
         if (!f.clause)
             continue;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include <atf/error.h>
+#include <atf/finding.h>
 #include <atf/version.h>
 
 #ifdef __cplusplus
@@ -106,12 +107,10 @@ typedef struct atf_rtc_skip {
     const char *reason;         /**< before-first-marker, bad-marker, crc-mismatch, no-crc, damaged, cut, no-marker, no-index */
 } atf_rtc_skip;
 
-typedef struct atf_rtc_finding {
-    const char *clause;         /**< "RTC-…", or NULL for a remark */
-    uint64_t offset;
-    const char *field;
-    const char *message;
-} atf_rtc_finding;
+/** A finding of the reader: the one finding type (atf/finding.h; its clause
+ * is NULL for a remark, its file NULL: the reader's input). Deprecated name,
+ * kept for one release: write atf_finding. */
+typedef atf_finding atf_rtc_finding;
 
 typedef struct atf_rtc_summary {
     atf_rtc_state state;
@@ -168,7 +167,7 @@ ATF_API void atf_rtc_reader_stream(const atf_rtc_reader *r, size_t i, uint64_t *
                                    const void **json_object);
 /** Findings in the order found (at most a bounded number are kept; counts per clause are exact). */
 ATF_API size_t atf_rtc_reader_finding_count(const atf_rtc_reader *r);
-ATF_API void atf_rtc_reader_finding(const atf_rtc_reader *r, size_t i, atf_rtc_finding *f);
+ATF_API void atf_rtc_reader_finding(const atf_rtc_reader *r, size_t i, atf_finding *f);
 /** How many times @p clause ("RTC-FRM-001") was found. */
 ATF_API uint64_t atf_rtc_reader_clause_count(const atf_rtc_reader *r, const char *clause);
 
