@@ -26,9 +26,9 @@
 
 enum { EXIT_OK = ATF_EXIT_OK, EXIT_INVALID = ATF_EXIT_INVALID, EXIT_USAGE = ATF_EXIT_USAGE };
 
-/* The usage text, built once by build_usage() from these parts and the
- * registry of the tools' formats (cli_support.h): the single-file formats
- * info, dump and validate read, the documents of their dumps, their
+/* The usage text, built when first wanted (usage_text()) from these parts
+ * and the registry of the tools' formats (cli_support.h): the single-file
+ * formats info, dump and validate read, the documents of their dumps, their
  * specifications, the export formats and the commands a format contributes. */
 static const char usage_head[] = "usage: atf <command> [options] PATH\n\n";
 static const char usage_paths[] =
@@ -96,7 +96,7 @@ static const char usage_tail[] =
 /* The column of the commands' descriptions, and the widths text is wrapped to. */
 enum { HELP_INDENT = 35, HELP_WIDTH = 76, HELP_COLUMN_WIDTH = 50 };
 
-static const char *usage_text = "";
+static char *usage_built;   /* NULL until usage_text() built it */
 
 /* text to f, its words greedily in lines of at most width characters, each
  * line after indent spaces. */
@@ -159,7 +159,8 @@ static int wrapf(FILE *f, int indent, int width, const char *fmt, ...)
     return 0;
 }
 
-/* usage_text from its parts and the registry. @return 0, or -1 out of memory. */
+/* The usage text from its parts and the registry into usage_built.
+ * @return 0, or -1 out of memory. */
 static int build_usage(void)
 {
     size_t nfiles = 0, ndocs = 0, nspecs = 0, nexports = 0;
@@ -192,8 +193,17 @@ static int build_usage(void)
         free(text);
         return -1;
     }
-    usage_text = text;
+    usage_built = text;
     return 0;
+}
+
+/* The usage text, built on first use: only help and usage errors need it.
+ * Out of memory: its first line and a note instead. */
+static const char *usage_text(void)
+{
+    if (!usage_built && build_usage() != 0)
+        return "usage: atf <command> [options] PATH\n(out of memory: the rest of the usage text could not be built)\n";
+    return usage_built;
 }
 
 /* One message on stderr: "atf: " head, the argument escaped, tail. */
@@ -206,12 +216,13 @@ static void say(const char *head, const char *arg, const char *tail)
 
 /* `atf CMD --help`: CMD's entries of the usage text (an entry starts with
  * two spaces and the command's name, its continuation lines with more),
- * then the notes on filters and exit codes. A command added to usage_text
+ * then the notes on filters and exit codes. A command added to the usage text
  * gets its --help with no more code.
  * @return 1 printed, 0 CMD has no entry. */
 static int command_help(FILE *f, const char *cmd)
 {
-    const char *cmds = strstr(usage_text, "\ncommands:\n"), *notes = strstr(usage_text, "\nFILTERS:");
+    const char *text = usage_text();
+    const char *cmds = strstr(text, "\ncommands:\n"), *notes = strstr(text, "\nFILTERS:");
     size_t n = strlen(cmd);
     int found = 0, in = 0;
     if (!cmds || !notes)
@@ -248,7 +259,7 @@ static int usage(const char *msg)
 {
     if (msg)
         fprintf(stderr, "atf: %s\n", msg);
-    fputs(usage_text, stderr);
+    fputs(usage_text(), stderr);
     return EXIT_USAGE;
 }
 
@@ -998,10 +1009,6 @@ out:
 
 int main(int argc, char **argv)
 {
-    if (build_usage() != 0) {
-        fputs("atf: out of memory\n", stderr);
-        return EXIT_USAGE;
-    }
     if (argc < 2)
         return usage(NULL);
     const char *cmd = argv[1];
@@ -1033,7 +1040,7 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-        fputs(usage_text, stdout);
+        fputs(usage_text(), stdout);
         return EXIT_OK;
     }
     const atf_cli_command *contributed = atf_cli_command_named(cmd);   /* a format's (pack, unpack) */
