@@ -529,9 +529,9 @@ static char *tmp_name(const char *path)
     return t;
 }
 
-atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
-                         uint64_t chunk, unsigned chunks, int direct, int checksum, rec_budget *budget,
-                         atf_error *err)
+static atf_status sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
+                            uint64_t chunk, unsigned chunks, int direct, int checksum, rec_budget *budget,
+                            int park, atf_error *err)
 {
     memset(s, 0, sizeof *s);
     s->fd = s->fd_direct = -1;
@@ -553,9 +553,10 @@ atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_
             rec_fmt(err->message, sizeof err->message, "out of memory");
         return ATF_E_NOMEM;
     }
-    /* The first window: with no budget left now, the file starts parked
-     * (header written, nothing else to keep) and gets its window later. */
-    int parked = !take(s, s->size, REC_TAKE_FLOOR);
+    /* The first window: with no budget left now (or when asked), the file
+     * starts parked (header written, nothing else to keep) and gets its
+     * window when it is first written to. */
+    int parked = park || !take(s, s->size, REC_TAKE_FLOOR);
     uint8_t *m = parked ? NULL : map_window(s->size);
     const char *what = NULL;
     if (!parked && !m) {
@@ -615,6 +616,20 @@ fail:
     memset(s, 0, sizeof *s);
     s->fd = s->fd_direct = -1;
     return ATF_E_IO;
+}
+
+atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
+                         uint64_t chunk, unsigned chunks, int direct, int checksum, rec_budget *budget,
+                         atf_error *err)
+{
+    return sink_open(s, io, path, header, chunk, chunks, direct, checksum, budget, 0, err);
+}
+
+atf_status rec_sink_open_parked(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
+                                uint64_t chunk, unsigned chunks, int direct, int checksum,
+                                rec_budget *budget, atf_error *err)
+{
+    return sink_open(s, io, path, header, chunk, chunks, direct, checksum, budget, 1, err);
 }
 
 static void release(rec_sink *s)

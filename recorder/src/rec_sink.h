@@ -56,6 +56,12 @@ typedef struct rec_sink {
 atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
                          uint64_t chunk, unsigned chunks, int direct, int checksum, rec_budget *budget,
                          atf_error *err);
+/* The same, the file parked from the start (its header written, no window
+ * and no descriptor until it is first written to): a file that may never
+ * be written to costs a directory entry and 64 bytes. */
+atf_status rec_sink_open_parked(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
+                                uint64_t chunk, unsigned chunks, int direct, int checksum,
+                                rec_budget *budget, atf_error *err);
 /* A file written far slower than its window: a window a quarter the size
  * (everything appended is written first). @return 1 if shrunk. */
 int rec_sink_shrink(rec_sink *s);

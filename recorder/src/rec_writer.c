@@ -146,7 +146,13 @@ static rec_summary *summary_of(atf_recorder *r, rec_wthread *wt)
 /* ---- Thread files ---------------------------------------------------------- */
 
 /* thread_K/ appears atomically with a valid index.atf: it is built as
- * .thread_K.tmp/ and renamed. */
+ * .thread_K.tmp/ and renamed. With a detail lane, detail.atf is created in
+ * it too (parked: a header, no window), not when the first detail event is
+ * written: an index event's link is then never on disk without the detail
+ * file's name. Created later, in a directory already in place, a power cut
+ * could keep the index events that link to it (their data) and lose its
+ * directory entry (never synced yet): LINK-005/LINK-006 in a state the
+ * power-cut harness (docs/powerloss.md) builds. */
 static rec_wthread *wthread_create(rec_writer *w, rec_thread *t)
 {
     atf_recorder *r = w->r;
@@ -180,27 +186,58 @@ static rec_wthread *wthread_create(rec_writer *w, rec_thread *t)
         rmdir(tmpdir);
         ok = 0;
     }
+    char *tmpdetail = NULL, *detail = NULL;
+    if (ok && r->o.detail) {
+        uint8_t dheader[64];
+        encode_detail_header(r, wt, dheader, 0);
+        tmpdetail = join(tmpdir, "detail.atf");
+        detail = join(wt->dir, "detail.atf");
+        if (!tmpdetail || !detail ||
+            rec_sink_open_parked(&wt->detail, &w->io, tmpdetail, dheader, r->o.io_chunk_bytes, r->o.io_chunks,
+                                 r->io_method == ATF_RECORDER_IO_DIRECT, r->o.checksum, &r->budget,
+                                 &err) != ATF_OK) {
+            record_io_error(r, tmpdetail ? tmpdetail : tmpdir, errno,
+                            err.message[0] ? err.message : "cannot create detail.atf");
+            rec_sink_abandon(&wt->index);
+            unlink(tmpindex);
+            rmdir(tmpdir);
+            ok = 0;
+        } else {
+            wt->detail_created = 1;
+        }
+    }
     if (ok && rename(tmpdir, wt->dir) != 0) {
         record_io_error(r, wt->dir, errno, "cannot rename the thread directory into place");
         rec_sink_abandon(&wt->index);
+        if (wt->detail_created)
+            rec_sink_abandon(&wt->detail);
+        wt->detail_created = 0;
         ok = 0;
     }
     if (ok) {
         free(wt->index.path);
         wt->index.path = index;
         index = NULL;
+        if (wt->detail_created) {
+            free(wt->detail.path);
+            wt->detail.path = detail;
+            detail = NULL;
+        }
     } else {
         wt->failed = 1;
     }
     free(tmpdir);
     free(tmpindex);
     free(index);
+    free(tmpdetail);
+    free(detail);
     t->w = wt;
     pthread_mutex_lock(&r->man_mu);
     rec_summary *s = summary_of(r, wt);
     if (s) {
         s->os_tid = t->os_tid;
         s->listed = !wt->failed;
+        s->has_detail = wt->detail_created;
         r->manifest_dirty = 2;
     }
     pthread_mutex_unlock(&r->man_mu);
@@ -623,10 +660,12 @@ static int sinks_ready(rec_writer *w, rec_wthread *wt, int final)
     rec_thread *t = wt->t;
     if (!wt->index.parked && !(wt->detail_created && wt->detail.parked))
         return 1;
-    if (atomic_load_explicit(&t->pub_head, ACQ) == wt->consumed && q_empty(wt) &&
-        wt->dconsumed == atomic_load_explicit(&t->dpub, ACQ))
+    int detail_work = !q_empty(wt) || wt->dconsumed != atomic_load_explicit(&t->dpub, ACQ);
+    if (atomic_load_explicit(&t->pub_head, ACQ) == wt->consumed && !detail_work)
         return 1;
-    rec_sink *sinks[2] = { &wt->index, wt->detail_created ? &wt->detail : NULL };
+    /* detail.atf exists from the thread's start (wthread_create) but needs
+     * its window only when detail records are on their way. */
+    rec_sink *sinks[2] = { &wt->index, wt->detail_created && detail_work ? &wt->detail : NULL };
     for (int i = 0; i < 2; i++) {
         rec_sink *s = sinks[i];
         if (!s || !s->parked || rec_sink_unpark(s, 0))
