@@ -26,8 +26,10 @@ def target_class(Target, run):
             r = run([self.a.atf, "demo", "--threads", "2", "--events", "300", "--detail-every", "3", src])
             if r.returncode: raise SystemExit("powerloss: atf demo failed")
             self.src = src
-            # atf pack does not sync: it reports nothing durable.
-            return [([self.a.atf, "pack", "--unit-size", "4096", src, os.path.join(self.root, "s.rtc")], None)]
+            # atf pack --sync: the whole file is durable once pack has
+            # exited 0 (fdatasync, then an fsync of its directory).
+            return [([self.a.atf, "pack", "--sync", "--unit-size", "4096", src, os.path.join(self.root, "s.rtc")],
+                     "durable all")]
 
         def reference(self):
             return self.src
@@ -38,7 +40,7 @@ def target_class(Target, run):
             out = os.path.join(d, "unpacked")
             r = run([self.a.atf, "unpack", rtc, out])
             if r.returncode == 2 and b"not an RTC file" in r.stderr:
-                return None   # nothing of it reached the disk (pack reports nothing durable)
+                return None   # nothing of it reached the disk (before pack's sync)
             if r.returncode not in (0, 1):
                 return ("unpack", r)
             return out if os.path.isdir(out) else None

@@ -87,6 +87,7 @@ typedef struct outfile {
     uint64_t total;
     int failed;
     int saved_errno;
+    int sync;                   /* make the file durable at out_close */
 } outfile;
 
 static int out_flush(outfile *o)
@@ -139,17 +140,46 @@ static atf_status out_open(outfile *o, const char *path, atf_error *err)
     return ATF_OK;
 }
 
+/* fsync of the directory that holds path: a new file's name is durable
+ * only then (a file's fdatasync does not promise it). */
+static int sync_parent(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        return -1;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    int rc = fd < 0 ? -1 : fsync(fd);
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    errno = e;
+    return rc;
+}
+
 static atf_status out_close(outfile *o, const char *path, atf_error *err)
 {
     out_flush(o);
+    const char *what = "cannot write";
+    if (o->fd >= 0 && o->sync && !o->failed && fdatasync(o->fd) != 0) {
+        o->failed = 1;
+        o->saved_errno = errno;
+        what = "cannot fdatasync";
+    }
     if (o->fd >= 0 && close(o->fd) != 0 && !o->failed) {
         o->failed = 1;
         o->saved_errno = errno;
     }
+    if (o->sync && !o->failed && sync_parent(path) != 0) {
+        o->failed = 1;
+        o->saved_errno = errno;
+        what = "cannot fsync the directory of";
+    }
     free(o->buf);
     o->buf = NULL;
     if (o->failed) {
-        atf_status st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot write: %s", strerror(o->saved_errno));
+        atf_status st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "%s: %s", what, strerror(o->saved_errno));
         atf_error_set_file(err, path);
         return st;
     }
@@ -850,6 +880,7 @@ atf_status atf_pack(const char *session, const char *rtc_path, const atf_pack_op
     int opened = 0;
     if (!status)
         status = pack_open(&pk, rtc_path, u, &sf, defs, &opened, err);
+    pk.out.sync = o.sync != 0;
     if (!status)
         status = pack_records(&pk, &sf, session, notes, err);
     status = pack_close(&pk, rtc_path, opened, status, err);

@@ -32,6 +32,8 @@ static int cmd_pack(const atf_cli *cli, int unpack, int argc, char **argv)
             po.unit_size = v, i++;
         else if (!unpack && !strcmp(a, "--subunit-size") && i + 1 < argc && atf_cli_parse_u64(argv[i + 1], &v))
             po.subunit_size = v, i++;
+        else if (!unpack && !strcmp(a, "--sync"))
+            po.sync = 1;
         else if (unpack && !strcmp(a, "--force"))
             uo.force = 1;
         else {
@@ -89,10 +91,11 @@ static int run_unpack(const atf_cli *cli, int argc, char **argv)
 
 const atf_cli_command rtc_cmd_pack = {
     "pack",
-    "  pack [--unit-size N] [--subunit-size N] SESSION FILE.rtc\n"
+    "  pack [--unit-size N] [--subunit-size N] [--sync] SESSION FILE.rtc\n"
     "                                   the session (manifest.json, every thread's index\n"
     "                                   and detail lane) in one RTC file that survives\n"
-    "                                   being cut at either end (docs/pack.md)\n",
+    "                                   being cut at either end (docs/pack.md); --sync:\n"
+    "                                   durable (survives a power cut) when pack exits 0\n",
     run_pack,
 };
 

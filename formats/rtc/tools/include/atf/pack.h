@@ -34,9 +34,12 @@ extern "C" {
 typedef struct atf_pack_options {
     uint64_t unit_size;       /**< RTC Unit U (power of 2); 0: atf_pack_default_unit() for the session */
     uint64_t subunit_size;    /**< RTC unit u (power of 2, 2048 <= u <= U); 0: min(128 KiB, U) */
-    unsigned reserved[4];     /**< must be zero */
+    unsigned sync;            /**< 1: the file is durable (fdatasync, then an fsync of its
+                                   directory) before atf_pack() returns ATF_OK; 0: as cp, the
+                                   page cache writes it back later (a power cut may cut it) */
+    unsigned reserved[3];     /**< must be zero */
 } atf_pack_options;
-#define ATF_PACK_OPTIONS_INIT { 0u, 0u, { 0u, 0u, 0u, 0u } }
+#define ATF_PACK_OPTIONS_INIT { 0u, 0u, 0u, { 0u, 0u, 0u } }
 
 typedef struct atf_pack_stats {
     uint64_t threads;         /**< thread_K/ directories packed */
