@@ -416,6 +416,43 @@ static void test_capturing_flag(void **state)
     rt_rm_rf(dir);
 }
 
+/* With a detail lane, detail.atf is there as soon as thread_K/ is (created
+ * in the same temporary directory: docs/powerloss.md, LINK-005/LINK-006),
+ * before any detail event is written, and a thread that never writes one
+ * ends with a finalized detail.atf of 0 events that the index header and
+ * the manifest announce. */
+static void test_detail_file_from_the_start(void **state)
+{
+    (void)state;
+    char dir[256], p[512];
+    rt_mkdtemp(dir, sizeof dir, "dfile");
+    atf_recorder_options o = rt_options(dir);
+    o.detail = 1;
+    atf_recorder *r = rt_start(&o);
+    record_range(r, 0, 100);   /* no window open: no detail event is kept */
+    assert_int_equal(atf_recorder_flush(r, 0), ATF_OK);
+    assert_true(rt_exists(rt_path(p, sizeof p, "%s/thread_0/index.atf", dir)));
+    struct stat st;
+    assert_int_equal(stat(rt_path(p, sizeof p, "%s/thread_0/detail.atf", dir), &st), 0);
+    assert_int_equal(st.st_size, 64);   /* its placeholder header, nothing else yet */
+    rt_stop(r);
+    atf_recorder_destroy(r);
+    assert_int_equal(rt_check(dir, 0), 0);
+    atf_index_reader *ir = NULL;
+    atf_error err;
+    assert_int_equal(atf_index_reader_open(&ir, rt_path(p, sizeof p, "%s/thread_0/index.atf", dir), NULL, &err),
+                     ATF_OK);
+    assert_true(atf_index_reader_header(ir)->flags & ATF_INDEX_FLAG_HAS_DETAIL_FILE);
+    assert_int_equal(atf_index_reader_header(ir)->event_count, 100);
+    atf_index_reader_close(ir);
+    json_t *j = rt_manifest_json(dir);
+    json_t *t0 = json_array_get(json_object_get(j, "threads"), 0);
+    assert_true(json_is_true(json_object_get(t0, "has_detail")));
+    assert_int_equal(json_integer_value(json_object_get(t0, "detail_event_count")), 0);
+    json_decref(j);
+    rt_rm_rf(dir);
+}
+
 /* The ARM64 function payload through atf_recorder_event_arm64(). */
 static void test_arm64_payload(void **state)
 {
@@ -537,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_capturing_flag),
         cmocka_unit_test(test_arm64_payload),
         cmocka_unit_test(test_threads_two_windows),
+        cmocka_unit_test(test_detail_file_from_the_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
