@@ -1627,7 +1627,10 @@ static void unit(atf_rtc_reader *r, uint64_t q)
     c.crc_limit = q + U - 5;
     drop_deferred(r);
     r->meta_seen = 0;
-    r->fresh = !(r->has_cont && r->cont_to == q);
+    /* Unit 0 is the stream's first: no frame of it is the rest of one cut
+     * in a Unit before (found by fuzz_rtc_frames: a whole uint32 frame at
+     * the start of Unit 0 was read as the 3-byte rest of one). */
+    r->fresh = c.number != 0 && !(r->has_cont && r->cont_to == q);
     r->user_seen = 0;
     r->has_cont = 0;
     size_t skips_before = r->skips.n;

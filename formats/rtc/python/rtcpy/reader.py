@@ -268,7 +268,7 @@ class Reader:
         end = q + U
         self.deferred = []
         self.meta_seen = False
-        self.fresh = self.cont_to != q
+        self.fresh = number_ != 0 and self.cont_to != q   # Unit 0 has no Unit before it
         self.user_seen = False
         self.cont_to = None
         skips_before = len(self.t.skipped)
