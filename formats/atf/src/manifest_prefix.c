@@ -330,6 +330,13 @@ atf_json_cut atf_manifest_json_cut(const char *data, size_t size, size_t *text_l
             *error_at = i;
         return ATF_JCUT_NO;
     }
-    /* Ran out of input: a cut unless the top-level value was complete. */
+    /* Ran out of input: a cut inside the top-level value, or before any
+     * byte of text (all NUL); not a complete value, nor whitespace alone
+     * (no writer writes whitespace before the value: no trace of a cut). */
+    if (st == S_TOP && n > 0) {
+        if (error_at)
+            *error_at = n;
+        return ATF_JCUT_NO;
+    }
     return st == S_DONE ? ATF_JCUT_NO : ATF_JCUT_YES;
 }

@@ -27,7 +27,8 @@ typedef enum atf_json_cut {
  * NULL) receives the length without the NUL tail, and *error_at (may be
  * NULL) the offset of the first byte that is not JSON when the answer is
  * ATF_JCUT_NO because of a syntax error (size when the text is complete).
- * An empty text, all NUL or whitespace only, is a cut (before the value). */
+ * An empty text (nothing but NUL bytes) is a cut before the value; a text
+ * of whitespace only is not (ATF_JCUT_NO, *error_at its length). */
 atf_json_cut atf_manifest_json_cut(const char *data, size_t size, size_t *text_len, size_t *error_at);
 
 #endif /* ATF_MANIFEST_PREFIX_H */

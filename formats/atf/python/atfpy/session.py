@@ -272,7 +272,7 @@ def manifest_cut(raw):
     """SPEC 7a.14: whether ``raw`` (manifest.json's bytes) is crash-truncated:
     less a run of NUL bytes at its end, a proper prefix of a JSON text whose
     top-level value is an object, by RFC 8259's grammar and UTF-8 alone (an
-    empty, all-NUL or whitespace-only file is a cut before the value).
+    empty or all-NUL file is a cut before the value; whitespace alone is not).
     Returns ``(cut, text_len, error_at)``: ``error_at`` is the offset of the
     first byte that is not JSON (None when there is none). A scanner of its
     own, not ``json``: ``json`` reports a string cut at the end at the
@@ -454,6 +454,9 @@ def manifest_cut(raw):
                     st = "after"
                     continue
         i += 1
+    if st == "top" and n:
+        # whitespace alone: no writer writes it before the value, no trace of a cut
+        return False, n, n
     return st != "done", n, None
 
 
