@@ -265,7 +265,7 @@ def parse_u64(v):
 
 _WS = b" \t\n\r"
 _ESCAPES = b'"\\/bfnrt'
-_HEX = b"0123456789abcdefABCDEF"
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
 
 
 def manifest_cut(raw):
@@ -391,7 +391,7 @@ def manifest_cut(raw):
             else:
                 return False, n, i
         elif st == "uhex":
-            if c not in _HEX:
+            if c not in _HEX_DIGITS:
                 return False, n, i
             cp = cp << 4 | int(chr(c), 16)
             hexleft -= 1
