@@ -39,6 +39,11 @@ so that SPEC.md can settle them):
   * A thread directory not listed in the manifest is still validated (and
     dumped); SES-MAN-011 fires when neither the manifest nor the directory
     names a thread.
+  * A manifest.json that is empty, or crash-truncated (SPEC 7a.14: less its
+    NUL tail, a proper prefix of a JSON object, judged by
+    atfpy.session.manifest_cut and not by json), is read as absent:
+    SES-MAN-001, plus REC-001 on manifest.json (offset: the text's length)
+    for a crash-truncated one.
 """
 
 import json
