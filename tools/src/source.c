@@ -271,6 +271,9 @@ atf_status tool_source_report(const tool_source *src, FILE *diag)
         tool_diag_error(diag, me, "manifest.json not used: the thread directories were read");
         worst = tool_worse(worst, me->code == ATF_E_IO ? ATF_E_IO : ATF_E_DAMAGED);
     }
+    const char *mnote = src->session ? atf_session_manifest_note(src->session) : NULL;
+    if (mnote && diag)   /* SPEC 7a.14: crash-left, read as absent (a warning, not damage) */
+        fprintf(diag, "atf: %s\n", mnote);
     for (size_t i = 0; i < src->thread_count; i++) {
         const tool_thread *t = &src->threads[i];
         if (t->status) {

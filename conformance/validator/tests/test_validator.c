@@ -1096,6 +1096,102 @@ static void test_ses_man_001(void **state)
     atf_validation_free(v);
 }
 
+/* SPEC 7a.14: a manifest.json cut by a power cut while it was being replaced
+ * (a proper prefix of a JSON object, then zeros) is crash-truncated: read as
+ * absent, SES-MAN-001 and REC-001 (warnings), and the session reader opens
+ * the thread directories; a syntax error before the end stays SES-MAN-002. */
+static atf_validation *session_with_bytes(const char *bytes, size_t n, size_t threads, atf_session **s)
+{
+    char dir[64], p[256];
+    tmp_dir(dir, sizeof dir, "cut");
+    fx a, b;
+    fx_make(&a, L2);
+    fx_make(&b, L2);
+    sthr t[2] = { { 0, &a, 1 }, { 1, &b, 1 } };
+    mk_session(dir, NULL, t, threads);
+    write_file(pjoin(p, sizeof p, dir, "manifest.json"), bytes, n);
+    atf_validation *v = run_path(dir, NULL);
+    atf_error err;
+    *s = NULL;
+    atf_status st = atf_session_open(s, dir, NULL, &err);
+    if (st != ATF_OK)
+        *s = NULL;
+    rm_rf(dir);
+    fx_free(&a);
+    fx_free(&b);
+    return v;
+}
+
+static void test_ses_man_cut(void **state)
+{
+    (void)state;
+    const char *good = GOOD_MANIFEST("\"symbols\":[{\"function_id\":4096,\"name\":\"caf\xc3\xa9\\u00e9\"}],");
+    const size_t n = strlen(good);
+    char cutbuf[512];
+    assert_true(n < sizeof cutbuf);
+    for (size_t k = 0; k < n; k++) {
+        for (int zeros = 0; zeros < 2; zeros++) {
+            memcpy(cutbuf, good, k);
+            size_t size = zeros ? 512 : k;
+            memset(cutbuf + k, 0, size - k);
+            atf_session *s;
+            atf_validation *v = session_with_bytes(cutbuf, size, 2, &s);
+            if (!atf_validation_conformant(v) || count_clause(v, "SES-MAN-002")) {
+                print_report(v);
+                fail_msg("manifest cut at %zu%s: not read as crash-truncated", k, zeros ? " (NUL tail)" : "");
+            }
+            if (size > 0) {   /* an empty manifest is absent, not cut (errata E-28) */
+                want(v, "SES-MAN-001", W, "manifest.json", NULL, NONE);
+                want(v, "REC-001", W, "manifest.json", NULL, k);
+            }
+            assert_non_null(s);
+            assert_null(atf_session_manifest(s));
+            assert_null(atf_session_manifest_error(s));
+            assert_int_equal(atf_session_thread_count(s), 2);
+            assert_true(size == 0 || strstr(atf_session_manifest_note(s), "crash-truncated") != NULL);
+            atf_session_close(s);
+            atf_validation_free(v);
+        }
+    }
+    /* A cut manifest and no thread directory yet: a session of 0 threads. */
+    atf_session *s;
+    atf_validation *v = session_with_bytes(good, 100, 0, &s);
+    want(v, "SES-MAN-011", W, "manifest.json", NULL, NONE);
+    assert_true(atf_validation_conformant(v));
+    assert_non_null(s);
+    assert_int_equal(atf_session_thread_count(s), 0);
+    atf_session_close(s);
+    atf_validation_free(v);
+    /* A wrong byte before the end, a complete text followed by zeros or by
+     * garbage, an array, a bare word: SES-MAN-002 (an error), no REC-001,
+     * and the reader reports the manifest. */
+    char flipped[200], zeros[512], garbage[512];
+    memcpy(flipped, good, sizeof flipped);
+    flipped[20] = '\x01';   /* inside a string: a raw control character */
+    memset(zeros, 0, sizeof zeros);
+    memcpy(zeros, good, n);
+    memcpy(garbage, good, n);
+    garbage[n] = 'x';
+    const struct {
+        const char *p;
+        size_t n;
+    } bad[] = { { flipped, sizeof flipped }, { zeros, sizeof zeros }, { garbage, n + 1 }, { "[1,", 3 }, { "  x", 3 } };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = session_with_bytes(bad[i].p, bad[i].n, 2, &s);
+        if (count_clause(v, "SES-MAN-002") != 1 || count_clause(v, "REC-001") != 0 ||
+            atf_validation_conformant(v)) {
+            print_report(v);
+            fail_msg("bad manifest %zu: not SES-MAN-002 alone", i);
+        }
+        g_asserted[atf_clause_index("SES-MAN-002")] = 1;
+        assert_non_null(s);
+        assert_non_null(atf_session_manifest_error(s));
+        assert_null(atf_session_manifest_note(s));
+        atf_session_close(s);
+        atf_validation_free(v);
+    }
+}
+
 static void ses_man_002(const char *manifest, const char *field)
 {
     atf_validation *v = session_with(manifest, L2);
@@ -1798,6 +1894,7 @@ int main(void)
         cmocka_unit_test(test_link_006),
         cmocka_unit_test(test_link_007_008),
         cmocka_unit_test(test_ses_man_001),
+        cmocka_unit_test(test_ses_man_cut),
         cmocka_unit_test(test_ses_man_002),
         cmocka_unit_test(test_ses_man_013),
         cmocka_unit_test(test_ses_man_003_004_005),

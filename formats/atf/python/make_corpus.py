@@ -1178,8 +1178,13 @@ def invalid_session_cases():
     def ses013(name, desc, fn, L=LAYOUT_2):
         C("n_ses_man_013_" + name, desc, man(fn, L), errors=["SES-MAN-013"])
 
-    ses002("not_json", "manifest.json is cut off in the middle (not JSON)",
-           lambda m, s, r: raw_manifest(m)[:-25])
+    ses002("not_json", "manifest.json with a syntax error in the middle (';' where ':' belongs), "
+           "the rest of the text complete: not JSON. A text that is only cut short, a proper "
+           "prefix, is crash-truncated instead (SPEC 7a.14, r_session_cut_manifest_l2)",
+           lambda m, s, r: raw_manifest(m).replace(b'"threads":', b'"threads";', 1))
+    ses002("cut_then_garbage", "manifest.json cut in the middle of the text and followed by "
+           "bytes that are not NUL (a second write, not a power cut's zeros): not crash-truncated",
+           lambda m, s, r: raw_manifest(m)[:-25] + b"\x01\x02")
     ses002("blank_file", "manifest.json holding only white space", lambda m, s, r: b" \n")
     ses002("root_array", "manifest.json is a JSON array", lambda m, s, r: b"[{\"id\": 0}]\n")
     ses002("not_utf8", "manifest.json with a byte that is not UTF-8 inside a string",
@@ -1369,6 +1374,13 @@ def recoverable_cases():
       "and writing it): as if absent, the thread directories are discovered (SPEC 7a.14); one "
       "thread cut mid-record",
       lambda r: empty_manifest_session(r), warnings=["SES-MAN-001", "REC-001", "REC-002"])
+    C("r_session_cut_manifest_l2", "manifest.json cut by a power cut while it was being replaced "
+      "(temporary file and rename, not synced): the rename and the file size reached the disk, of "
+      "its data only the first 512-byte sector, the rest reads as zeros. A proper prefix of a JSON "
+      "object then NUL bytes: crash-truncated, read as absent (SPEC 7a.14: SES-MAN-001, REC-001 on "
+      "manifest.json), so no symbol names; the thread directories are discovered. Thread 2's "
+      "index cut mid-record by the same power cut",
+      lambda r: cut_manifest_session(r), warnings=["SES-MAN-001", "REC-001", "REC-002"])
 
 
 
@@ -1465,6 +1477,18 @@ def empty_manifest_session(r):
     t1, t2 = thread(r, LAYOUT_2, 8, id=1, detail=False), thread(r, LAYOUT_2, 8, id=2, detail=False)
     crash_index(t2.index, 5, 9)
     return SessionSpec([t1, t2], b"")
+
+
+def cut_manifest_session(r):
+    threads = [thread(r, LAYOUT_2, 12, id=1), thread(r, LAYOUT_2, 9, id=2, detail=False)]
+    crash_index(threads[1].index, 6, 11)
+    fids = sorted({e.function_id for t in threads for e in t.index.events})
+    symbols = [{"function_id": f, "module_id": f >> 32, "symbol_index": i, "name": "fn_%d_caf\u00e9" % i}
+               for i, f in enumerate(fids)]
+    raw = (json.dumps(manifest_for(threads, symbols=symbols), indent=2, ensure_ascii=False)
+           + "\n").encode("utf-8")
+    assert len(raw) > 1024
+    return SessionSpec(threads, raw[:512] + bytes(len(raw) - 512))
 
 
 def ada_crash_session(r):

@@ -67,4 +67,18 @@ void atf_crc_parts_start(atf_crc_parts *j, const uint8_t *data, uint64_t size, u
  * any number of parts. @ran (may be NULL) receives the threads that ran. */
 uint32_t atf_crc_parts_finish(atf_crc_parts *j, unsigned *ran);
 
+/* A crash-truncated manifest.json (SPEC 7a.14): its JSON text's length
+ * (without the NUL tail) and the file's size. */
+typedef struct atf_manifest_cut {
+    int cut;           /* 1: crash-truncated, read as absent */
+    size_t text_len;
+    uint64_t size;
+} atf_manifest_cut;
+
+/* atf_manifest_load() for the session reader: a crash-truncated manifest is
+ * not an error but ATF_OK with *out NULL and cut->cut 1. */
+struct atf_manifest;
+atf_status atf_manifest_load_session(struct atf_manifest **out, const char *path, atf_manifest_cut *cut,
+                                     atf_error *err);
+
 #endif /* ATF_INTERNAL_H */

@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "manifest_numbers.h"
+#include "manifest_prefix.h"
 
 #define MANIFEST_MAX_BYTES (64u << 20)
 
@@ -343,6 +344,37 @@ atf_status atf_manifest_load(atf_manifest **out, const char *path, atf_error *er
     if (st) {
         atf_error_set_file(err, path);
         return st;
+    }
+    st = atf_manifest_parse(out, (const char *)b.data, b.size, path, err);
+    atf_blob_close(&b);
+    return st;
+}
+
+atf_status atf_manifest_load_session(atf_manifest **out, const char *path, atf_manifest_cut *cut, atf_error *err)
+{
+    atf_blob b;
+    atf_error_clear(err);
+    memset(cut, 0, sizeof *cut);
+    *out = NULL;
+    atf_status st = atf_blob_open(&b, path, 0, err);
+    if (st) {
+        atf_error_set_file(err, path);
+        return st;
+    }
+    if (b.size <= MANIFEST_MAX_BYTES) {
+        atf_json_cut c = atf_manifest_json_cut((const char *)b.data, (size_t)b.size, &cut->text_len, NULL);
+        if (c == ATF_JCUT_NOMEM) {
+            atf_blob_close(&b);
+            atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+            atf_error_set_file(err, path);
+            return ATF_E_NOMEM;
+        }
+        if (c == ATF_JCUT_YES) {
+            cut->cut = 1;
+            cut->size = (uint64_t)b.size;
+            atf_blob_close(&b);
+            return ATF_OK;
+        }
     }
     st = atf_manifest_parse(out, (const char *)b.data, b.size, path, err);
     atf_blob_close(&b);

@@ -18,6 +18,7 @@ struct atf_session {
     atf_manifest *manifest;
     atf_status manifest_status;   /* why manifest.json could not be used, or ATF_OK */
     atf_error manifest_error;
+    const char *manifest_note;    /* a crash-left manifest read as absent: one of warnings[] */
     size_t unreadable;            /* threads with status != ATF_OK */
     atf_session_thread *threads;
     size_t thread_count, thread_cap;
@@ -221,7 +222,7 @@ atf_status atf_session_open(atf_session **out, const char *dir, const atf_read_o
     atf_status st = ATF_OK;
     char *mp = atf_path_join(dir, "manifest.json");
     int hm = mp ? regular_file(mp, &s->manifest_error) : -1;
-    int crash_left = 0;   /* an empty manifest.json: a session, even with no thread yet */
+    int crash_left = 0;   /* an empty or cut manifest.json: a session, even with no thread yet */
     if (!mp) {
         st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
     } else if (hm > 0 && empty_file(mp)) {
@@ -229,12 +230,23 @@ atf_status atf_session_open(atf_session **out, const char *dir, const atf_read_o
         crash_left = 1;
         warn(s, "%s: manifest.json is empty (a crash while it was being written); thread directories were "
                 "discovered", dir);
+        s->manifest_note = s->warning_count ? s->warnings[s->warning_count - 1] : NULL;
     } else if (hm > 0) {
         /* A manifest that cannot be read or parsed is reported, and the
          * thread directories are read all the same. */
-        s->manifest_status = atf_manifest_load(&s->manifest, mp, &s->manifest_error);
+        atf_manifest_cut cut;
+        s->manifest_status = atf_manifest_load_session(&s->manifest, mp, &cut, &s->manifest_error);
         if (s->manifest_status == ATF_E_NOMEM)
             st = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        if (!s->manifest_status && cut.cut) {
+            /* SPEC 7a.14: a power cut while it was being replaced (a
+             * proper prefix of a JSON object, then zeros): as if absent. */
+            crash_left = 1;
+            warn(s, "%s: manifest.json is crash-truncated (cut at byte %zu of %llu: the start of a JSON object%s); "
+                    "read as absent, thread directories were discovered",
+                 dir, cut.text_len, (unsigned long long)cut.size, cut.text_len < cut.size ? ", then zeros" : "");
+            s->manifest_note = s->warning_count ? s->warnings[s->warning_count - 1] : NULL;
+        }
         for (size_t i = 0; !st && s->manifest && i < s->manifest->thread_count; i++)
             st = add_thread(s, s->manifest->threads[i].id, s->manifest->threads[i].has_detail, 1, err);
     } else if (hm < 0) {
@@ -248,7 +260,7 @@ atf_status atf_session_open(atf_session **out, const char *dir, const atf_read_o
     if (!st)
         st = discover(s, err);
     /* No thread and no manifest is no session, unless the manifest is there
-     * but empty: killed before any thread started (SPEC 7a.12, 7a.14; the
+     * but empty or cut: killed before any thread started (SPEC 7a.12, 7a.14; the
      * validator reads it so too: SES-MAN-001, SES-MAN-011). */
     if (!st && s->thread_count == 0 && !s->manifest && !crash_left) {
         if (s->manifest_status) {
@@ -291,6 +303,7 @@ void atf_session_close(atf_session *s)
     free(s);
 }
 
+const char *atf_session_manifest_note(const atf_session *s) { return s ? s->manifest_note : NULL; }
 size_t atf_session_thread_count(const atf_session *s) { return s ? s->thread_count : 0; }
 size_t atf_session_unreadable_count(const atf_session *s) { return s ? s->unreadable : 0; }
 const atf_error *atf_session_manifest_error(const atf_session *s)

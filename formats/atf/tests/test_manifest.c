@@ -13,6 +13,7 @@
 
 #include <atf/session.h>
 
+#include "manifest_prefix.h"
 #include "session_test_util.h"
 
 static atf_manifest *parse_ok(const char *json)
@@ -704,6 +705,222 @@ static void test_random_mutations(void **state)
     assert_true(ok < 30000 - 100);
 }
 
+/* ---- Crash-truncated manifests (SPEC 7a.14) ------------------------------ */
+
+/* A manifest as the recorder writes it while recording (jansson, indent 2),
+ * with every kind of token: strings with escapes, \u escapes, a surrogate
+ * pair and raw UTF-8 of 2, 3 and 4 bytes, integers, negative and
+ * fractional numbers with exponents, true/false/null, nested objects and
+ * arrays, empty ones. */
+static const char REC_MANIFEST[] =
+    "{\n  \"format_version\": \"2.1\",\n  \"layout\": 2,\n  \"clock_type\": 3,\n  \"arch\": 1,\n  \"os\": 4,\n"
+    "  \"time_start_ns\": 0,\n  \"time_end_ns\": 0,\n"
+    "  \"threads\": [\n    {\n      \"id\": 0,\n      \"has_detail\": true,\n      \"os_thread_id\": 2434,\n"
+    "      \"event_count\": 0,\n      \"detail_event_count\": 0\n    },\n"
+    "    {\n      \"id\": 18446744073709551615,\n      \"has_detail\": false\n    }\n  ],\n"
+    "  \"events_dropped\": 0,\n  \"recorder\": {\n    \"library_version\": \"0.1.0\",\n    \"pid\": 2434,\n"
+    "    \"state\": \"recording\",\n    \"load\": -1.25e-3,\n    \"ratio\": 0.5,\n    \"big\": 1E+9,\n"
+    "    \"none\": null,\n    \"tags\": [],\n    \"opts\": {},\n    \"sync\": false\n  },\n"
+    "  \"modules\": [\n    {\n      \"module_id\": 1,\n      \"path\": \"/usr/lib/x86_64-linux-gnu/libc.so.6\",\n"
+    "      \"base_address\": \"0x7f0000000000\",\n      \"size\": 2125824,\n"
+    "      \"uuid\": \"d8f7e2a0-\\u00e9\\t\\\"q\\\"\\\\\\/\"\n    }\n  ],\n"
+    "  \"symbols\": [\n    {\n      \"function_id\": 4096,\n      \"module_id\": 1,\n      \"symbol_index\": 7,\n"
+    "      \"name\": \"caf\xc3\xa9_\xe2\x82\xac_\xf0\x9f\x98\x80_\\ud83d\\ude00\"\n    }\n  ],\n"
+    "  \"timing_anchors\": [\n    {\n      \"host_time_ns\": 1000,\n      \"media_time_value\": -90000,\n"
+    "      \"media_time_scale\": 90000\n    }\n  ]\n}";
+
+static atf_json_cut cut_of(const char *p, size_t n, size_t *text_len, size_t *error_at)
+{
+    atf_json_cut c = atf_manifest_json_cut(p, n, text_len, error_at);
+    assert_int_not_equal(c, ATF_JCUT_NOMEM);
+    return c;
+}
+
+/* Every proper prefix of a real manifest is a cut, with or without the NUL
+ * tail of the sectors that did not reach the disk; the whole text is not. */
+static void test_cut_every_byte(void **state)
+{
+    (void)state;
+    const size_t n = sizeof REC_MANIFEST - 1;
+    /* The constant is a valid manifest (the test would prove nothing else). */
+    atf_manifest *m = parse_ok(REC_MANIFEST);
+    assert_int_equal(m->thread_count, 2);
+    assert_int_equal(m->symbol_count, 1);
+    atf_manifest_free(m);
+    char *buf = malloc(n + 1024);
+    assert_non_null(buf);
+    size_t len, at;
+    for (size_t k = 0; k < n; k++) {
+        memcpy(buf, REC_MANIFEST, k);
+        if (cut_of(buf, k, &len, &at) != ATF_JCUT_YES)
+            fail_msg("the prefix of %zu bytes is not a cut", k);
+        assert_int_equal(len, k);
+        size_t zeros = 512 - k % 512; /* up to the sector's end, then one more sector */
+        memset(buf + k, 0, zeros + 512);
+        if (cut_of(buf, k + zeros + 512, &len, &at) != ATF_JCUT_YES)
+            fail_msg("the prefix of %zu bytes with %zu NUL bytes is not a cut", k, zeros + 512);
+        assert_int_equal(len, k);
+        /* The parser refuses every prefix (no prefix is a manifest). */
+        atf_manifest *mm = NULL;
+        atf_error err;
+        assert_int_equal(atf_manifest_parse(&mm, buf, k, "m.json", &err), ATF_E_MANIFEST);
+    }
+    assert_int_equal(cut_of(REC_MANIFEST, n, &len, &at), ATF_JCUT_NO);
+    assert_int_equal(at, n); /* complete: no syntax error */
+    /* A complete text followed by zeros or by anything else is not a cut. */
+    memcpy(buf, REC_MANIFEST, n);
+    memset(buf + n, 0, 100);
+    assert_int_equal(cut_of(buf, n + 100, &len, &at), ATF_JCUT_NO);
+    assert_int_equal(len, n);
+    memcpy(buf + n, "\n \t\r", 4);
+    assert_int_equal(cut_of(buf, n + 4, &len, &at), ATF_JCUT_NO);
+    assert_int_equal(at, n + 4);
+    memcpy(buf + n, "\n{", 2);
+    assert_int_equal(cut_of(buf, n + 2, &len, &at), ATF_JCUT_NO);
+    assert_int_equal(at, n + 1);
+    free(buf);
+}
+
+/* A byte that is JSON nowhere (0x01: a control character, inside a string or
+ * out of it) before the end: a syntax error, not a cut, wherever the text is
+ * cut after it, and reported at that byte. */
+static void test_cut_flipped_byte(void **state)
+{
+    (void)state;
+    const size_t n = sizeof REC_MANIFEST - 1;
+    char *buf = malloc(n + 512);
+    assert_non_null(buf);
+    size_t len, at;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(buf, REC_MANIFEST, n);
+        buf[i] = '\x01';
+        const size_t ends[] = { i + 1, i + 1 + (n - i - 1) / 2, n };
+        for (size_t e = 0; e < 3; e++) {
+            memset(buf + ends[e], 0, 512);
+            if (cut_of(buf, ends[e] + (e == 1 ? 512 : 0), &len, &at) != ATF_JCUT_NO)
+                fail_msg("byte %zu flipped, cut at %zu: taken as a cut", i, ends[e]);
+            assert_int_equal(at, i);
+            memcpy(buf + ends[e], REC_MANIFEST + ends[e], n - ends[e]);
+        }
+    }
+    free(buf);
+}
+
+static void cut_yes(const char *text)
+{
+    size_t len, at;
+    if (cut_of(text, strlen(text), &len, &at) != ATF_JCUT_YES)
+        fail_msg("not taken as a cut: %s", text);
+}
+
+static void cut_no(const char *text, size_t error_at)
+{
+    size_t len, at;
+    if (cut_of(text, strlen(text), &len, &at) != ATF_JCUT_NO)
+        fail_msg("taken as a cut: %s", text);
+    if (at != error_at)
+        fail_msg("%s: error at %zu, expected %zu", text, at, error_at);
+}
+
+/* Where a cut can fall, and the syntax errors that look like one. */
+static void test_cut_cases(void **state)
+{
+    (void)state;
+    size_t len, at;
+    /* Before the value: empty or NUL only is a cut; whitespace alone is not. */
+    assert_int_equal(cut_of("", 0, &len, &at), ATF_JCUT_YES);
+    assert_int_equal(cut_of("\0\0\0\0", 4, &len, &at), ATF_JCUT_YES);
+    assert_int_equal(len, 0);
+    cut_no(" \n\t\r ", 5);
+    assert_int_equal(cut_of(" \0\0", 3, &len, &at), ATF_JCUT_NO);
+    assert_int_equal(at, 1);
+    cut_yes("{");
+    cut_yes("{\"");
+    cut_yes("{\"threads\"");
+    cut_yes("{\"threads\" ");
+    cut_yes("{\"threads\":");
+    cut_yes("{\"threads\":[");
+    cut_yes("{\"threads\":[{");
+    cut_yes("{\"threads\":[{}");
+    cut_yes("{\"threads\":[],");
+    cut_yes("{\"a\":{\"b\":[[],{}]");
+    cut_yes("{\"a\":\"abc");
+    cut_yes("{\"a\":\"\\");
+    cut_yes("{\"a\":\"\\u");
+    cut_yes("{\"a\":\"\\u00");
+    cut_yes("{\"a\":\"\\ud83d");
+    cut_yes("{\"a\":\"\\ud83d\\");
+    cut_yes("{\"a\":\"\\ud83d\\u");
+    cut_yes("{\"a\":\"\\ud83d\\ude0");
+    cut_yes("{\"a\":\"\xc3");
+    cut_yes("{\"a\":\"\xe2\x82");
+    cut_yes("{\"a\":\"\xf0\x9f\x98");
+    cut_yes("{\"a\":-");
+    cut_yes("{\"a\":0");
+    cut_yes("{\"a\":12");
+    cut_yes("{\"a\":1.");
+    cut_yes("{\"a\":1.5");
+    cut_yes("{\"a\":1e");
+    cut_yes("{\"a\":1E+");
+    cut_yes("{\"a\":1e-7");
+    cut_yes("{\"a\":t");
+    cut_yes("{\"a\":tru");
+    cut_yes("{\"a\":true");
+    cut_yes("{\"a\":fals");
+    cut_yes("{\"a\":nul");
+    /* Syntax errors before the end: the byte is named. */
+    cut_no("x", 0);
+    cut_no("  [", 2);                   /* the top-level value of a manifest is an object */
+    cut_no("\"threads", 0);
+    cut_no("{,", 1);
+    cut_no("{\"a\" 1", 5);
+    cut_no("{\"a\"::", 5);
+    cut_no("{\"a\":1 2", 7);
+    cut_no("{\"a\":[1,]", 8);
+    cut_no("{\"a\":[1}", 7);
+    cut_no("{\"a\":{\"b\":1]", 11);
+    cut_no("{\"a\":01", 6);
+    cut_no("{\"a\":-x", 6);
+    cut_no("{\"a\":1.e", 7);
+    cut_no("{\"a\":1e+x", 8);
+    cut_no("{\"a\":.5", 5);
+    cut_no("{\"a\":+1", 5);
+    cut_no("{\"a\":tx", 6);
+    cut_no("{\"a\":truex", 9);
+    cut_no("{\"a\":NaN", 5);
+    cut_no("{\"a\":\"\\x", 7);
+    cut_no("{\"a\":\"\\u00g", 10);
+    cut_no("{\"a\":\"\\ud83dx", 12);   /* a high surrogate alone */
+    cut_no("{\"a\":\"\\ud83d\\n", 13);
+    cut_no("{\"a\":\"\\ud83d\\u0041", 12);
+    cut_no("{\"a\":\"\\ude00", 6);     /* a low surrogate alone */
+    cut_no("{\"a\":\"\xff", 6);
+    cut_no("{\"a\":\"\xc0\x80", 6);    /* overlong */
+    cut_no("{\"a\":\"\xe0\x80", 7);    /* overlong */
+    cut_no("{\"a\":\"\xed\xa0", 7);    /* a surrogate in UTF-8 */
+    cut_no("{\"a\":\"\xf4\x90", 7);    /* above U+10FFFF */
+    cut_no("{\"a\":\"\xc3x", 7);
+    cut_no("{\"a\":\"\t", 6);          /* a raw control character in a string */
+    cut_no("{\"a\":1}}", 7);
+    cut_no("{\"a\":1} x", 8);
+    cut_no("{} ", 3);                   /* complete: not a cut */
+    /* NUL bytes: a tail is dropped, a NUL before other bytes is an error. */
+    assert_int_equal(cut_of("{\"a\":\"b\0\0", 9, &len, &at), ATF_JCUT_YES);
+    assert_int_equal(len, 7);
+    assert_int_equal(cut_of("{\"a\":\0\"b", 9, &len, &at), ATF_JCUT_NO);
+    assert_int_equal(at, 5);
+    assert_int_equal(cut_of("{\"a\":\"\0b", 8, &len, &at), ATF_JCUT_NO);
+    assert_int_equal(at, 6);
+    assert_int_equal(cut_of("{}\0", 3, &len, &at), ATF_JCUT_NO);
+    /* Deep nesting costs a bit a level, not a limit. */
+    char deep[4001];
+    deep[0] = '{';
+    memcpy(deep + 1, "\"a\":", 4);
+    memset(deep + 5, '[', sizeof deep - 6);
+    deep[sizeof deep - 1] = '\0';
+    cut_yes(deep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -723,6 +940,9 @@ int main(void)
         cmocka_unit_test(test_load_from_file),
         cmocka_unit_test(test_random_bytes),
         cmocka_unit_test(test_random_mutations),
+        cmocka_unit_test(test_cut_every_byte),
+        cmocka_unit_test(test_cut_flipped_byte),
+        cmocka_unit_test(test_cut_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include "common.h"      /* the codec's: atf_blob */
 #include "internal.h"    /* the codec's: atf_thread_dir_misnamed */
 #include "manifest_check.h"
+#include "manifest_prefix.h"   /* the codec's: atf_manifest_json_cut */
 
 #define MANIFEST_MAX_BYTES ((uint64_t)64 << 20)
 #define MAX_THREADS ((size_t)1 << 20)
@@ -219,6 +220,8 @@ static atf_status session_manifest(swalk *s, atf_error *err)
     } else if (hm > 0) {
         atf_blob mm;
         atf_error e;
+        atf_json_cut cut;
+        size_t cut_len = 0;
         st = atf_blob_open_limit(&mm, mpath, 0, MANIFEST_MAX_BYTES, &e);
         atf_error_set_file(&e, mpath);
         if (st == ATF_E_LIMIT) {
@@ -232,6 +235,23 @@ static atf_status session_manifest(swalk *s, atf_error *err)
         } else if (st) {
             if (err)
                 *err = e;
+        } else if ((cut = atf_manifest_json_cut((const char *)mm.data, (size_t)mm.size, &cut_len, NULL)) ==
+                   ATF_JCUT_NOMEM) {
+            atf_blob_close(&mm);
+            st = atf_fail_file(err, ATF_E_NOMEM, mpath, NULL);
+        } else if (cut == ATF_JCUT_YES) {
+            /* SPEC 7a.14: a power cut while it was being replaced left the
+             * first bytes of the new text (and zeros): as if absent. */
+            uint64_t total = (uint64_t)mm.size;
+            atf_blob_close(&mm);
+            v_report(v, s->mf, C_SES_MAN_001, 0, V_NO_OFFSET, NULL,
+                     "manifest.json is cut at byte %zu of %" PRIu64 " (a crash while it was being written: a "
+                     "proper prefix of a JSON object%s): read as absent, thread directories are discovered",
+                     cut_len, total, cut_len < total ? ", then zeros" : "");
+            v_check(v, C_REC_001);
+            v_report(v, s->mf, C_REC_001, 0, cut_len, NULL,
+                     "crash-truncated manifest.json (%zu bytes of JSON text%s): nothing recovered from it", cut_len,
+                     cut_len < total ? " and a tail of NUL bytes" : "");
         } else {
             st = v_manifest_check(v, s->mf, (const char *)mm.data, (size_t)mm.size, &s->man);
             atf_blob_close(&mm);

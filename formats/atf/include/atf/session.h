@@ -107,7 +107,10 @@ typedef struct atf_session atf_session;
  * ATF_OK, both readers NULL, 0 events, and a session warning;
  * atf_session_unreadable_count() says how many. A manifest.json that cannot
  * be read or parsed is reported by atf_session_manifest_error() and the
- * thread directories are discovered instead. Crash-truncated and damaged
+ * thread directories are discovered instead. An empty manifest.json, or one
+ * cut by a crash while it was being replaced (SPEC 7a.14: a proper prefix of
+ * a JSON object, then zeros), is read as absent: no manifest error, and
+ * atf_session_manifest_note() says so. Crash-truncated and damaged
  * files that still open are in their readers' info (state, events
  * recovered, trailing bytes).
  * @return ::ATF_OK; ::ATF_E_NOMEM; or, when there is nothing to read at
@@ -121,6 +124,10 @@ ATF_API size_t atf_session_thread_count(const atf_session *s);
 ATF_API size_t atf_session_unreadable_count(const atf_session *s);
 /** Why manifest.json could not be used (it exists but cannot be read or parsed), or NULL. */
 ATF_API const atf_error *atf_session_manifest_error(const atf_session *s);
+/** When manifest.json was there but read as absent because a crash left it
+ *  empty or cut (SPEC 7a.14), one line saying so (also among the session's
+ *  warnings); else NULL. */
+ATF_API const char *atf_session_manifest_note(const atf_session *s);
 /** Threads sorted by id. */
 ATF_API const atf_session_thread *atf_session_thread_at(const atf_session *s, size_t i);
 /** @return the manifest, or NULL if the session has none. */

@@ -263,6 +263,203 @@ def parse_u64(v):
     raise ValueError("%s where a u64 is expected" % type(v).__name__)
 
 
+_WS = b" \t\n\r"
+_ESCAPES = b'"\\/bfnrt'
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
+
+
+def manifest_cut(raw):
+    """SPEC 7a.14: whether ``raw`` (manifest.json's bytes) is crash-truncated:
+    less a run of NUL bytes at its end, a proper prefix of a JSON text whose
+    top-level value is an object, by RFC 8259's grammar and UTF-8 alone (an
+    empty or all-NUL file is a cut before the value; whitespace alone is not).
+    Returns ``(cut, text_len, error_at)``: ``error_at`` is the offset of the
+    first byte that is not JSON (None when there is none). A scanner of its
+    own, not ``json``: ``json`` reports a string cut at the end at the
+    string's start, like any unterminated string. Mirrors the C scanner
+    (formats/atf/src/manifest_prefix.c)."""
+    n = len(raw)
+    while n and raw[n - 1] == 0:
+        n -= 1
+    stack = []            # True: object
+    st = "top"
+    key = False
+    lit = b""
+    num = ""
+    hexleft = cp = u8left = 0
+    u8lo, u8hi = 0x80, 0xBF
+    need_low = False
+    i = 0
+    while i < n:
+        c = raw[i]
+        if st == "top":
+            if c in _WS:
+                pass
+            elif c == 0x7B:
+                stack.append(True)
+                st = "obj_first"
+            else:
+                return False, n, i
+        elif st in ("value", "arr_first"):
+            if c in _WS:
+                pass
+            elif c == 0x5D and st == "arr_first":
+                stack.pop()
+                st = "after" if stack else "done"
+            elif c in (0x7B, 0x5B):
+                stack.append(c == 0x7B)
+                st = "obj_first" if c == 0x7B else "arr_first"
+            elif c == 0x22:
+                st, key = "string", False
+            elif c in b"tfn":
+                lit = {0x74: b"rue", 0x66: b"alse", 0x6E: b"ull"}[c]
+                st = "literal"
+            elif c == 0x2D or 0x30 <= c <= 0x39:
+                num = "minus" if c == 0x2D else "zero" if c == 0x30 else "int"
+                st = "number"
+            else:
+                return False, n, i
+        elif st in ("obj_first", "key"):
+            if c in _WS:
+                pass
+            elif c == 0x7D and st == "obj_first":
+                stack.pop()
+                st = "after" if stack else "done"
+            elif c == 0x22:
+                st, key = "string", True
+            else:
+                return False, n, i
+        elif st == "colon":
+            if c in _WS:
+                pass
+            elif c == 0x3A:
+                st = "value"
+            else:
+                return False, n, i
+        elif st == "after":
+            if c in _WS:
+                pass
+            elif c == 0x2C:
+                st = "key" if stack[-1] else "value"
+            elif c == (0x7D if stack[-1] else 0x5D):
+                stack.pop()
+                st = "after" if stack else "done"
+            else:
+                return False, n, i
+        elif st == "done":
+            if c not in _WS:
+                return False, n, i
+        elif st == "string":
+            if c == 0x22:
+                st = "colon" if key else "after"
+            elif c == 0x5C:
+                st = "esc"
+            elif c < 0x20:
+                return False, n, i
+            elif c >= 0x80:
+                # RFC 3629: no overlong form, no surrogate, nothing above U+10FFFF
+                u8lo, u8hi = 0x80, 0xBF
+                if 0xC2 <= c <= 0xDF:
+                    u8left = 1
+                elif 0xE0 <= c <= 0xEF:
+                    u8left = 2
+                    if c == 0xE0:
+                        u8lo = 0xA0
+                    elif c == 0xED:
+                        u8hi = 0x9F
+                elif 0xF0 <= c <= 0xF4:
+                    u8left = 3
+                    if c == 0xF0:
+                        u8lo = 0x90
+                    elif c == 0xF4:
+                        u8hi = 0x8F
+                else:
+                    return False, n, i
+                st = "utf8"
+        elif st == "utf8":
+            if not u8lo <= c <= u8hi:
+                return False, n, i
+            u8lo, u8hi = 0x80, 0xBF
+            u8left -= 1
+            if not u8left:
+                st = "string"
+        elif st == "esc":
+            if c == 0x75:
+                st, hexleft, cp = "uhex", 4, 0
+            elif c in _ESCAPES:
+                st = "string"
+            else:
+                return False, n, i
+        elif st == "uhex":
+            if c not in _HEX_DIGITS:
+                return False, n, i
+            cp = cp << 4 | int(chr(c), 16)
+            hexleft -= 1
+            if hexleft:
+                pass
+            elif need_low:
+                if not 0xDC00 <= cp <= 0xDFFF:   # a high surrogate needs a low one
+                    return False, n, i - 5
+                need_low, st = False, "string"
+            elif 0xD800 <= cp <= 0xDBFF:
+                need_low, st = True, "low_bs"
+            elif 0xDC00 <= cp <= 0xDFFF:
+                return False, n, i - 5
+            else:
+                st = "string"
+        elif st == "low_bs":
+            if c != 0x5C:
+                return False, n, i
+            st = "low_u"
+        elif st == "low_u":
+            if c != 0x75:
+                return False, n, i
+            st, hexleft, cp = "uhex", 4, 0
+        elif st == "literal":
+            if c != lit[0]:
+                return False, n, i
+            lit = lit[1:]
+            if not lit:
+                st = "after"
+        else:   # number
+            digit = 0x30 <= c <= 0x39
+            if num == "minus":
+                if not digit:
+                    return False, n, i
+                num = "zero" if c == 0x30 else "int"
+            elif num in ("zero", "int", "frac"):
+                if digit and num != "zero":
+                    pass
+                elif c == 0x2E and num != "frac":
+                    num = "dot"
+                elif c in b"eE":
+                    num = "e"
+                elif digit:          # a digit after a leading 0
+                    return False, n, i
+                else:
+                    st = "after"     # the number ends: the byte is read again
+                    continue
+            elif num == "dot":
+                if not digit:
+                    return False, n, i
+                num = "frac"
+            elif num == "e" and c in b"+-":
+                num = "esign"
+            elif num in ("e", "esign"):
+                if not digit:
+                    return False, n, i
+                num = "exp"
+            else:   # exp
+                if not digit:
+                    st = "after"
+                    continue
+        i += 1
+    if st == "top" and n:
+        # whitespace alone: no writer writes it before the value, no trace of a cut
+        return False, n, n
+    return st != "done", n, None
+
+
 def load_manifest(path):
     with open(path, "r", encoding="utf-8") as f:
         return json.load(f, parse_float=JsonReal)
@@ -333,8 +530,14 @@ def read_session(directory, verify=True):
     manifest lists and the thread_K directories it does not list; without a
     manifest, the discovered thread_K directories."""
     mpath = os.path.join(directory, "manifest.json")
-    # SPEC 7a.14: an empty manifest.json (a crash while writing it) is as if absent.
-    manifest = load_manifest(mpath) if os.path.exists(mpath) and os.path.getsize(mpath) else None
+    # SPEC 7a.14: an empty or crash-truncated manifest.json (a crash while it
+    # was being written) is as if absent.
+    manifest = None
+    if os.path.exists(mpath) and os.path.getsize(mpath):
+        with open(mpath, "rb") as f:
+            raw = f.read()
+        if not manifest_cut(raw)[0]:
+            manifest = json.loads(raw.decode("utf-8"), parse_float=JsonReal)
     ids = set(discover_thread_ids(directory))
     if manifest is not None:
         ids |= {parse_u64(t["id"]) for t in manifest.get("threads", [])}

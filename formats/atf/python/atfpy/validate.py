@@ -39,6 +39,11 @@ so that SPEC.md can settle them):
   * A thread directory not listed in the manifest is still validated (and
     dumped); SES-MAN-011 fires when neither the manifest nor the directory
     names a thread.
+  * A manifest.json that is empty, or crash-truncated (SPEC 7a.14: less its
+    NUL tail, a proper prefix of a JSON object, judged by
+    atfpy.session.manifest_cut and not by json), is read as absent:
+    SES-MAN-001, plus REC-001 on manifest.json (offset: the text's length)
+    for a crash-truncated one.
 """
 
 import json
@@ -51,7 +56,7 @@ from .records import (DETAIL_EVENT_HEADER_SIZE, DETAIL_FOOTER_MAGIC, DETAIL_FOOT
                       DETAIL_HEADER_SIZE, DETAIL_MAGIC, INDEX_EVENT_SIZE, INDEX_FOOTER_MAGIC,
                       INDEX_FOOTER_SIZE, INDEX_HEADER_SIZE, INDEX_MAGIC, LAYOUT_1, LAYOUT_2,
                       NO_DETAIL_L1, NO_DETAIL_L2)
-from .session import JsonReal, U64RangeError, parse_u64
+from .session import JsonReal, U64RangeError, manifest_cut, parse_u64
 from tracepy.binary import le as _u
 from tracepy.report import (SCHEMA, Aggregator, Finding, Report, UsageError,  # noqa: F401
                             clause_lines, severities)
@@ -969,6 +974,7 @@ def check_manifest(rep, raw, name):
 
 
 _THREAD_DIR = re.compile(r"thread_(0|[1-9][0-9]*)")
+_MANIFEST_MAX = 64 << 20   # SPEC 5: a larger manifest is not read (nor judged a cut)
 
 
 def check_session(rep, sdir, prefix, verify=True):
@@ -982,7 +988,22 @@ def check_session(rep, sdir, prefix, verify=True):
         rep.add("SES-MAN-001", mname, None, None,
                 "manifest.json is empty (a crash while it was being written)")
     elif os.path.isfile(mpath):
-        manifest = check_manifest(rep, _read(mpath), mname)
+        raw = _read(mpath)
+        cut, text_len, _ = manifest_cut(raw) if len(raw) <= _MANIFEST_MAX else (False, 0, None)
+        if cut:
+            # SPEC 7a.14: a power cut while it was being replaced left the
+            # start of the new text (and zeros): as if absent.
+            tail = ", then zeros" if text_len < len(raw) else ""
+            rep.add("SES-MAN-001", mname, None, None,
+                    "manifest.json is cut at byte %d of %d (a crash while it was being written: a "
+                    "proper prefix of a JSON object%s): read as absent, thread directories are "
+                    "discovered" % (text_len, len(raw), tail))
+            rep.check("REC-001")
+            rep.add("REC-001", mname, text_len, None,
+                    "crash-truncated manifest.json (%d bytes of JSON text%s): nothing recovered "
+                    "from it" % (text_len, " and a tail of NUL bytes" if tail else ""))
+        else:
+            manifest = check_manifest(rep, raw, mname)
     else:
         rep.add("SES-MAN-001", prefix or ".", None, None,
                 "no manifest.json: thread directories were discovered")

@@ -469,5 +469,111 @@ class GeneratorTest(unittest.TestCase):
             shutil.rmtree(tmp)
 
 
+# A manifest as the recorder writes it while recording, with every kind of
+# token (the C test's REC_MANIFEST, formats/atf/tests/test_manifest.c).
+REC_MANIFEST = (
+    b'{\n  "format_version": "2.1",\n  "layout": 2,\n  "clock_type": 3,\n  "arch": 1,\n  "os": 4,\n'
+    b'  "time_start_ns": 0,\n  "time_end_ns": 0,\n'
+    b'  "threads": [\n    {\n      "id": 0,\n      "has_detail": true,\n      "os_thread_id": 2434,\n'
+    b'      "event_count": 0,\n      "detail_event_count": 0\n    },\n'
+    b'    {\n      "id": 18446744073709551615,\n      "has_detail": false\n    }\n  ],\n'
+    b'  "events_dropped": 0,\n  "recorder": {\n    "library_version": "0.1.0",\n    "pid": 2434,\n'
+    b'    "state": "recording",\n    "load": -1.25e-3,\n    "ratio": 0.5,\n    "big": 1E+9,\n'
+    b'    "none": null,\n    "tags": [],\n    "opts": {},\n    "sync": false\n  },\n'
+    b'  "modules": [\n    {\n      "module_id": 1,\n      "path": "/usr/lib/x86_64-linux-gnu/libc.so.6",\n'
+    b'      "base_address": "0x7f0000000000",\n      "size": 2125824,\n'
+    b'      "uuid": "d8f7e2a0-\\u00e9\\t\\"q\\"\\\\\\/"\n    }\n  ],\n'
+    b'  "symbols": [\n    {\n      "function_id": 4096,\n      "module_id": 1,\n      "symbol_index": 7,\n'
+    b'      "name": "caf\xc3\xa9_\xe2\x82\xac_\xf0\x9f\x98\x80_\\ud83d\\ude00"\n    }\n  ],\n'
+    b'  "timing_anchors": [\n    {\n      "host_time_ns": 1000,\n      "media_time_value": -90000,\n'
+    b'      "media_time_scale": 90000\n    }\n  ]\n}')
+
+
+class ManifestCutTest(unittest.TestCase):
+    """SPEC 7a.14: a manifest.json cut by a power cut (a proper prefix of a
+    JSON object, then NUL bytes) is crash-truncated, read as absent."""
+
+    def test_every_prefix_is_a_cut(self):
+        import json
+        json.loads(REC_MANIFEST.decode("utf-8"))    # the text is valid JSON
+        n = len(REC_MANIFEST)
+        for k in range(n):
+            raw = REC_MANIFEST[:k]
+            self.assertEqual(atfpy.session.manifest_cut(raw), (True, k, None), k)
+            tail = b"\0" * (512 - k % 512 + 512)
+            self.assertEqual(atfpy.session.manifest_cut(raw + tail), (True, k, None), k)
+        self.assertEqual(atfpy.session.manifest_cut(REC_MANIFEST), (False, n, None))
+        self.assertEqual(atfpy.session.manifest_cut(REC_MANIFEST + b"\0" * 100), (False, n, None))
+        self.assertEqual(atfpy.session.manifest_cut(REC_MANIFEST + b" \n"), (False, n + 2, None))
+        self.assertEqual(atfpy.session.manifest_cut(REC_MANIFEST + b"\n{"), (False, n + 2, n + 1))
+
+    def test_flipped_byte_is_not_a_cut(self):
+        n = len(REC_MANIFEST)
+        for i in range(n):
+            raw = REC_MANIFEST[:i] + b"\x01" + REC_MANIFEST[i + 1:]
+            for end, zeros in ((i + 1, 0), (i + 1 + (n - i - 1) // 2, 512), (n, 0)):
+                cut, _, at = atfpy.session.manifest_cut(raw[:end] + b"\0" * zeros)
+                self.assertFalse(cut, (i, end))
+                self.assertEqual(at, i, (i, end))
+
+    CUTS = [b"", b"\0\0\0\0", b"{", b'{"', b'{"threads"', b'{"threads" ',
+            b'{"threads":', b'{"threads":[', b'{"threads":[{', b'{"threads":[{}',
+            b'{"threads":[],', b'{"a":{"b":[[],{}]', b'{"a":"abc', b'{"a":"\\', b'{"a":"\\u',
+            b'{"a":"\\u00', b'{"a":"\\ud83d', b'{"a":"\\ud83d\\', b'{"a":"\\ud83d\\u',
+            b'{"a":"\\ud83d\\ude0', b'{"a":"\xc3', b'{"a":"\xe2\x82', b'{"a":"\xf0\x9f\x98',
+            b'{"a":-', b'{"a":0', b'{"a":12', b'{"a":1.', b'{"a":1.5', b'{"a":1e', b'{"a":1E+',
+            b'{"a":1e-7', b'{"a":t', b'{"a":tru', b'{"a":true', b'{"a":fals', b'{"a":nul',
+            b'{"a":"b\0\0', b'{"a":' + b"[" * 4000]
+    ERRORS = [(b" \n\t\r ", 5), (b" \0\0", 1), (b"x", 0), (b"  [", 2), (b'"threads', 0), (b"{,", 1), (b'{"a" 1', 5),
+              (b'{"a"::', 5), (b'{"a":1 2', 7), (b'{"a":[1,]', 8), (b'{"a":[1}', 7),
+              (b'{"a":{"b":1]', 11), (b'{"a":01', 6), (b'{"a":-x', 6), (b'{"a":1.e', 7),
+              (b'{"a":1e+x', 8), (b'{"a":.5', 5), (b'{"a":+1', 5), (b'{"a":tx', 6),
+              (b'{"a":truex', 9), (b'{"a":NaN', 5), (b'{"a":"\\x', 7), (b'{"a":"\\u00g', 10),
+              (b'{"a":"\\ud83dx', 12), (b'{"a":"\\ud83d\\n', 13), (b'{"a":"\\ud83d\\u0041', 12),
+              (b'{"a":"\\ude00', 6), (b'{"a":"\xff', 6), (b'{"a":"\xc0\x80', 6),
+              (b'{"a":"\xe0\x80', 7), (b'{"a":"\xed\xa0', 7), (b'{"a":"\xf4\x90', 7),
+              (b'{"a":"\xc3x', 7), (b'{"a":"\t', 6), (b'{"a":1}}', 7), (b'{"a":1} x', 8),
+              (b"{} ", None), (b'{"a":\0"b', 5), (b'{"a":"\0b', 6), (b"{}\0", None)]
+
+    def test_cases(self):
+        for raw in self.CUTS:
+            self.assertTrue(atfpy.session.manifest_cut(raw)[0], raw)
+        for raw, at in self.ERRORS:
+            cut, _, got = atfpy.session.manifest_cut(raw)
+            self.assertFalse(cut, raw)
+            self.assertEqual(got, at, raw)
+
+    def test_session(self):
+        """The validator reads a cut manifest as absent (SES-MAN-001, REC-001:
+        warnings) and the session reader reads the thread directories; a
+        syntax error before the end stays SES-MAN-002."""
+        src = os.path.join(REPO, "corpus", "atf", "r_session_empty_manifest_l2")
+        with tempfile.TemporaryDirectory() as tmp:
+            sdir = os.path.join(tmp, "s")
+            shutil.copytree(src, sdir)
+            mpath = os.path.join(sdir, "manifest.json")
+            for raw, cut in ((REC_MANIFEST[:512 + 37] + b"\0" * 475, True),
+                             (REC_MANIFEST[:100], True),
+                             (b"\0" * 512, True),
+                             (REC_MANIFEST[:40] + b"\x01" + REC_MANIFEST[41:600], False),
+                             (REC_MANIFEST + b"x", False)):
+                with open(mpath, "wb") as f:
+                    f.write(raw)
+                rep = atfpy.validate.validate(sdir)
+                got = {(f.clause, f.file) for f in rep.findings}
+                if cut:
+                    self.assertIn(("SES-MAN-001", "manifest.json"), got)
+                    self.assertIn(("REC-001", "manifest.json"), got)
+                    self.assertNotIn("SES-MAN-002", {c for c, _ in got})
+                    self.assertEqual(rep.errors, 0)
+                    view = atfpy.session.read_session(sdir)
+                    self.assertEqual([t.id for t in view.threads], [1, 2])
+                else:
+                    self.assertIn(("SES-MAN-002", "manifest.json"), got)
+                    self.assertNotIn(("REC-001", "manifest.json"), got)
+                    with self.assertRaises(ValueError):
+                        atfpy.session.read_session(sdir)
+
+
 if __name__ == "__main__":
     unittest.main()
