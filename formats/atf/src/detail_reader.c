@@ -1,5 +1,6 @@
 /* Detail file reader: header, footer location, a validating sequential scan
  * by total_length that builds the offset table once, then O(1) access. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,72 +74,331 @@ static int find_end_footer(atf_detail_reader *r, uint64_t *region_end)
     return 1;
 }
 
-static atf_status push_offset(atf_detail_reader *r, uint64_t *cap, uint64_t limit, uint64_t off)
+/* ---- The events walk, in parts side by side ------------------------------
+ *
+ * Each event's place follows from the last one's total_length: a chain that
+ * only one thread can follow from the first event. So that every core still
+ * takes a share, the events section is cut into parts (atf_verify_parts);
+ * each part's thread computes the part's CRC32-C and, behind it, walks a
+ * chain of events from a guessed first event of its own, in blocks that the
+ * checksum (or a touch of each line) has just brought into the cache. The
+ * joins then follow the true chain from the first event: where it lands on
+ * an event of a part's chain, the rest of that chain is the true one (a
+ * chain is a function of where it starts), and the part's table and figures
+ * are taken as they are; elsewhere (a guess that did not meet the chain, an
+ * event the part could not decode) the join walks on by itself, the way one
+ * thread would. The guess only decides how much is walked twice: the events,
+ * the figures and the first error are those of a walk on one thread. */
+
+#define WALK_BLOCK ((uint64_t)64 << 10)
+#define WALK_GUESS_SPAN ((uint64_t)1 << 20)  /* bytes searched for a part's first event */
+#define WALK_GUESS_CHAIN 8                   /* events that must follow a guess */
+
+/* What a walk found: the events' table and the figures of atf_detail_info. */
+typedef struct walk_acc {
+    uint64_t *off;
+    uint64_t n, cap;
+    uint64_t first_ts, last_ts, min_seq, max_seq;
+    uint64_t back_count, first_back;   /* first_back: index in off[] */
+} walk_acc;
+
+typedef struct walk_part {
+    const uint8_t *d;
+    uint64_t a, b;            /* the part: events that start in [a, b) */
+    uint64_t region_end;
+    atf_layout layout;
+    int want_crc, first;      /* first: the part starts at the first event */
+    uint32_t crc;
+    walk_acc w;               /* the part's chain */
+    uint64_t stop;            /* where its chain ended: >= b, or an event it could not decode */
+    int nomem, started;
+    pthread_t tid;
+} walk_part;
+
+/* 1 if an event that decodes (atf_detail_event_decode) starts at @pos. */
+static inline uint32_t walk_len(const uint8_t *d, uint64_t pos, uint64_t end)
 {
-    atf_detail_info *info = &r->info;
-    if (info->event_count == *cap) {
-        uint64_t ncap = *cap ? *cap * 2 : 64;
+    if (end - pos < ATF_DETAIL_EVENT_HEADER_SIZE)
+        return 0;
+    uint32_t len = atf_load_le32(d + pos);
+    return len >= ATF_DETAIL_EVENT_HEADER_SIZE && len <= end - pos ? len : 0;
+}
+
+static inline uint64_t walk_seq(const uint8_t *p, atf_layout layout)
+{
+    return layout == ATF_LAYOUT_1 ? atf_load_le32(p + 8) : atf_load_le64(p + 8);
+}
+
+static int walk_push(walk_acc *w, uint64_t limit, uint64_t pos)
+{
+    if (w->n == w->cap) {
+        uint64_t ncap = w->cap ? w->cap * 2 : 1024;
         if (ncap > limit)
             ncap = limit;
-        if (ncap <= *cap || ncap > SIZE_MAX / sizeof(uint64_t))
-            return ATF_E_LIMIT;
-        uint64_t *n = realloc(r->offsets, (size_t)ncap * sizeof(uint64_t));
-        if (!n)
-            return ATF_E_NOMEM;
-        r->offsets = n;
-        *cap = ncap;
+        if (ncap <= w->cap || ncap > SIZE_MAX / sizeof(uint64_t))
+            return -1;
+        uint64_t *o = realloc(w->off, (size_t)ncap * sizeof(uint64_t));
+        if (!o)
+            return -1;
+        w->off = o;
+        w->cap = ncap;
     }
-    r->offsets[info->event_count++] = off;
-    return ATF_OK;
+    w->off[w->n++] = pos;
+    return 0;
+}
+
+/* Adds the event at @pos (already decoded) to @w's figures and table. */
+static inline int walk_take(walk_acc *w, const uint8_t *d, uint64_t pos, atf_layout layout, uint64_t limit)
+{
+    const uint8_t *p = d + pos;
+    uint64_t ts = atf_load_le64(p + 16), seq = walk_seq(p, layout);
+    if (w->n == 0) {
+        w->first_ts = ts;
+        w->min_seq = w->max_seq = seq;
+    } else {
+        if (ts < w->last_ts && w->back_count++ == 0)
+            w->first_back = w->n;
+        w->min_seq = seq < w->min_seq ? seq : w->min_seq;
+        w->max_seq = seq > w->max_seq ? seq : w->max_seq;
+    }
+    w->last_ts = ts;
+    return walk_push(w, limit, pos);
+}
+
+/* A likely first event of a part: the first place from @a on where
+ * WALK_GUESS_CHAIN events decode one after the other with their timestamps
+ * in order. A wrong guess costs time, never a result. */
+static uint64_t walk_guess(const walk_part *p)
+{
+    uint64_t span_end = p->b - p->a > WALK_GUESS_SPAN ? p->a + WALK_GUESS_SPAN : p->b;
+    for (uint64_t c = p->a; c < span_end; c++) {
+        uint64_t pos = c, ts = 0;
+        int k = 0;
+        for (; k < WALK_GUESS_CHAIN && pos < p->region_end; k++) {
+            uint32_t len = walk_len(p->d, pos, p->region_end);
+            uint64_t t = len ? atf_load_le64(p->d + pos + 16) : 0;
+            if (!len || (k && t < ts))
+                break;
+            ts = t;
+            pos += len;
+        }
+        if (k == WALK_GUESS_CHAIN || (k && pos == p->region_end))
+            return c;
+    }
+    return p->b;
+}
+
+static void walk_part_run(walk_part *p)
+{
+    const uint8_t *d = p->d;
+    const uint64_t limit = (p->region_end - p->a) / ATF_DETAIL_EVENT_HEADER_SIZE + 1;
+    uint64_t pos = p->first ? p->a : walk_guess(p);
+    int walking = pos < p->b;
+    uint32_t crc = 0;
+    for (uint64_t blk = p->a; blk < p->b;) {
+        uint64_t be = p->b - blk > WALK_BLOCK ? blk + WALK_BLOCK : p->b;
+        if (p->want_crc) {
+            crc = atf_crc32c(crc, d + blk, (size_t)(be - blk));
+        } else {
+            uint8_t t = 0;   /* the lines into the cache, for the walk below */
+            for (uint64_t x = blk; x < be; x += 64)
+                t ^= *(const volatile uint8_t *)(d + x);
+            (void)t;
+        }
+        /* The events whose header lies in what is cached (the last block:
+         * every one that starts in the part). */
+        uint64_t lim = be == p->b ? p->b : be - (ATF_DETAIL_EVENT_HEADER_SIZE - 1);
+        while (walking && pos < lim) {
+            uint32_t len = walk_len(d, pos, p->region_end);
+            if (!len) {
+                walking = 0;
+                break;
+            }
+            if (walk_take(&p->w, d, pos, p->layout, limit) != 0) {
+                p->nomem = 1;
+                walking = 0;
+                break;
+            }
+            pos += len;
+        }
+        blk = be;
+    }
+    p->stop = pos;
+    p->crc = crc;
+}
+
+static void *walk_part_main(void *arg)
+{
+    walk_part_run(arg);
+    return NULL;
+}
+
+/* The figures of the events at @off[0..n), read again (a part whose chain
+ * the true one joined after its first event). */
+static void walk_refigure(walk_acc *dst, const uint8_t *d, const uint64_t *off, uint64_t n, atf_layout layout)
+{
+    walk_acc t = { 0 };
+    for (uint64_t i = 0; i < n; i++) {
+        const uint8_t *p = d + off[i];
+        uint64_t ts = atf_load_le64(p + 16), seq = walk_seq(p, layout);
+        if (i == 0) {
+            t.first_ts = ts;
+            t.min_seq = t.max_seq = seq;
+        } else {
+            if (ts < t.last_ts && t.back_count++ == 0)
+                t.first_back = i;
+            t.min_seq = seq < t.min_seq ? seq : t.min_seq;
+            t.max_seq = seq > t.max_seq ? seq : t.max_seq;
+        }
+        t.last_ts = ts;
+    }
+    t.n = n;
+    *dst = t;
+}
+
+/* Appends @q's events @off[0..q->n) (figures in @q) after @w's. */
+static int walk_append(walk_acc *w, const walk_acc *q, const uint64_t *off, uint64_t limit)
+{
+    if (!q->n)
+        return 0;
+    if (w->n + q->n > w->cap) {
+        uint64_t ncap = w->n + q->n;
+        if (ncap > limit || ncap > SIZE_MAX / sizeof(uint64_t))
+            return -1;
+        uint64_t *o = realloc(w->off, (size_t)ncap * sizeof(uint64_t));
+        if (!o)
+            return -1;
+        w->off = o;
+        w->cap = ncap;
+    }
+    memcpy(w->off + w->n, off, (size_t)q->n * sizeof(uint64_t));
+    if (w->n == 0) {
+        w->first_ts = q->first_ts;
+        w->min_seq = q->min_seq;
+        w->max_seq = q->max_seq;
+    } else {
+        if (q->first_ts < w->last_ts && w->back_count++ == 0)
+            w->first_back = w->n;
+        w->min_seq = q->min_seq < w->min_seq ? q->min_seq : w->min_seq;
+        w->max_seq = q->max_seq > w->max_seq ? q->max_seq : w->max_seq;
+    }
+    if (q->back_count && !w->back_count)
+        w->first_back = w->n + q->first_back;
+    w->back_count += q->back_count;
+    w->last_ts = q->last_ts;
+    w->n += q->n;
+    return 0;
+}
+
+/* Takes @q's chain from its event @j on (the true chain is there) after
+ * @acc's events. */
+static int walk_adopt(walk_acc *acc, walk_part *q, uint64_t j, uint64_t limit)
+{
+    if (acc->n == 0 && j == 0) {
+        *acc = q->w;   /* (part 0: its table becomes the reader's) */
+        q->w.off = NULL;
+        return 0;
+    }
+    walk_acc tail = q->w;
+    if (j > 0)
+        walk_refigure(&tail, q->d, q->w.off + j, q->w.n - j, q->layout);
+    return walk_append(acc, &tail, q->w.off + j, limit);
 }
 
 /* Walks the events section by total_length. With a footer every byte must
  * parse; without one (crash recovery) the walk stops at the first event that
- * is incomplete or malformed and the rest is reported as trailing bytes. */
-static atf_status scan(atf_detail_reader *r, uint64_t region_end, atf_error *err)
+ * is incomplete or malformed and the rest is reported as trailing bytes.
+ * *crc receives the section's CRC32-C when @want_crc. */
+static atf_status scan(atf_detail_reader *r, uint64_t region_end, int want_crc, unsigned threads,
+                       uint32_t *crc, atf_error *err)
 {
     atf_detail_info *info = &r->info;
     const uint8_t *d = r->blob.data;
     const int strict = info->has_footer;
+    const uint64_t start = r->header.events_offset, bytes = region_end - start;
     /* Every event takes at least 24 bytes: the table never outgrows the file. */
-    const uint64_t limit = (region_end - r->header.events_offset) / ATF_DETAIL_EVENT_HEADER_SIZE + 1;
-    uint64_t cap = 0, pos = r->header.events_offset, prev_ts = 0;
-    atf_layout layout = info->layout;
+    const uint64_t limit = bytes / ATF_DETAIL_EVENT_HEADER_SIZE + 1;
+    const atf_layout layout = info->layout;
 
-    uint64_t ahead = pos;   /* prefetched up to here */
-    while (pos < region_end) {
-        /* Each event's place depends on the last one's length: a chain of
-         * loads that the hardware prefetcher does not follow across pages. */
-        if (ahead < pos + 2048 && ahead < region_end) {
-            for (uint64_t a = ahead > pos ? ahead : pos; a < pos + 4096 && a < region_end; a += 64)
-                __builtin_prefetch(d + a, 0, 0);
-            ahead = pos + 4096;
+    walk_part parts[ATF_VERIFY_PARTS_MAX];
+    unsigned np = atf_verify_parts(threads, bytes, bytes ? bytes : 1), ran = 1;
+    for (unsigned i = 0; i < np; i++) {
+        parts[i] = (walk_part){ .d = d, .a = start + bytes * i / np, .b = start + bytes * (i + 1) / np,
+                                .region_end = region_end, .layout = layout, .want_crc = want_crc,
+                                .first = i == 0 };
+        if (i > 0)
+            parts[i].started = pthread_create(&parts[i].tid, NULL, walk_part_main, &parts[i]) == 0;
+    }
+    walk_part_run(&parts[0]);
+    for (unsigned i = 1; i < np; i++) {
+        if (parts[i].started) {
+            pthread_join(parts[i].tid, NULL);
+            ran++;
+        } else {
+            walk_part_run(&parts[i]);   /* its thread did not start: the caller does it */
         }
-        atf_detail_event ev;
-        atf_error e;   /* atf_fail() fills every field read below; no clearing per event */
-        atf_status st = atf_detail_event_decode(&ev, d + pos, (size_t)(region_end - pos), layout, &e);
-        if (st) {
-            if (!strict)
+    }
+
+    /* The true chain, part by part: q's own chain where it meets it, a walk
+     * of its own elsewhere. */
+    walk_acc acc = { 0 };
+    uint64_t pos = start;
+    uint32_t sum = 0;
+    atf_status st = ATF_OK;
+    int end = 0;
+    for (unsigned i = 0; i < np && !end; i++) {
+        walk_part *q = &parts[i];
+        sum = i ? atf_crc32c_combine(sum, q->crc, q->b - q->a) : q->crc;
+        uint64_t j = 0;
+        int taken = 0;
+        while (pos < q->b) {
+            if (!taken) {
+                while (j < q->w.n && q->w.off[j] < pos)
+                    j++;
+                if (j < q->w.n && q->w.off[j] == pos) {
+                    if (walk_adopt(&acc, q, j, limit) != 0) {
+                        st = atf_fail(err, ATF_E_NOMEM, pos, NULL, NULL);
+                        end = 1;
+                        break;
+                    }
+                    taken = 1;
+                    pos = q->stop;   /* (before it, where q's chain broke: on alone) */
+                    continue;
+                }
+            }
+            atf_detail_event ev;
+            atf_error e;   /* atf_fail() fills every field read below */
+            st = atf_detail_event_decode(&ev, d + pos, (size_t)(region_end - pos), layout, &e);
+            if (st) {
+                st = strict ? atf_fail(err, st, pos + e.offset, e.field, "detail event %llu at offset %llu: %s",
+                                       (unsigned long long)acc.n, (unsigned long long)pos, e.message)
+                            : ATF_OK;
+                end = 1;
                 break;
-            return atf_fail(err, st, pos + e.offset, e.field, "detail event %llu at offset %llu: %s",
-                            (unsigned long long)info->event_count, (unsigned long long)pos, e.message);
+            }
+            if (walk_take(&acc, d, pos, layout, limit) != 0) {
+                st = atf_fail(err, ATF_E_NOMEM, pos, NULL, NULL);
+                end = 1;
+                break;
+            }
+            pos += ev.total_length;
         }
-        st = push_offset(r, &cap, limit, pos);
-        if (st)
-            return atf_fail(err, st, pos, NULL, NULL);
-        uint64_t seq = info->event_count - 1;
-        if (seq == 0) {
-            info->first_ts = ev.timestamp;
-            info->min_index_seq = info->max_index_seq = ev.index_seq;
-        } else if (ev.timestamp < prev_ts && info->backwards_count++ == 0) {
-            info->first_backwards_seq = seq;
-        }
-        if (ev.index_seq < info->min_index_seq)
-            info->min_index_seq = ev.index_seq;
-        if (ev.index_seq > info->max_index_seq)
-            info->max_index_seq = ev.index_seq;
-        prev_ts = info->last_ts = ev.timestamp;
-        pos += ev.total_length;
+    }
+    for (unsigned i = 0; i < np; i++)
+        free(parts[i].w.off);
+    info->verify_threads = ran;
+    *crc = sum;
+    r->offsets = acc.off;
+    info->event_count = acc.n;
+    if (st)
+        return st;
+    if (acc.n) {
+        info->first_ts = acc.first_ts;
+        info->last_ts = acc.last_ts;
+        info->min_index_seq = acc.min_seq;
+        info->max_index_seq = acc.max_seq;
+        info->backwards_count = acc.back_count;
+        info->first_backwards_seq = acc.back_count ? acc.first_back : 0;
     }
     info->events_end = pos;
     /* Every byte that is neither header, event nor footer is reported. */
@@ -183,20 +443,10 @@ static atf_status open_common(atf_detail_reader *r, const atf_read_options *opts
                         "footer bytes_length %llu, but the events section is %llu bytes",
                         (unsigned long long)r->footer.bytes_length,
                         (unsigned long long)(region_end - h->events_offset));
-    /* The checksum in parts on other threads while this one walks the
-     * events (which only go in order). */
-    atf_crc_parts crc_job;
-    int crc_running = info->has_footer && r->footer.checksum != 0 && opts->verify;
-    if (crc_running) {
-        uint64_t n = r->footer.bytes_length;
-        atf_crc_parts_start(&crc_job, r->blob.data + h->events_offset, n,
-                            atf_verify_parts(opts->threads, n, n ? n : 1));
-    }
-    st = scan(r, region_end, err);
+    /* The checksum in parts side by side, each part's events walked behind it. */
+    int want_crc = info->has_footer && r->footer.checksum != 0 && opts->verify;
     uint32_t crc = 0;
-    info->verify_threads = 1;
-    if (crc_running)
-        crc = atf_crc_parts_finish(&crc_job, &info->verify_threads);
+    st = scan(r, region_end, want_crc, opts->threads, &crc, err);
     if (st)
         return st;
     if (info->has_footer && r->footer.event_count != info->event_count)

@@ -45,28 +45,6 @@ int atf_thread_dir_misnamed(const char *session_dir, uint64_t id, char *dst, siz
  * at least 16 MiB each; at most ATF_VERIFY_PARTS_MAX and @units. */
 unsigned atf_verify_parts(unsigned wanted, uint64_t bytes, uint64_t units);
 
-typedef struct atf_crc_part {
-    const uint8_t *data;
-    uint64_t size;
-    uint32_t crc;
-    int started;
-    pthread_t tid;
-} atf_crc_part;
-
-typedef struct atf_crc_parts {
-    unsigned n;
-    atf_crc_part part[ATF_VERIFY_PARTS_MAX];
-} atf_crc_parts;
-
-/* Starts the CRC32-C (initial state 0) of [data, data + size) in @parts
- * equal parts, all but the last on threads of their own; the caller may work
- * on something else meanwhile. */
-void atf_crc_parts_start(atf_crc_parts *j, const uint8_t *data, uint64_t size, unsigned parts);
-/* Computes the last part on the calling thread (and any part whose thread
- * did not start), joins the threads and returns the joined CRC: the same for
- * any number of parts. @ran (may be NULL) receives the threads that ran. */
-uint32_t atf_crc_parts_finish(atf_crc_parts *j, unsigned *ran);
-
 /* A crash-truncated manifest.json (SPEC 7a.14): its JSON text's length
  * (without the NUL tail) and the file's size. */
 typedef struct atf_manifest_cut {

@@ -329,6 +329,123 @@ static void test_verify_threads(void **state)
     }
 }
 
+/* Fills a payload with what looks like events (total_length @len, in-order
+ * timestamps): a part's guessed first event can land there. */
+static void fake_events(uint8_t *p, uint32_t size, uint32_t len, uint64_t ts)
+{
+    for (uint32_t at = 0; at + 24 <= size; at += 24) {
+        cf_put32(p + at, len);
+        memset(p + at + 4, 0, 12);
+        cf_put64(p + at + 16, ts + at);
+    }
+}
+
+/* The events walked in parts (each part's chain from a guessed first event,
+ * joined to the true one): every figure, the table and the first error the
+ * same as on one thread, for any number of parts, whether the guesses meet
+ * the true chain at once, later (payloads that look like events of 24
+ * bytes) or never (payloads that look like long events), with timestamps
+ * that go back across parts, complete, cut and damaged files. */
+static void test_walk_parts(void **state)
+{
+    (void)state;
+    cf_rng rng = cf_rng_seed(77);
+    static const unsigned counts[] = { 1, 2, 3, 4, 5, 7, 8 };
+    for (int li = 0; li < 2; li++) {
+        atf_layout l = k_layouts[li];
+        for (int pattern = 0; pattern < 4; pattern++) {
+            for (int round = 0; round < 6; round++) {
+                size_t n = 50 + (size_t)cf_below(&rng, 400);
+                cf_detail_set set = cf_random_detail_set(&rng, l, n, 300);
+                for (size_t i = 0; i < n; i++) {
+                    atf_detail_event *e = &set.ev[i];
+                    if (set.is_arm64[i] || !e->payload_size)
+                        continue;
+                    uint8_t *p = (uint8_t *)(uintptr_t)e->payload;
+                    if (pattern == 1)
+                        fake_events(p, e->payload_size, 24, e->timestamp);
+                    else if (pattern == 2)
+                        fake_events(p, e->payload_size, 24 + 8 * (uint32_t)cf_below(&rng, 4000), e->timestamp);
+                }
+                if (pattern == 3)   /* timestamps that go back, in the last third only (a later part's) */
+                    for (int k = 0; k < 12; k++)
+                        set.ev[n - 1 - cf_below(&rng, n / 3)].timestamp = cf_below(&rng, 1u << 20);
+                int complete = round % 3 != 2;
+                cf_detail_spec sp = spec(l, complete, complete, complete ? CF_SUM_CRC32C : CF_SUM_NONE);
+                size_t size;
+                uint8_t *b = image(&sp, &set, &size);
+                uint64_t *off = event_offsets(&set);
+                if (round % 3 == 1) {   /* an event's total_length broken */
+                    size_t at = (size_t)off[cf_below(&rng, n)];
+                    cf_put32(b + at, (uint32_t)cf_below(&rng, 24));
+                } else if (round % 3 == 2) {   /* cut anywhere after the header */
+                    size = 64 + (size_t)cf_below(&rng, size - 64);
+                }
+                atf_status want_st = ATF_OK;
+                atf_error want;
+                atf_detail_info wi;
+                uint64_t *woff = NULL;
+                memset(&want, 0, sizeof want);
+                memset(&wi, 0, sizeof wi);
+                for (size_t t = 0; t < sizeof counts / sizeof counts[0]; t++) {
+                    atf_read_options o = ATF_READ_OPTIONS_INIT;
+                    o.threads = counts[t];
+                    atf_detail_reader *r = NULL;
+                    atf_error err;
+                    memset(&err, 0, sizeof err);
+                    atf_status st = atf_detail_reader_open_memory(&r, b, size, "mem", &o, &err);
+                    if (t == 0) {
+                        want_st = st;
+                        want = err;
+                        assert_int_equal(st, round % 3 == 1 ? ATF_E_LENGTH : ATF_OK);
+                    }
+                    assert_int_equal(st, want_st);
+                    if (st) {
+                        assert_int_equal(err.offset, want.offset);
+                        assert_string_equal(err.field, want.field);
+                        assert_string_equal(err.message, want.message);
+                        continue;
+                    }
+                    atf_detail_info in = *atf_detail_reader_info(r);
+                    assert_int_equal(in.verify_threads, counts[t]);
+                    if (t == 0) {
+                        wi = in;
+                        woff = malloc((in.event_count + 1) * sizeof *woff);
+                        assert_non_null(woff);
+                        for (uint64_t i = 0; i < in.event_count; i++)
+                            woff[i] = atf_detail_reader_offset(r, i);
+                        if (complete) {
+                            assert_int_equal(in.event_count, n);
+                            assert_int_equal(in.checksum, ATF_CHECKSUM_CRC32C);
+                            assert_events(r, &set, n);
+                        }
+                        if (pattern == 3 && complete)
+                            assert_true(in.backwards_count > 0);
+                    }
+                    assert_int_equal(in.event_count, wi.event_count);
+                    assert_int_equal(in.events_end, wi.events_end);
+                    assert_int_equal(in.trailing_bytes, wi.trailing_bytes);
+                    assert_int_equal(in.state, wi.state);
+                    assert_int_equal(in.checksum, wi.checksum);
+                    assert_int_equal(in.backwards_count, wi.backwards_count);
+                    assert_int_equal(in.first_backwards_seq, wi.first_backwards_seq);
+                    assert_int_equal(in.first_ts, wi.first_ts);
+                    assert_int_equal(in.last_ts, wi.last_ts);
+                    assert_int_equal(in.min_index_seq, wi.min_index_seq);
+                    assert_int_equal(in.max_index_seq, wi.max_index_seq);
+                    for (uint64_t i = 0; i < in.event_count; i++)
+                        assert_int_equal(atf_detail_reader_offset(r, i), woff[i]);
+                    atf_detail_reader_close(r);
+                }
+                free(woff);
+                free(b);
+                free(off);
+                cf_detail_set_free(&set);
+            }
+        }
+    }
+}
+
 /* ---- Footer, length and header errors ---------------------------------- */
 
 static void test_footer_errors(void **state)
@@ -1002,6 +1119,7 @@ int main(void)
         cmocka_unit_test(test_navigation),
         cmocka_unit_test(test_file_mmap_and_read),
         cmocka_unit_test(test_verify_threads),
+        cmocka_unit_test(test_walk_parts),
         cmocka_unit_test(test_fuzz_random),
         cmocka_unit_test(test_fuzz_mutations),
     };

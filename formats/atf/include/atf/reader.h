@@ -57,8 +57,9 @@ typedef struct atf_read_options {
     unsigned threads;       /**< verification of an index or detail file at open, in parts side by side:
                                  0 (default) one thread per CPU, at most 8, with 16 MiB of events or more
                                  each; 1 the calling thread only; N: N parts (at most 8, and one per index
-                                 event), the first on the calling thread (a detail file's events are
-                                 walked there too, its checksum in parts). The result is the same for any N. */
+                                 event), the first on the calling thread (a detail file's parts each
+                                 checksum their bytes and walk their events; the calling thread joins
+                                 the walks into the one chain). The result is the same for any N. */
     unsigned reserved[5];   /**< must be zero */
 } atf_read_options;
 #define ATF_READ_OPTIONS_INIT { 1u, 0u, 0u, { 0u, 0u, 0u, 0u, 0u } }
@@ -201,8 +202,8 @@ typedef struct atf_detail_info {
     uint64_t first_backwards_seq;
     uint64_t first_ts, last_ts;
     uint64_t min_index_seq, max_index_seq; /**< valid if event_count */
-    unsigned verify_threads;   /**< threads that verified the checksum at open, the calling one included
-                                    (atf_read_options.threads); the events are walked on the calling thread */
+    unsigned verify_threads;   /**< threads that verified the checksum and walked the events at open, the
+                                    calling one included (atf_read_options.threads) */
 } atf_detail_info;
 
 typedef struct atf_detail_reader atf_detail_reader;
