@@ -10,7 +10,6 @@
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,15 +367,8 @@ atf_recorder *front_start(void)
             o.root = NULL;
     }
     atf_error err;
-    /* The recorder's writer and I/O threads inherit this mask: with every
-     * signal blocked there, a process-directed signal (SIGALRM, SIGCHLD...)
-     * is handled by one of the program's own threads, never by a recorder
-     * thread, whose handler would then record into the recorder itself. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
+    /* (The recorder's own threads start with every signal blocked.) */
     atf_status st = atf_recorder_start(&r, &o, &err);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (st != ATF_OK) {
         char line[512];
         atf_error_format(line, sizeof line, &err);

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -457,7 +458,12 @@ static atf_status start_failed(atf_error *err, const char *what)
     return ATF_E_NOMEM;
 }
 
-/* The writers (each with its I/O threads) and the sync thread. */
+/* The writers (each with its I/O threads) and the sync thread. They start
+ * with every signal blocked (a thread inherits its creator's mask): a
+ * process-directed signal (SIGALRM, SIGCHLD, SIGPROF, a SIGINT from the
+ * terminal...) is then handled by one of the program's own threads, never
+ * by a recorder thread, whose handler would run where the program does not
+ * expect it and, traced, record into the recorder from inside it. */
 static atf_status start_threads(atf_recorder *r, atf_error *err)
 {
     for (unsigned i = 0; i < r->nwriters; i++) {
@@ -465,15 +471,21 @@ static atf_status start_threads(atf_recorder *r, atf_error *err)
         r->writers[i].index = i;
         r->writers[i].clock = r->clock;
     }
-    for (unsigned i = 0; i < r->nwriters; i++) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    atf_status st = ATF_OK;
+    for (unsigned i = 0; i < r->nwriters && st == ATF_OK; i++) {
         rec_writer *w = &r->writers[i];
         if (rec_io_start(&w->io) != 0 || pthread_create(&w->th, NULL, rec_writer_main, w) != 0)
-            return start_failed(err, "writer threads");
-        w->started = 1;
+            st = start_failed(err, "writer threads");
+        else
+            w->started = 1;
     }
-    if (rec_sync_start(r) != 0)
-        return start_failed(err, "sync thread");
-    return ATF_OK;
+    if (st == ATF_OK && rec_sync_start(r) != 0)
+        st = start_failed(err, "sync thread");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return st;
 }
 
 atf_status atf_recorder_start(atf_recorder **out, const atf_recorder_options *opts, atf_error *err)

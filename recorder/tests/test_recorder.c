@@ -7,6 +7,7 @@
 #include "rec_test_util.h"
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -728,11 +729,76 @@ static void test_durability(void **state)
     rt_rm_rf(dir);
 }
 
+/* The SigBlk mask of thread @tid of this process, from /proc. */
+static uint64_t thread_sigblk(long tid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/status", tid);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    uint64_t mask = 0;
+    int found = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "SigBlk: %" SCNx64, &mask) == 1)
+            found = 1;
+    fclose(f);
+    assert_true(found);
+    return mask;
+}
+
+/* The recorder's threads (writers, I/O, the periodic sync) block every
+ * signal, whatever the mask of the thread that starts it, which keeps its
+ * own: a process-directed signal goes to one of the program's threads. */
+static void test_threads_block_signals(void **state)
+{
+    (void)state;
+    char dir[256], sdir[300];
+    rt_mkdtemp(dir, sizeof dir, "sigmask");
+    snprintf(sdir, sizeof sdir, "%s/s", dir);
+    atf_recorder_options o = rt_options(sdir);
+    o.durability = ATF_RECORDER_DURABLE_PERIODIC;   /* the sync thread too */
+    o.sync_interval_ms = 50;
+    sigset_t none, before, after;
+    sigemptyset(&none);
+    assert_int_equal(pthread_sigmask(SIG_SETMASK, &none, &before), 0);
+    const long self = (long)syscall(SYS_gettid);
+    atf_recorder *r = rt_start(&o);
+    assert_int_equal(pthread_sigmask(SIG_SETMASK, NULL, &after), 0);
+    assert_int_equal(sigismember(&after, SIGINT), 0);   /* the caller's mask is its own */
+    assert_int_equal(sigismember(&after, SIGALRM), 0);
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    unsigned others = 0;
+    const uint64_t want = (1ull << (SIGINT - 1)) | (1ull << (SIGTERM - 1)) | (1ull << (SIGALRM - 1)) |
+                          (1ull << (SIGCHLD - 1)) | (1ull << (SIGPROF - 1)) | (1ull << (SIGUSR1 - 1)) |
+                          (1ull << (SIGHUP - 1)) | (1ull << (SIGPIPE - 1));
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        long tid = strtol(e->d_name, NULL, 10);
+        if (tid == self)
+            continue;
+        others++;
+        assert_int_equal(thread_sigblk(tid) & want, want);
+    }
+    closedir(d);
+    assert_true(others >= 3);   /* a writer, its I/O thread(s), the sync thread */
+    assert_int_equal(thread_sigblk(self) & want, 0);
+    assert_int_equal(atf_recorder_call(r, 1), ATF_OK);
+    rt_stop(r);
+    atf_recorder_destroy(r);
+    rt_check(sdir, 0);
+    rt_rm_rf(dir);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout2),
         cmocka_unit_test(test_durability),
+        cmocka_unit_test(test_threads_block_signals),
         cmocka_unit_test(test_layout1),
         cmocka_unit_test(test_session_dir_name),
         cmocka_unit_test(test_option_errors),
