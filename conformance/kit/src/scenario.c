@@ -482,12 +482,6 @@ uint64_t atf_scenario_thread_details(const atf_scenario_reader *r, size_t i)
     return r && i < r->info.thread_count ? r->state[i].details : 0;
 }
 
-static int hexval(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                                                                                           : -1;
-}
-
 /* The `end` record: the count matches, and only blank lines and comments
  * follow. */
 static int read_end(atf_scenario_reader *r, atf_error *err, int n)
@@ -532,7 +526,7 @@ static int read_payload(atf_scenario_reader *r, atf_error *err, const char *hex,
         r->payload_cap = cap;
     }
     for (size_t i = 0; i < pl; i++) {
-        int hi = hexval((unsigned char)hex[2 * i]), lo = hexval((unsigned char)hex[2 * i + 1]);
+        int hi = atf_hex_digit((unsigned char)hex[2 * i]), lo = atf_hex_digit((unsigned char)hex[2 * i + 1]);
         if (hi < 0 || lo < 0)
             return fail_line(r, err, ATF_E_FIELD, "payload", "payload: not a hex digit at byte %zu", 2 * i +
                              (hi < 0 ? 0 : 1));

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "manifest_numbers.h"
 
 /* A marker is the string "\u0000" TAG TOKEN: U+0000, a tag of 16 hex digits
@@ -252,16 +253,10 @@ static int digits_u64(const char *s, size_t n, int base, uint64_t *out)
 {
     uint64_t val = 0;
     for (size_t i = 0; i < n; i++) {
-        unsigned d;
-        char c = s[i];
-        if (is_digit(c))
-            d = (unsigned)(c - '0');
-        else if (base == 16 && c >= 'a' && c <= 'f')
-            d = (unsigned)(c - 'a' + 10);
-        else if (base == 16 && c >= 'A' && c <= 'F')
-            d = (unsigned)(c - 'A' + 10);
-        else
+        int v = atf_hex_digit((unsigned char)s[i]);
+        if (v < 0 || v >= base)
             return -1;
+        unsigned d = (unsigned)v;
         if (val > (UINT64_MAX - d) / (unsigned)base)
             return 0;
         val = val * (unsigned)base + d;

@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "bytes.h"
 #include "manifest_prefix.h"
 
 enum {
@@ -26,17 +27,6 @@ enum {
 enum { N_MINUS, N_ZERO, N_INT, N_DOT, N_FRAC, N_E, N_ESIGN, N_EXP };
 
 static int is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 atf_json_cut atf_manifest_json_cut(const char *data, size_t size, size_t *text_len, size_t *error_at)
 {
@@ -208,7 +198,7 @@ atf_json_cut atf_manifest_json_cut(const char *data, size_t size, size_t *text_l
             }
             break;
         case S_UHEX: {
-            int h = hexval(c);
+            int h = atf_hex_digit(c);
             if (h < 0) {
                 bad = 1;
                 continue;

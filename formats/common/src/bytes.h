@@ -61,4 +61,16 @@ static inline int atf_all_zero(const uint8_t *p, size_t n)
     return 1;
 }
 
+/* The value of hex digit @c (either case), or -1. */
+static inline int atf_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 #endif /* ATF_BYTES_H */
