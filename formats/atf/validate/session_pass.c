@@ -309,7 +309,8 @@ static void session_marks(swalk *s, size_t count)
     v_check(v, C_SES_MAN_011);
     if (count == 0)
         v_report(v, s->mf, C_SES_MAN_011, 0, V_NO_OFFSET, s->man.threads_ok ? "threads" : NULL,
-                 "the session has no thread: the manifest lists none and there is no thread_<id>/ directory");
+                 "the session has no thread: %s and there is no thread_<id>/ directory",
+                 s->man.parsed ? "the manifest lists none" : "no manifest lists one");
     s->man_threads = s->man.parsed && s->man.threads_ok;
     v_check(v, C_SES_MAN_003);
     if (s->man_threads) {

@@ -1028,7 +1028,10 @@ def check_session(rep, sdir, prefix, verify=True):
                     "directory %s is not listed in manifest.json" % dirs[tid])
     ids = sorted(set(dirs) | set(listed))
     if not ids:
-        rep.add("SES-MAN-011", mname if manifest is not None else prefix or ".", None, "threads",
+        # (the manifest's file when there is one, read or not; the field
+        # when its threads list could be read: as the C validator says it)
+        rep.add("SES-MAN-011", mname if os.path.isfile(mpath) else prefix or ".", None,
+                "threads" if manifest is not None and manifest.threads is not None else None,
                 "the session has no thread: none listed and no thread_<id> directory")
     infos = []
     for tid in ids:

@@ -573,6 +573,18 @@ class ManifestCutTest(unittest.TestCase):
                     self.assertNotIn(("REC-001", "manifest.json"), got)
                     with self.assertRaises(ValueError):
                         atfpy.session.read_session(sdir)
+            # A cut manifest and no thread directory yet: a session of no
+            # thread, said on the manifest's file with no field (as the C
+            # validator says it: test_validator's same case).
+            for name in os.listdir(sdir):
+                if name.startswith("thread_"):
+                    shutil.rmtree(os.path.join(sdir, name))
+            with open(mpath, "wb") as f:
+                f.write(REC_MANIFEST[:100])
+            rep = atfpy.validate.validate(sdir)
+            got = [(f.file, f.field) for f in rep.findings if f.clause == "SES-MAN-011"]
+            self.assertEqual(got, [("manifest.json", None)])
+            self.assertEqual(rep.errors, 0)
 
 
 if __name__ == "__main__":
