@@ -56,6 +56,7 @@
 #define OUTBUF (256u << 10)          /* an output buffer: large writes, small enough to stay in the CPU cache */
 #define MIN_DEFAULT_UNIT ((uint64_t)16 << 10)
 #define MAX_DEFAULT_UNIT ((uint64_t)1 << 20)
+#define PREFETCH_AHEAD 8             /* records: unpack_lanes reads each one's first bytes */
 #define DEFAULT_SUBUNIT ((uint64_t)1 << 17)
 
 /* The default Unit for a session of `bytes` whose Meta takes `meta` bytes
@@ -1649,6 +1650,11 @@ static atf_status unpack_lanes(atf_rtc_reader *r, const atf_rtc_summary *sum, ul
     qsort(ls, nl, sizeof *ls, cmp_ulane_sid);
     for (size_t i = 0; i < sum->records && nl; i++) {
         atf_rtc_record rec;
+        if (i + PREFETCH_AHEAD < sum->records) {
+            /* the payloads were last read by the Crc check, long out of the cache: fetch ahead */
+            atf_rtc_reader_record(r, i + PREFETCH_AHEAD, &rec);
+            __builtin_prefetch(rec.payload);
+        }
         atf_rtc_reader_record(r, i, &rec);
         ulane *l = lane_by_sid(ls, nl, rec.stream);
         if (!l)
