@@ -294,17 +294,17 @@ ssize_t writev(int fd, const struct iovec *iov, int cnt)
     pthread_mutex_lock(&mu);
     init();
     off_t at = log_fd >= 0 && fd > 2 ? lseek(fd, 0, SEEK_CUR) : -1;
-    ssize_t k = real_writev(fd, iov, cnt);
+    ssize_t k = real_writev(fd, iov, cnt), left = k;
     int e = errno;
-    for (int i = 0; at >= 0 && k > 0 && i < cnt; i++) {
-        ssize_t part = (ssize_t)iov[i].iov_len < k ? (ssize_t)iov[i].iov_len : k;
+    for (int i = 0; at >= 0 && left > 0 && i < cnt; i++) {
+        ssize_t part = (ssize_t)iov[i].iov_len < left ? (ssize_t)iov[i].iov_len : left;
         log_write(fd, iov[i].iov_base, part, (long long)at);
         at += part;
-        k -= part;
+        left -= part;
     }
     pthread_mutex_unlock(&mu);
     errno = e;
-    return k;
+    return k;   /* the bytes written (the loop above counts them down in left) */
 }
 
 static void log_size(int fd)

@@ -85,6 +85,14 @@ static uint64_t crc_pos(const atf_rtc_writer *w)
     return w->q + w->U - 5;
 }
 
+/* atf_error_clear() for a record write: err is usually clean already, and
+ * clearing all of it (half a KiB) for every record was 5 % of atf pack. */
+static void error_reset(atf_error *err)
+{
+    if (err && (err->code != ATF_OK || err->offset != ATF_NO_OFFSET || err->field || err->file[0] || err->message[0]))
+        atf_error_clear(err);
+}
+
 /* 2 at the Crc position, 1 at a unit boundary (an index frame starts there), else 0. */
 static int at_boundary(const atf_rtc_writer *w)
 {
@@ -530,7 +538,7 @@ atf_status atf_rtc_writer_write(atf_rtc_writer *w, uint64_t id, const void *p, s
 atf_status atf_rtc_writer_write2(atf_rtc_writer *w, uint64_t id, const void *head, size_t head_size,
                                  const void *body, size_t body_size, atf_error *err)
 {
-    atf_error_clear(err);
+    error_reset(err);
     size_t n = head_size + body_size;
     if (!w || (!head && head_size) || (!body && body_size) || n < head_size)
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);

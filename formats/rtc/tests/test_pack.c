@@ -5,6 +5,7 @@
  * crash-truncated; the errors; and the RTC writer's whole_records property
  * the profile relies on (no record crosses a Unit end). The cut sweep with
  * an independent expectation is check_pack_sweep.py. */
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -249,6 +250,36 @@ static void test_errors(void **state)
     cf_rm_rf(tmp);
 }
 
+/* The output goes through the writer thread (pack.c "Output"): a session
+ * of several MB fills many of its slots, the producer waits for free ones,
+ * and the session's and the RTC file's bytes are written from where they
+ * are mapped; the copy comes back byte for byte. A write error (ENOSPC from
+ * /dev/full), in a file smaller than one slot (written at the close) or in
+ * one of many slots (written by the thread while pack goes on), is an I/O
+ * error that names the file and the reason. */
+static void test_large_and_write_errors(void **state)
+{
+    (void)state;
+    char tmp[256], s[512], small[512];
+    cf_mkdtemp(tmp, sizeof tmp, "pack");
+    tu_path(s, sizeof s, "%s/big", tmp);
+    tu_demo(s, ATF_LAYOUT_2, 4, 40000, 2);
+    roundtrip(s, tmp, 4, 0, "big");
+    roundtrip(s, tmp, 4, 65536, "big64k");
+    tu_path(small, sizeof small, "%s/small", tmp);
+    tu_demo(small, ATF_LAYOUT_2, 1, 50, 2);
+    atf_error err;
+    atf_pack_stats ps;
+    const char *srcs[] = { small, s };
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(atf_pack(srcs[i], "/dev/full", NULL, &ps, NULL, &err), ATF_E_IO);
+        assert_string_equal(err.file, "/dev/full");
+        assert_non_null(strstr(err.message, "cannot write"));
+        assert_non_null(strstr(err.message, strerror(ENOSPC)));
+    }
+    cf_rm_rf(tmp);
+}
+
 /* The default Unit: about 1/32 of the session, at least 8x what each Unit
  * repeats, 16 KiB to 1 MiB, raised for a large Meta (docs/pack.md). */
 static void test_default_unit(void **state)
@@ -434,6 +465,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip_crash_truncated),
         cmocka_unit_test(test_cut_file),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_large_and_write_errors),
         cmocka_unit_test(test_default_unit),
         cmocka_unit_test(test_invalid_manifest),
         cmocka_unit_test(test_whole_records),

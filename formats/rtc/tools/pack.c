@@ -33,9 +33,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -51,9 +53,10 @@
 
 #define CHUNK 1000u                 /* file bytes in a chunk record: header + chunk fit one 1024-byte frame */
 #define INDEX_PER_STEP (CHUNK / ATF_INDEX_EVENT_SIZE)
-#define OUTBUF (128u << 10)          /* cat's block size: the buffer stays in the CPU cache between memcpy and write */
+#define OUTBUF (256u << 10)          /* an output buffer: large writes, small enough to stay in the CPU cache */
 #define MIN_DEFAULT_UNIT ((uint64_t)16 << 10)
 #define MAX_DEFAULT_UNIT ((uint64_t)1 << 20)
+#define PREFETCH_AHEAD 8             /* records: unpack_lanes reads each one's first bytes */
 #define DEFAULT_SUBUNIT ((uint64_t)1 << 17)
 
 /* The default Unit for a session of `bytes` whose Meta takes `meta` bytes
@@ -78,61 +81,266 @@ uint64_t atf_pack_default_unit(uint64_t bytes, uint64_t meta, uint64_t manifest)
     return U;
 }
 
-/* ---- Output: a buffered file ---------------------------------------------------- */
+/* ---- Output: a buffered file, written by a second thread ------------------------ */
+
+/* Pack and unpack produce their output on one thread (encode and Crc, or
+ * walk the chunks) and leave the write() calls (the kernel's copy into the
+ * page cache, about a third of the time in perf) to a writer thread, so
+ * that the two run on two cores. The output is queued in OUT_NBUF slots;
+ * a slot is a list of pieces (an iovec) written with one writev(): small
+ * pieces (frame headers, the RTC writer's Index, Meta, Crc) are copied
+ * into the slot's buffer, and pieces of memory that stays put until
+ * out_close (the mapped session files for pack, the mapped RTC file for
+ * unpack: out_keep) are referred to, not copied. The producer fills one
+ * slot while the writer writes the others in order, and waits only when
+ * all are queued. A write error is kept (failed, saved_errno) and makes
+ * every later out_put fail; out_close waits for the writer and reports
+ * it. A file smaller than one slot is written at out_close without a
+ * thread. */
+#define OUT_NBUF 4
+#define OUT_IOV 1024               /* IOV_MAX on Linux */
+#define OUT_REF_MIN 256u           /* a shorter piece is copied */
+#define OUT_KEEP 64
+
+typedef struct oslot {
+    uint8_t *buf;               /* OUTBUF bytes for the copied pieces */
+    size_t used;                /* of buf */
+    struct iovec iov[OUT_IOV];
+    int niov;
+} oslot;
 
 typedef struct outfile {
     int fd;
-    uint8_t *buf;
-    size_t n;
+    oslot *slots;               /* OUT_NBUF */
+    oslot *cur;                 /* slots[head]: the slot being filled */
+    unsigned head, tail, queued;
+    const uint8_t *keep_lo[OUT_KEEP], *keep_hi[OUT_KEEP];   /* memory that outlives the file: referred to */
+    size_t nkeep;
     uint64_t total;
-    int failed;
+    int failed;                 /* under mu while the writer runs */
+    int pfailed;                /* the producer's copy: a write failed */
     int saved_errno;
     int sync;                   /* make the file durable at out_close */
+    int threaded, done;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
 } outfile;
 
-static int out_flush(outfile *o)
+/* writev() of the whole list (short writes resumed): 0, or -1 with errno. */
+static int writev_all(int fd, struct iovec *iov, int n)
 {
-    if (o->n && !o->failed) {
-        if (atf_write_all(o->fd, o->buf, o->n, 0, 0) != ATF_OK) {
-            o->failed = 1;
-            o->saved_errno = errno;
+    while (n > 0) {
+        ssize_t w = writev(fd, iov, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        if (w == 0) {
+            errno = EIO;
+            return -1;
+        }
+        size_t left = (size_t)w;
+        while (n > 0 && left >= iov->iov_len) {
+            left -= iov->iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov->iov_base = (uint8_t *)iov->iov_base + left;
+            iov->iov_len -= left;
         }
     }
-    o->n = 0;
-    return o->failed ? -1 : 0;
+    return 0;
+}
+
+static int slot_write(outfile *o, oslot *sl)
+{
+    int e = 0;
+    if (sl->niov && writev_all(o->fd, sl->iov, sl->niov) != 0)
+        e = errno ? errno : EIO;
+    sl->niov = 0;
+    sl->used = 0;
+    return e;
+}
+
+static void *out_writer(void *arg)
+{
+    outfile *o = arg;
+    pthread_mutex_lock(&o->mu);
+    for (;;) {
+        while (!o->queued && !o->done)
+            pthread_cond_wait(&o->cv, &o->mu);
+        if (!o->queued)
+            break;
+        oslot *sl = &o->slots[o->tail];
+        int failed = o->failed;
+        pthread_mutex_unlock(&o->mu);
+        int e = 0;
+        if (!failed)
+            e = slot_write(o, sl);
+        sl->niov = 0;
+        sl->used = 0;
+        pthread_mutex_lock(&o->mu);
+        if (e && !o->failed) {
+            o->failed = 1;
+            o->saved_errno = e;
+        }
+        o->tail = (o->tail + 1) % OUT_NBUF;
+        o->queued--;
+        pthread_cond_broadcast(&o->cv);
+    }
+    pthread_mutex_unlock(&o->mu);
+    return NULL;
+}
+
+/* Hands the filled slot to the writer and takes the next free one. */
+static int out_submit(outfile *o)
+{
+    if (!o->threaded) {
+        if (pthread_mutex_init(&o->mu, NULL) == 0 && pthread_cond_init(&o->cv, NULL) == 0 &&
+            pthread_create(&o->th, NULL, out_writer, o) == 0)
+            o->threaded = 1;
+        else   /* no thread: write here */
+            o->threaded = -1;
+    }
+    if (o->threaded < 0) {
+        int e = o->failed ? 0 : slot_write(o, o->cur);
+        o->cur->niov = 0;
+        o->cur->used = 0;
+        if (e) {
+            o->failed = 1;
+            o->saved_errno = e;
+        }
+        o->pfailed = o->failed;
+        return o->failed ? -1 : 0;
+    }
+    pthread_mutex_lock(&o->mu);
+    o->queued++;
+    o->head = (o->head + 1) % OUT_NBUF;
+    pthread_cond_broadcast(&o->cv);
+    while (o->queued == OUT_NBUF)
+        pthread_cond_wait(&o->cv, &o->mu);
+    int failed = o->failed;
+    pthread_mutex_unlock(&o->mu);
+    o->cur = &o->slots[o->head];
+    o->pfailed = failed;
+    return failed ? -1 : 0;
+}
+
+/* Adds [p, p + n) to the current slot, copied or (ref) referred to. */
+static int out_piece(outfile *o, const uint8_t *p, size_t n, int ref)
+{
+    while (n) {
+        oslot *sl = o->cur;
+        if (ref) {
+            if (sl->niov && (const uint8_t *)sl->iov[sl->niov - 1].iov_base + sl->iov[sl->niov - 1].iov_len == p) {
+                sl->iov[sl->niov - 1].iov_len += n;   /* continues the last piece */
+                return 0;
+            }
+            if (sl->niov == OUT_IOV && out_submit(o))
+                return -1;
+            sl = o->cur;
+            sl->iov[sl->niov].iov_base = (void *)(uintptr_t)p;
+            sl->iov[sl->niov].iov_len = n;
+            sl->niov++;
+            return 0;
+        }
+        if ((sl->used == OUTBUF || sl->niov == OUT_IOV) && out_submit(o))
+            return -1;
+        sl = o->cur;
+        size_t take = OUTBUF - sl->used < n ? OUTBUF - sl->used : n;
+        uint8_t *dst = sl->buf + sl->used;
+        memcpy(dst, p, take);
+        if (sl->niov && (uint8_t *)sl->iov[sl->niov - 1].iov_base + sl->iov[sl->niov - 1].iov_len == dst) {
+            sl->iov[sl->niov - 1].iov_len += take;
+        } else {
+            sl->iov[sl->niov].iov_base = dst;
+            sl->iov[sl->niov].iov_len = take;
+            sl->niov++;
+        }
+        sl->used += take;
+        p += take;
+        n -= take;
+    }
+    return 0;
+}
+
+/* Memory [p, p + n) stays unchanged until out_close: out_put refers to it. */
+static void out_keep(outfile *o, const void *p, size_t n)
+{
+    if (o->nkeep < OUT_KEEP && n) {
+        o->keep_lo[o->nkeep] = p;
+        o->keep_hi[o->nkeep] = (const uint8_t *)p + n;
+        o->nkeep++;
+    }
 }
 
 static int out_put(void *user, const void *p, size_t n)
 {
     outfile *o = user;
+    const uint8_t *s = p;
     o->total += n;
-    if (n >= OUTBUF) {
-        if (out_flush(o))
-            return -1;
-        if (atf_write_all(o->fd, p, n, 0, 0) != ATF_OK) {
-            o->failed = 1;
-            o->saved_errno = errno;
-        }
-        return o->failed ? -1 : 0;
-    }
-    if (o->n + n > OUTBUF && out_flush(o))
+    if (o->pfailed)
         return -1;
-    memcpy(o->buf + o->n, p, n);
-    o->n += n;
-    return 0;
+    int ref = 0;
+    if (n >= OUT_REF_MIN)
+        for (size_t i = 0; i < o->nkeep && !ref; i++)
+            ref = s >= o->keep_lo[i] && s + n <= o->keep_hi[i];
+    return out_piece(o, s, n, ref);
+}
+
+/* Writes what is queued and stops the writer: the file's bytes are all
+ * written (or failed is set). */
+static void out_finish(outfile *o)
+{
+    if (o->threaded > 0) {
+        if (o->cur->niov)
+            out_submit(o);
+        pthread_mutex_lock(&o->mu);
+        o->done = 1;
+        pthread_cond_broadcast(&o->cv);
+        pthread_mutex_unlock(&o->mu);
+        pthread_join(o->th, NULL);
+        pthread_cond_destroy(&o->cv);
+        pthread_mutex_destroy(&o->mu);
+        o->threaded = 0;
+    } else if (o->cur && o->cur->niov && !o->failed) {
+        int e = slot_write(o, o->cur);
+        if (e) {
+            o->failed = 1;
+            o->saved_errno = e;
+        }
+    }
+}
+
+static void out_free(outfile *o)
+{
+    if (o->slots)
+        free(o->slots[0].buf);
+    free(o->slots);
+    o->slots = NULL;
+    o->cur = NULL;
 }
 
 static atf_status out_open(outfile *o, const char *path, atf_error *err)
 {
     memset(o, 0, sizeof *o);
-    o->buf = malloc(OUTBUF);
-    if (!o->buf)
+    o->fd = -1;
+    o->slots = calloc(OUT_NBUF, sizeof *o->slots);
+    uint8_t *all = o->slots ? malloc((size_t)OUT_NBUF * OUTBUF) : NULL;
+    if (!all) {
+        free(o->slots);
+        o->slots = NULL;
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    }
+    for (unsigned i = 0; i < OUT_NBUF; i++)
+        o->slots[i].buf = all + (size_t)i * OUTBUF;
+    o->cur = &o->slots[0];
     o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (o->fd < 0) {
         int e = errno;
-        free(o->buf);
-        o->buf = NULL;
+        out_free(o);
         atf_status st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(e));
         atf_error_set_file(err, path);
         return st;
@@ -160,7 +368,7 @@ static int sync_parent(const char *path)
 
 static atf_status out_close(outfile *o, const char *path, atf_error *err)
 {
-    out_flush(o);
+    out_finish(o);
     const char *what = "cannot write";
     if (o->fd >= 0 && o->sync && !o->failed && fdatasync(o->fd) != 0) {
         o->failed = 1;
@@ -176,8 +384,7 @@ static atf_status out_close(outfile *o, const char *path, atf_error *err)
         o->saved_errno = errno;
         what = "cannot fsync the directory of";
     }
-    free(o->buf);
-    o->buf = NULL;
+    out_free(o);
     if (o->failed) {
         atf_status st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "%s: %s", what, strerror(o->saved_errno));
         atf_error_set_file(err, path);
@@ -737,6 +944,10 @@ static atf_status pack_open(packer *pk, const char *rtc_path, uint64_t u, sessio
     wo.whole_records = 1;
     atf_status status = out_open(&pk->out, rtc_path, err);
     *opened = status == ATF_OK;
+    /* the session's files stay mapped until after out_close: chunks are written from there */
+    for (size_t i = 0; i < sf->nlanes && !status; i++)
+        if (sf->lanes[i].have_blob)
+            out_keep(&pk->out, sf->lanes[i].blob.data, sf->lanes[i].blob.size);
     if (!status)
         status = atf_rtc_writer_create(&pk->w, &wo, out_put, &pk->out, err);
     if (!status)
@@ -1036,10 +1247,11 @@ static atf_status write_chunks(const ulane *l, const char *path, atf_error *err)
     for (size_t i = 0; i < l->nc; i++) {
         uint64_t end = l->c[i].off + l->c[i].n;
         size_t n = end > l->size ? (size_t)(l->size - l->c[i].off) : l->c[i].n;
-        out_put(&o, l->c[i].p, n);
+        /* the chunks stay in the RTC reader's memory until out_close: written from there */
+        o.total += n;
+        if (out_piece(&o, l->c[i].p, n, n >= OUT_REF_MIN))
+            break;
     }
-    if (l->size == 0)
-        o.n = 0;
     return out_close(&o, path, err);
 }
 
@@ -1438,6 +1650,11 @@ static atf_status unpack_lanes(atf_rtc_reader *r, const atf_rtc_summary *sum, ul
     qsort(ls, nl, sizeof *ls, cmp_ulane_sid);
     for (size_t i = 0; i < sum->records && nl; i++) {
         atf_rtc_record rec;
+        if (i + PREFETCH_AHEAD < sum->records) {
+            /* the payloads were last read by the Crc check, long out of the cache: fetch ahead */
+            atf_rtc_reader_record(r, i + PREFETCH_AHEAD, &rec);
+            __builtin_prefetch(rec.payload);
+        }
         atf_rtc_reader_record(r, i, &rec);
         ulane *l = lane_by_sid(ls, nl, rec.stream);
         if (!l)
