@@ -4,8 +4,12 @@
  * scope depth) so that it can report what the reader reads past. Memory is
  * bounded by the input: one pointer table of 65536 wire ids, one of zones,
  * and per chunk an index of its string table. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -26,7 +30,33 @@ typedef struct wzone {
     uint32_t ident;       /* hash of name, type and location */
     uint32_t depth;
     uint8_t too_deep;
+    uint32_t lo, hi;      /* a part run ahead (wpass.spec): the lowest and highest depth (int32_t) */
 } wzone;
+
+/* A part run ahead records its findings (replayed in order when it joins):
+ * each clause's first max_per_clause listed, the others counted (as the
+ * report counts them), at most max_findings listed in all (more: the part
+ * is run again in its turn). */
+typedef struct wfind {
+    int32_t unless_made;  /* >= 0: WTF-ZON-001 of this zone, unless it was created before the part */
+    uint16_t clause;
+    uint64_t offset;
+    char *field, *msg;
+} wfind;
+
+typedef struct wrec {
+    wfind *f;
+    size_t n, cap, max_total;
+    unsigned max_per_clause;
+    uint32_t listed[C_COUNT_];
+    uint64_t more[C_COUNT_], more_offset[C_COUNT_];
+    size_t unless;        /* entries with unless_made */
+    int overflow;
+} wrec;
+
+/* Depths of a part run ahead are relative to its start: int32_t in the
+ * uint32_t fields, 0 at the start (so that calloc'd zones need no setting). */
+#define W_UNKNOWN_ZONE (-2)   /* a part run ahead: the zone set before it is not known */
 
 typedef struct wpass {
     atf_validation *v;
@@ -52,7 +82,127 @@ typedef struct wpass {
      * lookup). NULL: no memory (no fast path; JSON parsed each time). */
     uint8_t *ord_state;
     int general_only;     /* the fast path off (tests) */
+    int oom;
+    uint32_t dlo, dspan;  /* the fast path's depths: dlo..dlo + dspan */
+    /* A part run ahead of its turn (chunk-parallel validation): it starts
+     * with no definitions, no zones and depths relative to its start, and
+     * notes what it assumed so that the join can tell whether the state
+     * the earlier parts leave changes any of its findings. */
+    wrec *rec;            /* findings recorded, not reported (NULL: reported) */
+    int spec;
+    int undef;            /* an event of a wire id it has no definition of */
+    uint8_t *wflags;      /* [W_WIRES]: 1 defined here first, 2 then defined otherwise */
+    uint8_t *zflags;      /* [W_ZONES]: 2 created here first */
+    uint32_t *zfirst;     /* [W_ZONES]: the identity of that first create */
 } wpass;
+
+static void rec_push(wpass *w, vclause c, uint64_t off, const char *field, const char *fmt, va_list ap)
+{
+    wrec *r = w->rec;
+    if (r->listed[c] >= r->max_per_clause) {
+        if (r->more[c]++ == 0)
+            r->more_offset[c] = off;
+        return;
+    }
+    if (r->n + 1 >= r->max_total) {
+        r->overflow = 1;
+        return;
+    }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        wfind *n = (wfind *)realloc(r->f, cap * sizeof *n);
+        if (!n) {
+            w->oom = 1;
+            return;
+        }
+        r->f = n;
+        r->cap = cap;
+    }
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    wfind *x = &r->f[r->n];
+    x->unless_made = -1;
+    x->clause = (uint16_t)c;
+    x->offset = off;
+    x->msg = strdup(msg);
+    x->field = field ? strdup(field) : NULL;
+    if (!x->msg || (field && !x->field)) {
+        free(x->msg);
+        free(x->field);
+        w->oom = 1;
+        return;
+    }
+    r->n++;
+    r->listed[c]++;
+}
+
+/* A wtf.zone#set of zone @z not created in the part: whether it was
+ * before is known at the join (at most 4096 of them, else the part runs
+ * again in its turn). */
+static void rec_zone_unmade(wpass *w, uint32_t z, uint64_t off)
+{
+    wrec *r = w->rec;
+    if (r->unless >= 4096 || r->n + 1 >= r->max_total) {
+        r->overflow = 1;
+        return;
+    }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        wfind *n = (wfind *)realloc(r->f, cap * sizeof *n);
+        if (!n) {
+            w->oom = 1;
+            return;
+        }
+        r->f = n;
+        r->cap = cap;
+    }
+    wfind *x = &r->f[r->n++];
+    memset(x, 0, sizeof *x);
+    x->unless_made = (int32_t)z;
+    x->clause = C_WTF_ZON_001;
+    x->offset = off;
+    r->unless++;
+}
+
+static void wrep(wpass *w, vclause c, uint64_t off, const char *field, const char *fmt, ...) V_PRINTF(5, 6);
+static void wrep(wpass *w, vclause c, uint64_t off, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (w->rec)
+        rec_push(w, c, off, field, fmt, ap);
+    else
+        v_reportv(w->v, w->file, c, 0, off, field, fmt, ap);
+    va_end(ap);
+}
+
+/* The recorded findings into the report, as if reported in turn. */
+static void rec_replay(wpass *m, wrec *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const wfind *x = &r->f[i];
+        if (x->unless_made < 0)
+            v_report(m->v, m->file, (vclause)x->clause, 0, x->offset, x->field, "%s", x->msg);
+        else if (!m->zones[(uint32_t)x->unless_made + 1].made)
+            v_report(m->v, m->file, C_WTF_ZON_001, 0, x->offset, "zoneId", "zone %u was never created",
+                     (unsigned)x->unless_made);
+    }
+    for (unsigned c = 0; c < C_COUNT_; c++)
+        for (uint64_t k = 0; k < r->more[c]; k++)
+            v_report(m->v, m->file, (vclause)c, 0, r->more_offset[c], NULL, "%s", "");
+}
+
+static void rec_free(wrec *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->f[i].msg);
+        free(r->f[i].field);
+    }
+    free(r->f);
+    free(r);
+}
 
 enum { S_FULL = 1, S_JSON = 2, S_NOT_JSON = 4 };
 
@@ -64,9 +214,14 @@ static uint32_t hash_bytes(uint32_t h, const void *p, size_t n)
     return h;
 }
 
+static uint32_t zone_slot(int32_t zone)
+{
+    return zone == W_UNKNOWN_ZONE ? W_ZONES + 1 : zone < 0 ? 0 : (uint32_t)zone + 1;
+}
+
 static wzone *cur_zone(wpass *w)
 {
-    return &w->zones[w->zone < 0 ? 0 : (uint32_t)w->zone + 1];
+    return &w->zones[zone_slot(w->zone)];
 }
 
 /* ---- Definitions ------------------------------------------------------------ */
@@ -80,7 +235,7 @@ static const atf_wtf_def *name_first(wpass *w, const atf_wtf_def *d)
         uint32_t cap = w->names_cap ? w->names_cap * 2 : 1024;
         atf_wtf_def **t = (atf_wtf_def **)calloc(cap, sizeof *t);
         if (!t) {
-            w->v->oom = 1;
+            w->oom = 1;
             return NULL;
         }
         for (uint32_t i = 0; i < w->names_cap; i++) {
@@ -105,7 +260,7 @@ static const atf_wtf_def *name_first(wpass *w, const atf_wtf_def *d)
     atf_wtf_def *copy = wtf_def_new(d->wire_id, d->event_class, d->flags, d->name, strlen(d->name), d->signature,
                                     strlen(d->signature), &e);
     if (!copy) {
-        w->v->oom = 1;
+        w->oom = 1;
         return NULL;
     }
     w->firsts[k] = copy;
@@ -159,48 +314,51 @@ static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *
     atf_wtf_def *nd = wtf_def_new((uint16_t)wire, (uint16_t)cls, flags, name, a[3].s_len, a[4].s ? a[4].s : "",
                                   a[4].s_len, &e);
     if (!nd && e.code == ATF_E_NOMEM) {
-        w->v->oom = 1;
+        w->oom = 1;
         return;
     }
     if (!nd)
-        v_report(w->v, w->file, C_WTF_DEF_001, 0, fld(ev, at, 24), "define.args", "%.*s: %s", nlen, name, e.message);
+        wrep(w, C_WTF_DEF_001, fld(ev, at, 24), "define.args", "%.*s: %s", nlen, name, e.message);
     int ok = nd != NULL;
     if (wire == 0) {
-        v_report(w->v, w->file, C_WTF_DEF_004, 0, fld(ev, at, 8), "define.wireId", "wire id 0 for %.*s", nlen, name);
+        wrep(w, C_WTF_DEF_004, fld(ev, at, 8), "define.wireId", "wire id 0 for %.*s", nlen, name);
         ok = 0;
     } else if (wire == ATF_WTF_WIRE_DEFINE) {
         if (!nd || strcmp(nd->name, "wtf.event#define") != 0 || !same_args(nd, w->defs[ATF_WTF_WIRE_DEFINE]))
-            v_report(w->v, w->file, C_WTF_DEF_004, 0, fld(ev, at, 8), "define.wireId",
+            wrep(w, C_WTF_DEF_004, fld(ev, at, 8), "define.wireId",
                      "wire id 1 defined as %.*s, not wtf.event#define with its signature", nlen, name);
         wtf_def_free(nd);
         return;
     }
     if (!a[3].s_len) {
-        v_report(w->v, w->file, C_WTF_DEF_007, 0, fld(ev, at, 20), "define.name", "define of wire id %u has a %s name",
+        wrep(w, C_WTF_DEF_007, fld(ev, at, 20), "define.name", "define of wire id %u has a %s name",
                  (unsigned)wire, a[3].s ? "empty" : "null");
         ok = 0;
     }
     if (cls > 1)
-        v_report(w->v, w->file, C_WTF_DEF_002, 0, fld(ev, at, 12), "define.eventClass", "event class %u of %.*s",
+        wrep(w, C_WTF_DEF_002, fld(ev, at, 12), "define.eventClass", "event class %u of %.*s",
                  (unsigned)cls, nlen, name);
     if (flags & ~0x7Eu)
-        v_report(w->v, w->file, C_WTF_DEF_005, 0, fld(ev, at, 16), "define.flags", "flags 0x%x of %.*s",
+        wrep(w, C_WTF_DEF_005, fld(ev, at, 16), "define.flags", "flags 0x%x of %.*s",
                  (unsigned)flags, nlen, name);
     if (!ok) {
         wtf_def_free(nd);
         return;
     }
     atf_wtf_def *old = w->defs[wire];
-    if (old && !(old->event_class == nd->event_class && old->flags == nd->flags && strcmp(old->name, nd->name) == 0 &&
-                 same_args(old, nd)))
-        v_report(w->v, w->file, C_WTF_DEF_003, 0, fld(ev, at, 8), "define.wireId",
+    int differs = old && !(old->event_class == nd->event_class && old->flags == nd->flags &&
+                           strcmp(old->name, nd->name) == 0 && same_args(old, nd));
+    if (w->spec)
+        w->wflags[wire] |= !old ? 1 : differs ? 2 : 0;
+    if (differs)
+        wrep(w, C_WTF_DEF_003, fld(ev, at, 8), "define.wireId",
                  "wire id %u defined again as %s (%s), first %s (%s)", (unsigned)wire, nd->name, nd->signature,
                  old->name, old->signature);
     for (size_t i = 0; i < nd->arg_count; i++) {
         atf_wtf_type t = nd->args[i].type;
         if (nd->args[i].array && (t == ATF_WTF_BOOL || t == ATF_WTF_ASCII || t == ATF_WTF_UTF8 || t == ATF_WTF_ANY ||
                                   t == ATF_WTF_FLOWID || t == ATF_WTF_TIME32)) {
-            v_report(w->v, w->file, C_WTF_DEF_008, 0, fld(ev, at, 24), "define.args",
+            wrep(w, C_WTF_DEF_008, fld(ev, at, 24), "define.args",
                      "%s: argument %s is a %s[], an array the reference library cannot read", nd->name,
                      nd->args[i].name, atf_wtf_type_name(t));
             break;
@@ -209,7 +367,7 @@ static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *
     /* The first definition of a name is the one the reference reader keeps. */
     const atf_wtf_def *first = name_first(w, nd);
     if (first && !same_args(first, nd))
-        v_report(w->v, w->file, C_WTF_DEF_006, 0, fld(ev, at, 24), "define.args",
+        wrep(w, C_WTF_DEF_006, fld(ev, at, 24), "define.args",
                  "%s defined with arguments \"%s\", first with \"%s\"", nd->name, nd->signature, first->signature);
     wtf_def_free(old);
     set_def(w, wire, nd);
@@ -242,10 +400,10 @@ static void bad_string(wpass *w, const atf_wtf_event *ev, size_t i, uint32_t ord
 {
     const atf_wtf_def *d = ev->def;
     if (empty_stored)
-        v_report(w->v, w->file, C_WTF_STR_002, 0, ev->offset, d->args[i].name,
+        wrep(w, C_WTF_STR_002, ev->offset, d->args[i].name,
                  "%s: ordinal %u is an empty string stored in the table", d->name, (unsigned)ord);
     else
-        v_report(w->v, w->file, C_WTF_EVT_005, 0, ev->offset, d->args[i].name,
+        wrep(w, C_WTF_EVT_005, ev->offset, d->args[i].name,
                  "%s: argument %s (ordinal %u) is not JSON text", d->name, d->args[i].name, (unsigned)ord);
 }
 
@@ -310,8 +468,12 @@ static void on_zone(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st
             wtf_arg_value(d, ev->args, ev->size - 8, st, i, &s);
             h = hash_bytes(h, s.s ? s.s : "\xff", s.s ? s.s_len + 1 : 1);
         }
+        if (w->spec && !zr->made && !zr->deleted && !(w->zflags[z] & 2)) {
+            w->zflags[z] |= 2;   /* the zone's state before the part decides WTF-ZON-002 */
+            w->zfirst[z] = h;
+        }
         if (zr->made && !zr->deleted && zr->ident != h)
-            v_report(w->v, w->file, C_WTF_ZON_002, 0, ev->offset, "zoneId",
+            wrep(w, C_WTF_ZON_002, ev->offset, "zoneId",
                      "zone %u created again with another name, type or location", (unsigned)z);
         zr->made = 1;
         zr->deleted = 0;
@@ -319,8 +481,10 @@ static void on_zone(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st
     } else if (d->builtin == ATF_WTF_BI_ZONE_DELETE) {
         zr->deleted = 1;
     } else if (d->builtin == ATF_WTF_BI_ZONE_SET) {
-        if (!zr->made)
-            v_report(w->v, w->file, C_WTF_ZON_001, 0, ev->offset + 8, "zoneId", "zone %u was never created",
+        if (w->spec && !zr->made)
+            rec_zone_unmade(w, z, ev->offset + 8);   /* WTF-ZON-001 unless created before the part */
+        else if (!zr->made)
+            wrep(w, C_WTF_ZON_001, ev->offset + 8, "zoneId", "zone %u was never created",
                      (unsigned)z);
         w->zone = (int32_t)z;
     }
@@ -329,9 +493,20 @@ static void on_zone(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *st
 static void on_scope(wpass *w, const atf_wtf_event *ev)
 {
     wzone *z = cur_zone(w);
+    if (w->spec) {
+        /* Relative depths: the join reports nothing or runs the part again. */
+        if (ev->def->builtin == ATF_WTF_BI_SCOPE_LEAVE) {
+            z->depth--;
+            z->lo = (int32_t)z->depth < (int32_t)z->lo ? z->depth : z->lo;
+        } else if (ev->def->event_class == ATF_WTF_CLASS_SCOPE) {
+            z->depth++;
+            z->hi = (int32_t)z->depth > (int32_t)z->hi ? z->depth : z->hi;
+        }
+        return;
+    }
     if (ev->def->builtin == ATF_WTF_BI_SCOPE_LEAVE) {
         if (z->depth == 0)
-            v_report(w->v, w->file, C_WTF_SCO_001, 0, ev->offset, "wire_id",
+            wrep(w, C_WTF_SCO_001, ev->offset, "wire_id",
                      "wtf.scope#leave with no scope open in zone %d", (int)w->zone);
         else
             z->depth--;
@@ -342,7 +517,7 @@ static void on_scope(wpass *w, const atf_wtf_event *ev)
     z->depth++;
     if (z->depth > W_MAX_DEPTH && !z->too_deep) {
         z->too_deep = 1;
-        v_report(w->v, w->file, C_WTF_SCO_003, 0, ev->offset, "wire_id", "scopes %u deep in zone %d",
+        wrep(w, C_WTF_SCO_003, ev->offset, "wire_id", "scopes %u deep in zone %d",
                  (unsigned)z->depth, (int)w->zone);
     }
 }
@@ -364,7 +539,8 @@ static size_t fast_run(wpass *w, const uint8_t *buf, size_t n, size_t pos, const
     uint32_t count = st->count;
     uint32_t t_lo = times_set ? c->start_time : 0, t_span = times_set ? c->end_time - c->start_time : UINT32_MAX;
     wzone *z = cur_zone(w);
-    uint32_t depth = z->depth, lo = *have_last ? *last : 0;
+    uint32_t depth = z->depth, lo = *have_last ? *last : 0, dlo = w->dlo, dspan = w->dspan;
+    uint32_t dmin = z->lo, dmax = z->hi;
     int seen = *have_last;
     uint64_t events = 0;
     while (n - pos >= 8) {
@@ -379,7 +555,7 @@ static size_t fast_run(wpass *w, const uint8_t *buf, size_t n, size_t pos, const
         uint32_t at = ord < count ? ord : ord == ATF_WTF_STRING_NULL ? count : ord == ATF_WTF_STRING_EMPTY ? count + 1 : count + 2;
         uint32_t d = depth + (uint32_t)(int32_t)pl->delta;
         unsigned need0 = S_FULL | (pl->any0 ? S_JSON : 0u);
-        if (((state[at] & need0) != need0) | (d > W_MAX_DEPTH))   /* d wraps below 0 */
+        if (((state[at] & need0) != need0) | (d - dlo > dspan))   /* d wraps below 0 */
             break;
         if (pl->more) {
             int ok = 1;
@@ -394,12 +570,16 @@ static size_t fast_run(wpass *w, const uint8_t *buf, size_t n, size_t pos, const
                 break;
         }
         depth = d;
+        dmin = (int32_t)d < (int32_t)dmin ? d : dmin;   /* (relative depths of a part run ahead) */
+        dmax = (int32_t)d > (int32_t)dmax ? d : dmax;
         seen |= pl->ordered;
         lo = pl->ordered ? t : lo;
         pos += size;
         events++;
     }
     z->depth = depth;
+    z->lo = dmin;
+    z->hi = dmax;
     *have_last = seen;
     *last = lo;
     w->events += events;
@@ -430,7 +610,8 @@ static void walk_events(wpass *w, const atf_wtf_chunk *c, const atf_wtf_part *ep
                              : s == ATF_E_RANGE   ? C_WTF_EVT_003
                              : s == ATF_E_LENGTH  ? C_WTF_EVT_004
                                                   : C_WTF_EVT_002;
-                v_report(w->v, w->file, c2, 0, e.offset, e.field, "%s (the rest of the chunk is not checked)",
+                w->undef |= s == ATF_E_NOT_FOUND;
+                wrep(w, c2, e.offset, e.field, "%s (the rest of the chunk is not checked)",
                          e.message);
                 w->damaged = 1;
                 return;
@@ -450,12 +631,12 @@ static void walk_events(wpass *w, const atf_wtf_chunk *c, const atf_wtf_part *ep
         w->events++;
         const atf_wtf_def *d = ev.def;
         if (times_set && (ev.time < c->start_time || ev.time > c->end_time))
-            v_report(w->v, w->file, C_WTF_EVT_007, 0, ev.offset + 4, "event.time",
+            wrep(w, C_WTF_EVT_007, ev.offset + 4, "event.time",
                      "time %u outside the chunk's %u..%u", (unsigned)ev.time, (unsigned)c->start_time,
                      (unsigned)c->end_time);
         if (!(d->flags & (ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL)) && !d->builtin) {
             if (have_last && ev.time < last)
-                v_report(w->v, w->file, C_WTF_EVT_006, 0, ev.offset + 4, "event.time",
+                wrep(w, C_WTF_EVT_006, ev.offset + 4, "event.time",
                          "%s at %u after an event at %u", d->name, (unsigned)ev.time, (unsigned)last);
             have_last = 1;
             last = ev.time;
@@ -485,33 +666,33 @@ static void file_header_part(wpass *w, const atf_wtf_part *p)
     json_error_t je;
     json_t *j = json_loadb((const char *)w->d + p->file_offset, p->length, WTF_JSON_FLAGS, &je);
     if (!json_is_object(j)) {
-        v_report(w->v, w->file, C_WTF_FH_003, 0, p->file_offset + (j ? 0 : (uint64_t)je.position), "file_header",
+        wrep(w, C_WTF_FH_003, p->file_offset + (j ? 0 : (uint64_t)je.position), "file_header",
                  "%s", j ? "the file header is JSON but not an object" : je.text);
         json_decref(j);
         return;
     }
     if (!json_is_number(json_object_get(j, "timebase")))
-        v_report(w->v, w->file, C_WTF_FH_004, 0, p->file_offset, "file_header.timebase",
+        wrep(w, C_WTF_FH_004, p->file_offset, "file_header.timebase",
                  json_object_get(j, "timebase") ? "timebase is not a number" : "no timebase");
     json_t *fl = json_object_get(j, "flags");
     if (fl && !json_is_array(fl))
-        v_report(w->v, w->file, C_WTF_FH_005, 0, p->file_offset, "file_header.flags", "flags is not an array");
+        wrep(w, C_WTF_FH_005, p->file_offset, "file_header.flags", "flags is not an array");
     size_t i;
     json_t *f;
     if (json_is_array(fl))
         json_array_foreach(fl, i, f) {
             const char *s = json_string_value(f);
             if (!s)
-                v_report(w->v, w->file, C_WTF_FH_005, 0, p->file_offset, "file_header.flags",
+                wrep(w, C_WTF_FH_005, p->file_offset, "file_header.flags",
                          "flags[%zu] is not a string", i);
             else if (strcmp(s, "has_high_resolution_times") != 0 && strcmp(s, "times_as_count") != 0)
-                v_report(w->v, w->file, C_WTF_FH_006, 0, p->file_offset, "file_header.flags",
+                wrep(w, C_WTF_FH_006, p->file_offset, "file_header.flags",
                          "flags[%zu] \"%.60s\" is not a flag of the format", i, s);
         }
     json_t *ci = json_object_get(j, "contextInfo");
     if (!json_is_object(ci) || !json_is_string(json_object_get(ci, "contextType")) ||
         !json_is_string(json_object_get(ci, "uri")))
-        v_report(w->v, w->file, C_WTF_FH_007, 0, p->file_offset, "file_header.contextInfo", "%s",
+        wrep(w, C_WTF_FH_007, p->file_offset, "file_header.contextInfo", "%s",
                  !ci ? "no contextInfo"
                  : !json_is_object(ci) ? "contextInfo is not an object"
                  : "contextInfo lacks a string contextType or uri");
@@ -538,13 +719,11 @@ typedef struct wchunk {
  * next chunk's offset, or 0 to stop. */
 static int chunk_header(wpass *w, wchunk *k, uint64_t *next)
 {
-    atf_validation *v = w->v;
-    size_t f = w->file;
     const uint8_t *d = k->d;
     uint64_t pos = k->pos, avail = k->avail;
     *next = 0;
     if (avail < ATF_WTF_CHUNK_HEADER_SIZE) {
-        v_report(v, f, C_WTF_REC_001, 0, pos, "chunk.header",
+        wrep(w, C_WTF_REC_001, pos, "chunk.header",
                  "crash-truncated: the file ends %llu bytes into a chunk header", (unsigned long long)avail);
         w->cut = 1;
         return 0;
@@ -563,7 +742,7 @@ static int chunk_header(wpass *w, wchunk *k, uint64_t *next)
     if (c->part_count > ATF_WTF_MAX_PARTS) {
         /* The chunk is skipped when its length still places the next one (SPEC-WTF 6). */
         int skip = c->length >= table_end && c->length % 4 == 0 && c->length <= avail;
-        v_report(v, f, C_WTF_CHK_006, 0, pos + 20, "chunk.part_count", "%u parts (at most %u); %s",
+        wrep(w, C_WTF_CHK_006, pos + 20, "chunk.part_count", "%u parts (at most %u); %s",
                  (unsigned)c->part_count, ATF_WTF_MAX_PARTS,
                  skip ? "the chunk is not read" : "nothing from this chunk on is read");
         w->damaged = 1;
@@ -571,18 +750,18 @@ static int chunk_header(wpass *w, wchunk *k, uint64_t *next)
         return 0;
     }
     if (c->length < table_end) {
-        v_report(v, f, C_WTF_CHK_001, 0, pos + 8, "chunk.length",
+        wrep(w, C_WTF_CHK_001, pos + 8, "chunk.length",
                  "%u: less than the header and part table (%llu); nothing after this chunk is read",
                  (unsigned)c->length, (unsigned long long)table_end);
         k->bad_length = 1;
     }
     if (c->length % 4) {
-        v_report(v, f, C_WTF_CHK_002, 0, pos + 8, "chunk.length",
+        wrep(w, C_WTF_CHK_002, pos + 8, "chunk.length",
                  "%u: not a multiple of 4; nothing after this chunk is read", (unsigned)c->length);
         k->bad_length = 1;
     }
     if (avail < table_end) {
-        v_report(v, f, C_WTF_REC_001, 0, pos + avail, "chunk.parts",
+        wrep(w, C_WTF_REC_001, pos + avail, "chunk.parts",
                  "crash-truncated: the file ends inside a part table (%llu of %llu bytes)",
                  (unsigned long long)avail, (unsigned long long)table_end);
         w->cut = 1;
@@ -598,8 +777,6 @@ static int chunk_header(wpass *w, wchunk *k, uint64_t *next)
  * misplaced (WTF-CHK-004..006): the chunk's content is not read. */
 static int chunk_parts(wpass *w, wchunk *k)
 {
-    atf_validation *v = w->v;
-    size_t f = w->file;
     atf_wtf_chunk *c = &k->c;
     int bad_parts = 0;
     for (uint32_t i = 0; i < c->part_count; i++) {
@@ -611,15 +788,15 @@ static int chunk_parts(wpass *w, wchunk *k)
         p->length = atf_load_le32(e + 8);
         p->file_offset = k->pos + k->table_end + p->offset;
         if (!is_known_part(p->type))
-            v_report(v, f, C_WTF_CHK_008, 0, at, "part.type", "part %u: type 0x%x", (unsigned)i, (unsigned)p->type);
+            wrep(w, C_WTF_CHK_008, at, "part.type", "part %u: type 0x%x", (unsigned)i, (unsigned)p->type);
         if (p->offset % 4) {
-            v_report(v, f, C_WTF_CHK_004, 0, at + 4, "part.offset", "part %u: offset %u", (unsigned)i,
+            wrep(w, C_WTF_CHK_004, at + 4, "part.offset", "part %u: offset %u", (unsigned)i,
                      (unsigned)p->offset);
             bad_parts = 1;
         }
         uint64_t end = (uint64_t)p->offset + p->length;
         if (end > k->body) {
-            v_report(v, f, C_WTF_CHK_005, 0, at + 4, "part.offset",
+            wrep(w, C_WTF_CHK_005, at + 4, "part.offset",
                      "part %u: bytes %u..%llu, the chunk has %llu bytes of parts", (unsigned)i, (unsigned)p->offset,
                      (unsigned long long)end, (unsigned long long)k->body);
             bad_parts = 1;
@@ -631,7 +808,7 @@ static int chunk_parts(wpass *w, wchunk *k)
             const atf_wtf_part *q = &c->parts[j];
             if (p->length && q->length && p->offset < (uint64_t)q->offset + q->length &&
                 q->offset < (uint64_t)p->offset + p->length) {
-                v_report(v, f, C_WTF_CHK_006, 0, at + 4, "part.offset", "parts %u and %u overlap", (unsigned)j,
+                wrep(w, C_WTF_CHK_006, at + 4, "part.offset", "parts %u and %u overlap", (unsigned)j,
                          (unsigned)i);
                 bad_parts = 1;
                 break;
@@ -646,8 +823,6 @@ static int chunk_parts(wpass *w, wchunk *k)
  * (WTF-CHK-010). Sets k->cut, k->last and k->limit. */
 static void chunk_extent(wpass *w, wchunk *k)
 {
-    atf_validation *v = w->v;
-    size_t f = w->file;
     const atf_wtf_chunk *c = &k->c;
     uint64_t pos = k->pos, avail = k->avail, table_end = k->table_end, parts_end = k->parts_end;
     /* A chunk running past the end of the file: a crash cut it, unless its
@@ -657,20 +832,20 @@ static void chunk_extent(wpass *w, wchunk *k)
     if (k->cut) {
         uint64_t pe = table_end + parts_end;
         if (pe <= avail && v_first_nonzero(k->d + pe, (size_t)(avail - pe)) < avail - pe) {
-            v_report(v, f, C_WTF_CHK_003, 0, pos + 8, "chunk.length",
+            wrep(w, C_WTF_CHK_003, pos + 8, "chunk.length",
                      "%u runs past the end of the file (%llu bytes left) while the parts end at %llu and other "
                      "bytes follow: a wrong length; nothing after this chunk is read",
                      (unsigned)c->length, (unsigned long long)avail, (unsigned long long)pe);
             k->cut = 0;
             k->last = 1;
         } else {
-            v_report(v, f, C_WTF_REC_001, 0, pos + avail, "chunk.length",
+            wrep(w, C_WTF_REC_001, pos + avail, "chunk.length",
                      "crash-truncated: chunk %u at %llu is %u bytes, %llu are in the file", (unsigned)k->index,
                      (unsigned long long)pos, (unsigned)c->length, (unsigned long long)avail);
             w->cut = 1;
         }
     } else if (table_end + parts_end < c->length) {
-        v_report(v, f, C_WTF_CHK_011, 0, pos + table_end + parts_end, "chunk.length",
+        wrep(w, C_WTF_CHK_011, pos + table_end + parts_end, "chunk.length",
                  "%llu bytes of the chunk are in no part", (unsigned long long)(c->length - table_end - parts_end));
     }
     k->limit = k->cut || c->length > avail ? avail : c->length;
@@ -679,12 +854,12 @@ static void chunk_extent(wpass *w, wchunk *k)
         uint64_t end = table_end + (uint64_t)p->offset + p->length, padded = (end + 3) & ~(uint64_t)3;
         if (padded <= k->limit && (uint64_t)p->offset + p->length <= k->body &&
             v_first_nonzero(k->d + end, (size_t)(padded - end)) < padded - end)
-            v_report(v, f, C_WTF_CHK_009, 0, pos + end, "part.padding", "part %u: padding bytes are not zero",
+            wrep(w, C_WTF_CHK_009, pos + end, "part.padding", "part %u: padding bytes are not zero",
                      (unsigned)i);
     }
     if ((c->start_time == ATF_WTF_NO_TIME) != (c->end_time == ATF_WTF_NO_TIME) ||
         (c->start_time != ATF_WTF_NO_TIME && c->start_time > c->end_time))
-        v_report(v, f, C_WTF_CHK_010, 0, pos + 12, "chunk.start", "start %u, end %u", (unsigned)c->start_time,
+        wrep(w, C_WTF_CHK_010, pos + 12, "chunk.start", "start %u, end %u", (unsigned)c->start_time,
                  (unsigned)c->end_time);
 }
 
@@ -696,17 +871,15 @@ static void chunk_extent(wpass *w, wchunk *k)
 static void chunk_kind(wpass *w, const wchunk *k, const atf_wtf_part **strings, const atf_wtf_part **events,
                        unsigned *n_ev, unsigned *n_st)
 {
-    atf_validation *v = w->v;
-    size_t f = w->file;
     const atf_wtf_chunk *c = &k->c;
     uint64_t pos = k->pos;
     if (k->index == 0 && c->type != ATF_WTF_CHUNK_FILE_HEADER)
-        v_report(v, f, C_WTF_FH_001, 0, pos + 4, "chunk.type", "the first chunk has type %u", (unsigned)c->type);
+        wrep(w, C_WTF_FH_001, pos + 4, "chunk.type", "the first chunk has type %u", (unsigned)c->type);
     if (k->index > 0 && c->type == ATF_WTF_CHUNK_FILE_HEADER)
-        v_report(v, f, C_WTF_FH_008, 0, pos + 4, "chunk.type", "chunk %u is a second file-header chunk",
+        wrep(w, C_WTF_FH_008, pos + 4, "chunk.type", "chunk %u is a second file-header chunk",
                  (unsigned)k->index);
     if (c->type != ATF_WTF_CHUNK_FILE_HEADER && c->type != ATF_WTF_CHUNK_EVENT_DATA)
-        v_report(v, f, C_WTF_CHK_007, 0, pos + 4, "chunk.type", "chunk type %u", (unsigned)c->type);
+        wrep(w, C_WTF_CHK_007, pos + 4, "chunk.type", "chunk type %u", (unsigned)c->type);
     unsigned n_fh = 0;
     for (uint32_t i = 0; i < c->part_count; i++) {
         const atf_wtf_part *p = &c->parts[i];
@@ -720,24 +893,24 @@ static void chunk_kind(wpass *w, const wchunk *k, const atf_wtf_part **strings, 
         } else if (p->type >= ATF_WTF_PART_JSON_EVENTS && p->type <= ATF_WTF_PART_BINARY_EVENTS) {
             (*n_ev)++;
             if (p->type != ATF_WTF_PART_BINARY_EVENTS)
-                v_report(v, f, C_WTF_EVC_003, 0, at, "part.type", "part %u: a %s event buffer, not read", (unsigned)i,
+                wrep(w, C_WTF_EVC_003, at, "part.type", "part %u: a %s event buffer, not read", (unsigned)i,
                          p->type == ATF_WTF_PART_JSON_EVENTS ? "JSON" : "legacy");
             else if (!*events && inside)
                 *events = p;
             if (p->type == ATF_WTF_PART_BINARY_EVENTS && p->length % 4)
-                v_report(v, f, C_WTF_EVC_004, 0, at + 8, "part.length",
+                wrep(w, C_WTF_EVC_004, at + 8, "part.length",
                          "event buffer of %u bytes: not a multiple of 4", (unsigned)p->length);
         } else if (p->type == ATF_WTF_PART_STRING_TABLE) {
             (*n_st)++;
             if (!*strings && inside)
                 *strings = p;
         } else if ((p->type & 0xFFFF0000u) == 0x40000u && c->type != ATF_WTF_CHUNK_EVENT_DATA) {
-            v_report(v, f, C_WTF_EVC_006, 0, at, "part.type", "a resource part in a chunk of type %u",
+            wrep(w, C_WTF_EVC_006, at, "part.type", "a resource part in a chunk of type %u",
                      (unsigned)c->type);
         }
     }
     if (c->type == ATF_WTF_CHUNK_FILE_HEADER && n_fh != 1)
-        v_report(v, f, C_WTF_FH_002, 0, pos + 20, "chunk.part_count", "%u file-header parts", n_fh);
+        wrep(w, C_WTF_FH_002, pos + 20, "chunk.part_count", "%u file-header parts", n_fh);
 }
 
 /* The string table of an event chunk (WTF-STR-001, -003) into *st, and the
@@ -746,8 +919,6 @@ static void chunk_kind(wpass *w, const wchunk *k, const atf_wtf_part **strings, 
  * memory, 1 otherwise. */
 static int chunk_strings(wpass *w, const wchunk *k, const atf_wtf_part *strings, atf_wtf_strings *st)
 {
-    atf_validation *v = w->v;
-    size_t f = w->file;
     int strings_ok = 1;
     free(w->ord_state);
     w->ord_state = NULL;
@@ -757,18 +928,18 @@ static int chunk_strings(wpass *w, const wchunk *k, const atf_wtf_part *strings,
         } else {
             atf_error e;
             if (atf_wtf_strings_init(st, w->d + strings->file_offset, strings->length, &e) != ATF_OK) {
-                v->oom = 1;
+                w->oom = 1;
                 return -1;
             }
             if (st->unterminated)
-                v_report(v, f, C_WTF_STR_001, 0, strings->file_offset + strings->length - 1, "string_table",
+                wrep(w, C_WTF_STR_001, strings->file_offset + strings->length - 1, "string_table",
                          "the table does not end with a NUL byte");
             if ((w->ord_state = (uint8_t *)malloc((size_t)st->count + 3)) != NULL) {
                 for (uint32_t i = 0; i < st->count; i++)
                     w->ord_state[i] = st->data[st->starts[i]] ? S_FULL : 0;
             }
             if (!atf_utf8_valid(w->d + strings->file_offset, strings->length))
-                v_report(v, f, C_WTF_STR_003, 0, strings->file_offset, "string_table",
+                wrep(w, C_WTF_STR_003, strings->file_offset, "string_table",
                          "the table holds bytes that are not UTF-8");
         }
     }
@@ -788,18 +959,15 @@ static int chunk_strings(wpass *w, const wchunk *k, const atf_wtf_part *strings,
 static int chunk_events(wpass *w, const wchunk *k, const atf_wtf_part *strings, const atf_wtf_part *events,
                         unsigned n_ev, unsigned n_st)
 {
-    atf_validation *v = w->v;
-    size_t f = w->file;
     uint64_t pos = k->pos;
     if (n_ev != 1)
-        v_report(v, f, C_WTF_EVC_001, 0, pos + 20, "chunk.part_count", "%u event buffer parts", n_ev);
+        wrep(w, C_WTF_EVC_001, pos + 20, "chunk.part_count", "%u event buffer parts", n_ev);
     if (n_st > 1)
-        v_report(v, f, C_WTF_EVC_002, 0, pos + 20, "chunk.part_count", "%u string tables", n_st);
+        wrep(w, C_WTF_EVC_002, pos + 20, "chunk.part_count", "%u string tables", n_st);
     if (strings && events && strings->offset > events->offset)
         /* At the string table's entry in the part table: the part itself
          * may lie past the end of a file cut short. */
-        v_report(v, f, C_WTF_EVC_005, 0,
-                 pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)(strings - k->c.parts) * ATF_WTF_PART_ENTRY_SIZE + 4,
+        wrep(w, C_WTF_EVC_005, pos + ATF_WTF_CHUNK_HEADER_SIZE + (uint64_t)(strings - k->c.parts) * ATF_WTF_PART_ENTRY_SIZE + 4,
                  "part.offset", "the string table comes after the event buffer");
     atf_wtf_strings st;
     memset(&st, 0, sizeof st);
@@ -850,7 +1018,7 @@ static void open_scope_at_end(wpass *w)
 {
     for (uint32_t z = 0; z < w->zones_hi; z++)
         if (w->zones[z].depth)
-            v_report(w->v, w->file, C_WTF_SCO_002, 0, V_NO_OFFSET, NULL, "%u scope(s) left open in zone %d",
+            wrep(w, C_WTF_SCO_002, V_NO_OFFSET, NULL, "%u scope(s) left open in zone %d",
                      (unsigned)w->zones[z].depth, (int)z - 1);
 }
 
@@ -868,9 +1036,238 @@ const atf_validator_format atf_vformat_wtf = {
     .file = wtf_file,
 };
 
-void v_wtf_pass_mode(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
-                     int general_only)
+/* ---- Parts: chunks side by side ------------------------------------------------ */
+
+static int pass_init(wpass *w, atf_validation *v, size_t file, const uint8_t *d, uint64_t size, int general_only,
+                     int spec)
 {
+    memset(w, 0, sizeof *w);
+    w->v = v;
+    w->file = file;
+    w->d = d;
+    w->size = size;
+    w->general_only = general_only;
+    w->zones_hi = 1;   /* zones[0]: events before any wtf.zone#set */
+    w->wires_hi = ATF_WTF_WIRE_DEFINE + 1;
+    w->zone = spec ? W_UNKNOWN_ZONE : -1;
+    w->spec = spec;
+    w->dlo = spec ? 0u - (1u << 30) : 0;   /* a part run ahead: -2^30..2^30 */
+    w->dspan = spec ? 1u << 31 : W_MAX_DEPTH;
+    w->defs = (atf_wtf_def **)calloc(W_WIRES, sizeof *w->defs);
+    w->plan = (wtf_plan *)calloc(W_WIRES, sizeof *w->plan);
+    w->zones = (wzone *)calloc(W_ZONES + 2, sizeof *w->zones);
+    if (!w->defs || !w->zones || !w->plan)
+        return 0;
+    if (spec) {
+        w->rec = (wrec *)calloc(1, sizeof *w->rec);
+        w->wflags = (uint8_t *)calloc(W_WIRES, 1);
+        w->zflags = (uint8_t *)calloc(W_ZONES, 1);
+        w->zfirst = (uint32_t *)calloc(W_ZONES, sizeof *w->zfirst);
+        if (!w->rec || !w->wflags || !w->zflags || !w->zfirst)
+            return 0;
+        w->rec->max_per_clause = v->opts.max_per_clause;
+        w->rec->max_total = v->opts.max_findings;
+    }
+    set_def(w, ATF_WTF_WIRE_DEFINE,
+            wtf_def_new(ATF_WTF_WIRE_DEFINE, 0, ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL, "wtf.event#define",
+                        strlen("wtf.event#define"), WTF_DEFINE_SIGNATURE, strlen(WTF_DEFINE_SIGNATURE), NULL));
+    return w->defs[ATF_WTF_WIRE_DEFINE] != NULL;
+}
+
+static void pass_free(wpass *w)
+{
+    if (w->defs)
+        for (uint32_t i = 0; i < w->wires_hi; i++)
+            wtf_def_free(w->defs[i]);
+    free(w->defs);
+    free(w->plan);
+    free(w->zones);
+    for (uint32_t i = 0; i < w->names_cap; i++)
+        wtf_def_free(w->firsts[i]);
+    free(w->firsts);
+    free(w->ord_state);
+    rec_free(w->rec);
+    free(w->wflags);
+    free(w->zflags);
+    free(w->zfirst);
+    memset(w, 0, sizeof *w);
+}
+
+/* The chunks from @pos until one starts at or past @stop (the next part's
+ * start). @return where the next chunk starts, 0 when nothing more is read. */
+static uint64_t run_chunks(wpass *w, uint64_t pos, uint64_t stop, uint32_t *index, uint64_t end)
+{
+    while (pos && pos < w->size && pos < stop && !w->oom && (w->rec || !w->v->oom)) {
+        if (pos >= end || v_first_nonzero(w->d + pos, (size_t)(end - pos)) == end - pos) {
+            wrep(w, C_WTF_REC_001, pos, "chunk.header", "crash-truncated: %llu zero bytes where chunk %u would start",
+                 (unsigned long long)(w->size - pos), (unsigned)*index);
+            w->cut = 1;
+            return 0;
+        }
+        pos = chunk(w, pos, (*index)++);
+    }
+    return pos;
+}
+
+/* The first definition of name @name in @w's table, or NULL. */
+static atf_wtf_def *firsts_find(const wpass *w, const char *name)
+{
+    if (!w->names_cap)
+        return NULL;
+    uint32_t k = hash_bytes(2166136261u, name, strlen(name)) & (w->names_cap - 1);
+    for (; w->firsts[k]; k = (k + 1) & (w->names_cap - 1))
+        if (strcmp(w->firsts[k]->name, name) == 0)
+            return w->firsts[k];
+    return NULL;
+}
+
+static int def_equal(const atf_wtf_def *a, const atf_wtf_def *b)
+{
+    return a->event_class == b->event_class && a->flags == b->flags && strcmp(a->name, b->name) == 0 &&
+           same_args(a, b);
+}
+
+/* Depth @D with zone @in's fate (too deep already) through @p's relative
+ * depths: 0 when a scope finding would come of it (a leave with no scope
+ * open, or too deep), else 1 and *D after them. */
+static int depth_through(int64_t *D, const wzone *in, const wzone *p)
+{
+    int64_t lo = (int32_t)p->lo, hi = (int32_t)p->hi, r = (int32_t)p->depth;
+    if (*D + lo < 0 || (!in->too_deep && *D + hi > (int64_t)W_MAX_DEPTH))
+        return 0;
+    *D += r;
+    return 1;
+}
+
+/* Whether part @p, run ahead from no state, found exactly what it would
+ * have found after @m (the file up to @p's first chunk). */
+static int part_fits(const wpass *m, const wpass *p)
+{
+    if (p->undef || p->oom || p->rec->overflow)
+        return 0;
+    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; i < p->wires_hi; i++)
+        if ((p->wflags[i] & 1) && m->defs[i] && ((p->wflags[i] & 2) || !def_equal(m->defs[i], p->defs[i])))
+            return 0;   /* WTF-DEF-003 for its first define here */
+    for (uint32_t i = 0; i < p->names_cap; i++) {
+        const atf_wtf_def *f = p->firsts[i], *g = f ? firsts_find(m, f->name) : NULL;
+        if (g && !same_args(g, f))
+            return 0;   /* WTF-DEF-006 */
+    }
+    uint32_t in = zone_slot(m->zone);
+    for (uint32_t s = 1; s < p->zones_hi; s++) {
+        const wzone *a = &m->zones[s];
+        if ((p->zflags[s - 1] & 2) && a->made && !a->deleted && a->ident != p->zfirst[s - 1])
+            return 0;   /* WTF-ZON-002 */
+    }
+    for (uint32_t s = 0; s < p->zones_hi || s == 0; s++) {
+        int64_t D = m->zones[s].depth;
+        if (s == in && !depth_through(&D, &m->zones[s], &p->zones[W_ZONES + 1]))
+            return 0;
+        if (!depth_through(&D, &m->zones[s], &p->zones[s]))
+            return 0;
+    }
+    if (in >= p->zones_hi) {
+        int64_t D = m->zones[in].depth;
+        if (!depth_through(&D, &m->zones[in], &p->zones[W_ZONES + 1]))
+            return 0;
+    }
+    return 1;
+}
+
+/* @p's findings and state after @m's (part_fits(m, p) said they stand). */
+static void part_merge(wpass *m, wpass *p)
+{
+    rec_replay(m, p->rec);
+    m->events += p->events;
+    m->damaged |= p->damaged;
+    m->cut |= p->cut;
+    m->oom |= p->oom;
+    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; i < p->wires_hi; i++)
+        if (p->defs[i]) {
+            wtf_def_free(m->defs[i]);
+            set_def(m, i, p->defs[i]);
+            p->defs[i] = NULL;
+        }
+    for (uint32_t i = 0; i < p->names_cap; i++) {
+        atf_wtf_def *f = p->firsts[i];
+        if (!f || firsts_find(m, f->name))
+            continue;
+        if (name_first(m, f) == NULL) {   /* a copy went in */
+            wtf_def_free(f);
+            p->firsts[i] = NULL;
+        }
+    }
+    uint32_t in = zone_slot(m->zone);
+    int64_t D = m->zones[in].depth;
+    depth_through(&D, &m->zones[in], &p->zones[W_ZONES + 1]);
+    m->zones[in].depth = (uint32_t)D;
+    for (uint32_t s = 0; s < p->zones_hi; s++) {
+        wzone *a = &m->zones[s];
+        const wzone *b = &p->zones[s];
+        D = a->depth;
+        depth_through(&D, a, b);
+        a->depth = (uint32_t)D;
+        if (b->made) {
+            a->made = 1;
+            a->deleted = b->deleted;
+            a->ident = b->ident;
+        } else if (b->deleted) {
+            a->deleted = 1;
+        }
+    }
+    if (p->zones_hi > m->zones_hi)
+        m->zones_hi = p->zones_hi;
+    if (p->zone != W_UNKNOWN_ZONE)
+        m->zone = p->zone;
+}
+
+#define W_PARTS_MAX 64u
+#define W_PART_MIN_BYTES ((uint64_t)16 << 20)
+
+typedef struct wpart {
+    wpass w;
+    uint64_t start, stop, end, next;
+    uint32_t index0, index;
+    int ready, started;
+    pthread_t tid;
+} wpart;
+
+static void *part_main(void *arg)
+{
+    wpart *p = (wpart *)arg;
+    p->index = p->index0;
+    p->next = run_chunks(&p->w, p->start, p->stop, &p->index, p->end);
+    return NULL;
+}
+
+/* Up to @n parts of whole chunks, about equal in bytes, by the chunks'
+ * lengths alone: starts[i] and the index of its first chunk. @return the
+ * number of parts. */
+static unsigned plan_parts(const uint8_t *d, uint64_t size, unsigned n, uint64_t *starts, uint32_t *idx)
+{
+    unsigned k = 1;
+    starts[0] = ATF_WTF_FILE_HEADER_SIZE;
+    idx[0] = 0;
+    uint64_t pos = ATF_WTF_FILE_HEADER_SIZE;
+    uint32_t count = 0;
+    while (k < n && size - pos >= ATF_WTF_CHUNK_HEADER_SIZE && pos < size) {
+        uint32_t len = atf_load_le32(d + pos + 8);
+        if (len < ATF_WTF_CHUNK_HEADER_SIZE || len % 4 || len > size - pos)
+            break;
+        pos += len;
+        count++;
+        if (pos < size && pos >= size / n * k) {
+            starts[k] = pos;
+            idx[k++] = count;
+        }
+    }
+    return k;
+}
+
+unsigned v_wtf_pass_parts(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
+                          int general_only, unsigned threads)
+{
+    unsigned joined = 0;
     v_check_format(v, &atf_vformat_wtf);
     atf_wtf_file_header h;
     atf_error e;
@@ -886,56 +1283,79 @@ void v_wtf_pass_mode(atf_validation *v, size_t file, const uint8_t *d, uint64_t 
             v_report(v, file, C_WTF_REC_001, 0, size, "magic", "crash-truncated: %llu bytes, inside the file header",
                      (unsigned long long)size);
             v_recovered(v, file, 0);
-            return;
+            return 0;
         }
     }
     if (s == ATF_E_VERSION) {
         v_report(v, file, C_WTF_HDR_002, 0, 8, "format_version", "%s", e.message);
-        return;
+        return 0;
     }
     if (s != ATF_OK) {
         v_report(v, file, C_WTF_HDR_001, 0, e.offset == ATF_VALIDATE_NO_OFFSET ? 0 : e.offset, "magic", "%s",
                  e.message);
-        return;
+        return 0;
     }
+    /* The parts: @threads, or ATF_WTF_THREADS, or one per CPU with at least 16 MiB each. */
+    unsigned n = threads;
+    const char *env = getenv("ATF_WTF_THREADS");
+    if (!n && env && *env)
+        n = (unsigned)strtoul(env, NULL, 10);
+    if (!n) {
+        uint64_t k = size / W_PART_MIN_BYTES;
+        long cpus = k >= 2 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+        n = cpus < 1 ? 1 : (uint64_t)cpus < k ? (unsigned)cpus : (unsigned)k;
+    }
+    n = n < 1 ? 1 : n > W_PARTS_MAX ? W_PARTS_MAX : n;
+    uint64_t starts[W_PARTS_MAX + 1];
+    uint32_t idx[W_PARTS_MAX + 1];
+    n = plan_parts(d, size, n, starts, idx);
+    starts[n] = UINT64_MAX;
     wpass w;
-    memset(&w, 0, sizeof w);
-    w.v = v;
-    w.file = file;
-    w.d = d;
-    w.size = size;
-    w.zone = -1;
-    w.general_only = general_only;
-    w.zones_hi = 1;   /* zones[0]: events before any wtf.zone#set */
-    w.wires_hi = ATF_WTF_WIRE_DEFINE + 1;
-    w.defs = (atf_wtf_def **)calloc(W_WIRES, sizeof *w.defs);
-    w.plan = (wtf_plan *)calloc(W_WIRES, sizeof *w.plan);
-    w.zones = (wzone *)calloc(W_ZONES + 1, sizeof *w.zones);
-    if (!w.defs || !w.zones || !w.plan) {
-        free(w.defs);
-        free(w.plan);
-        free(w.zones);
+    if (!pass_init(&w, v, file, d, size, general_only, 0)) {
+        pass_free(&w);
         v->oom = 1;
-        return;
+        return 0;
     }
-    set_def(&w, ATF_WTF_WIRE_DEFINE,
-            wtf_def_new(ATF_WTF_WIRE_DEFINE, 0, ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL, "wtf.event#define",
-                        strlen("wtf.event#define"), WTF_DEFINE_SIGNATURE, strlen(WTF_DEFINE_SIGNATURE), NULL));
-    if (!w.defs[ATF_WTF_WIRE_DEFINE])
-        v->oom = 1;
-    uint64_t pos = ATF_WTF_FILE_HEADER_SIZE;
     uint64_t end = data_end < size ? data_end : size;
-    uint32_t index = 0;
-    while (pos && pos < size && !v->oom) {
-        if (pos >= end || v_first_nonzero(d + pos, (size_t)(end - pos)) == end - pos) {
-            v_report(v, file, C_WTF_REC_001, 0, pos, "chunk.header",
-                     "crash-truncated: %llu zero bytes where chunk %u would start", (unsigned long long)(size - pos),
-                     (unsigned)index);
-            w.cut = 1;
-            break;
-        }
-        pos = chunk(&w, pos, index++);
+    wpart *parts = n > 1 ? (wpart *)calloc(n, sizeof *parts) : NULL;
+    if (!parts)
+        n = 1;
+    for (unsigned i = 1; i < n; i++) {
+        wpart *p = &parts[i];
+        p->start = starts[i];
+        p->stop = starts[i + 1];
+        p->end = end;
+        p->index0 = idx[i];
+        p->ready = pass_init(&p->w, v, file, d, size, general_only, 1);
+        if (p->ready)
+            p->started = pthread_create(&p->tid, NULL, part_main, p) == 0;
     }
+    uint32_t index = 0;
+    uint64_t pos = run_chunks(&w, ATF_WTF_FILE_HEADER_SIZE, starts[1], &index, end);
+    int broken = 0;   /* the chunks did not end where the next part starts: the rest in order */
+    for (unsigned i = 1; i < n; i++) {
+        wpart *p = &parts[i];
+        if (p->started)
+            pthread_join(p->tid, NULL);
+        if (!broken && (pos != starts[i] || index != idx[i])) {
+            broken = 1;
+            pos = run_chunks(&w, pos, UINT64_MAX, &index, end);
+        }
+        if (!broken) {
+            if (p->started && part_fits(&w, &p->w)) {
+                part_merge(&w, &p->w);
+                joined++;
+                pos = p->next;
+                index = p->index;
+            } else {
+                pos = run_chunks(&w, pos, starts[i + 1], &index, end);   /* again, in its turn */
+            }
+        }
+        pass_free(&p->w);
+    }
+    free(parts);
+    if (w.oom)
+        v->oom = 1;
     if (index == 0 && !w.cut) {
         /* Only the 12-byte header: a writer stopped before its first chunk. */
         v_report(v, file, C_WTF_REC_001, 0, ATF_WTF_FILE_HEADER_SIZE, "chunk",
@@ -946,14 +1366,14 @@ void v_wtf_pass_mode(atf_validation *v, size_t file, const uint8_t *d, uint64_t 
         v_recovered(v, file, w.events);
     else if (!w.damaged)
         open_scope_at_end(&w);
-    for (uint32_t i = 0; i < w.wires_hi; i++)
-        wtf_def_free(w.defs[i]);
-    free(w.defs);
-    free(w.plan);
-    free(w.zones);
-    for (uint32_t i = 0; i < w.names_cap; i++)
-        wtf_def_free(w.firsts[i]);
-    free(w.firsts);
+    pass_free(&w);
+    return joined;
+}
+
+void v_wtf_pass_mode(atf_validation *v, size_t file, const uint8_t *d, uint64_t size, uint64_t data_end,
+                     int general_only)
+{
+    (void)v_wtf_pass_parts(v, file, d, size, data_end, general_only, 0);
 }
 
 atf_status v_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
@@ -965,6 +1385,21 @@ atf_status v_validate_wtf_memory(atf_validation **out, const void *data, size_t 
     if (st)
         return st;
     v_wtf_pass_mode(v, f, data ? data : (const void *)"", size, size, general_only);
+    return v_end(v, ATF_OK, out, err);
+}
+
+atf_status v_validate_wtf_memory_parts(atf_validation **out, const void *data, size_t size, const char *name,
+                                       const atf_validate_options *opts, unsigned threads, unsigned *joined,
+                                       atf_error *err)
+{
+    atf_validation *v;
+    size_t f;
+    atf_status st = v_memory_begin(out, &v, &f, data, size, name, "trace.wtf-trace", opts, err);
+    if (st)
+        return st;
+    unsigned j = v_wtf_pass_parts(v, f, data ? data : (const void *)"", size, size, 0, threads);
+    if (joined)
+        *joined = j;
     return v_end(v, ATF_OK, out, err);
 }
 

@@ -1,0 +1,265 @@
+/* The WTF pass in parts (wtf_pass.c v_wtf_pass_parts): chunks validated
+ * side by side, each part after the first run ahead from no state and
+ * joined in order, must find exactly what one pass in order finds, for 1
+ * to 8 threads: the same findings (clause, severity, offset, field,
+ * message, in the report's order, the "N more" summaries of the limits
+ * included), counts, verdict and recovered events. Over every WTF file of
+ * the corpus (corpus/wtf, corpus/wtf-real), files of this project's writer
+ * with scopes open across chunks, zones switched, SCO-001/-003 and
+ * redefinitions, and each of them cut at many offsets and with bytes
+ * flipped (fixed seeds). Under the default limits (10 per clause) and
+ * under wide ones. The writer's files must also be joined as found, not
+ * only run again in turn (the join is what is tested). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <atf/validator.h>
+#include <atf/wtf.h>
+
+#include "wtf_pass.h"
+#include "wtf_test_util.h"
+
+#define MAX_THREADS 8
+
+/* Under ThreadSanitizer (ctest -L threads, about 20x slower) fewer damaged
+ * copies of each corpus file: the threads are what it looks at. */
+#if defined(__SANITIZE_THREAD__)
+#  define DAMAGED 3
+#elif defined(__has_feature)
+#  if __has_feature(thread_sanitizer)
+#    define DAMAGED 3
+#  endif
+#endif
+#ifndef DAMAGED
+#  define DAMAGED 12
+#endif
+
+static void ok(atf_status s, const atf_error *e)
+{
+    if (s != ATF_OK)
+        fail_msg("%s", e->message);
+}
+
+static uint64_t rng(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 17;
+}
+
+/* A file of this project's writer: @chunk-byte chunks, scopes open across
+ * chunks in 3 zones, a leave with nothing open, 1030 deep, a wire id
+ * defined twice otherwise (the writer's define of a taken name is refused,
+ * so the mix of names and signatures is made by @variant). */
+static uint8_t *build(size_t *size, unsigned chunk, int variant)
+{
+    char path[] = "/tmp/atf-wtf-parts-XXXXXX";
+    wtu_temp_file(path);
+    atf_wtf_write_options o = ATF_WTF_WRITE_OPTIONS_INIT;
+    o.chunk_bytes = chunk;
+    o.timebase_ms = 1.0;
+    atf_wtf_writer *w;
+    atf_error e;
+    ok(atf_wtf_writer_open(&w, path, &o, &e), &e);
+    uint16_t req, tick;
+    ok(atf_wtf_writer_define(w, "app#req", "uint32 id, ascii route, any meta", ATF_WTF_CLASS_SCOPE, 0, &req, &e), &e);
+    ok(atf_wtf_writer_define(w, "app#tick", "uint32 n", ATF_WTF_CLASS_INSTANCE, 0, &tick, &e), &e);
+    for (uint16_t z = 1; z <= 3; z++)
+        ok(atf_wtf_writer_zone_create(w, z, "zone", "script", NULL, 1, &e), &e);
+    static const char *const metas[] = { "{\"a\":1}", "[1,2]", "{oops", "", "7", NULL };
+    uint32_t t = 10;
+    uint64_t seed = 12345 + (uint64_t)variant;
+    for (int i = 0; i < 4000; i++) {
+        uint32_t r = (uint32_t)rng(&seed);
+        if (i % 300 == 0) {
+            ok(atf_wtf_writer_zone_set(w, (uint16_t)(i / 300 % 3 + 1), t, &e), &e);
+            if (variant && i == 2100)   /* a leave with nothing open, late in the file: SCO-001 */
+                for (int k = 0; k < 40; k++)
+                    ok(atf_wtf_writer_scope_leave(w, t, &e), &e);
+        }
+        t += r % 3;
+        switch (r % 6) {
+        case 0:
+        case 1: ok(atf_wtf_writer_scope_enter(w, r & 8 ? "outer" : "inner", t, &e), &e); break;
+        case 2: ok(atf_wtf_writer_scope_leave(w, t, &e), &e); break;
+        case 3: {
+            atf_wtf_value v[3] = { wtu_u32(r), wtu_str(ATF_WTF_ASCII, r & 16 ? "/x" : ""),
+                                   wtu_str(ATF_WTF_ANY, metas[r / 7 % 6]) };
+            ok(atf_wtf_writer_event(w, req, t, v, 3, &e), &e);
+            break;
+        }
+        default: {
+            atf_wtf_value v = wtu_u32(r);
+            ok(atf_wtf_writer_event(w, tick, r % 13 == 0 ? t - 5 : t, &v, 1, &e), &e);
+            break;
+        }
+        }
+        if (variant && i == 2500)   /* 1030 deep, across chunks: SCO-003 */
+            for (int k = 0; k < 1030; k++)
+                ok(atf_wtf_writer_scope_enter(w, "deep", t, &e), &e);
+        if (variant && i == 2600)
+            for (int k = 0; k < 1030; k++)
+                ok(atf_wtf_writer_scope_leave(w, t, &e), &e);
+    }
+    ok(atf_wtf_writer_close(w, &e), &e);
+    uint8_t *buf = wtu_read_file(path, size);
+    unlink(path);
+    return buf;
+}
+
+static atf_validation *run(const uint8_t *d, size_t n, unsigned threads, unsigned wide, unsigned *joined)
+{
+    atf_validation *a;
+    atf_error e;
+    atf_validate_options o = ATF_VALIDATE_OPTIONS_INIT;
+    if (wide) {
+        o.max_per_clause = 1000;
+        o.max_findings = 100000;
+    }
+    ok(v_validate_wtf_memory_parts(&a, d, n, "t.wtf-trace", &o, threads, joined, &e), &e);
+    return a;
+}
+
+static void same(const atf_validation *a, const atf_validation *b, const char *what, unsigned threads)
+{
+    size_t k = atf_validation_finding_count(a);
+    if (k != atf_validation_finding_count(b))
+        fail_msg("%s, %u threads: %zu findings, %zu in one pass", what, threads, atf_validation_finding_count(b), k);
+    for (size_t i = 0; i < k; i++) {
+        const atf_validate_finding *x = atf_validation_finding_at(a, i), *y = atf_validation_finding_at(b, i);
+        if (strcmp(x->clause, y->clause) || x->severity != y->severity || x->offset != y->offset ||
+            strcmp(x->field ? x->field : "", y->field ? y->field : "") || strcmp(x->message, y->message))
+            fail_msg("%s, %u threads: finding %zu is %s at %llu \"%s\", in one pass %s at %llu \"%s\"", what, threads,
+                     i, y->clause, (unsigned long long)y->offset, y->message, x->clause,
+                     (unsigned long long)x->offset, x->message);
+    }
+    uint64_t ea, wa, eb, wb;
+    atf_validation_counts(a, &ea, &wa);
+    atf_validation_counts(b, &eb, &wb);
+    assert_int_equal(ea, eb);
+    assert_int_equal(wa, wb);
+    assert_int_equal(atf_validation_conformant(a), atf_validation_conformant(b));
+    size_t r = atf_validation_recovered_count(a);
+    assert_int_equal(r, atf_validation_recovered_count(b));
+    for (size_t i = 0; i < r; i++)
+        assert_int_equal(atf_validation_recovered_at(a, i)->events, atf_validation_recovered_at(b, i)->events);
+}
+
+/* @d in 1 to 8 threads, under both limits. @return parts joined as found. */
+static unsigned check(const uint8_t *d, size_t n, const char *what)
+{
+    unsigned joined_all = 0;
+    for (unsigned wide = 0; wide < 2; wide++) {
+        atf_validation *one = run(d, n, 1, wide, NULL);
+        for (unsigned t = 2; t <= MAX_THREADS; t++) {
+            unsigned joined = 0;
+            atf_validation *b = run(d, n, t, wide, &joined);
+            same(one, b, what, t);
+            joined_all += joined;
+            atf_validation_free(b);
+        }
+        atf_validation_free(one);
+    }
+    return joined_all;
+}
+
+/* @d whole, cut at @cuts offsets and with bytes flipped @flips times. */
+static unsigned check_damaged(const uint8_t *d, size_t n, const char *what, unsigned cuts, unsigned flips,
+                              uint64_t seed)
+{
+    unsigned joined = check(d, n, what);
+    uint8_t *m = malloc(n + 1);
+    assert_non_null(m);
+    char label[512];
+    for (unsigned i = 0; i < cuts && n > 1; i++) {
+        size_t at = i == 0 ? n - 1 : (size_t)(rng(&seed) % n);
+        snprintf(label, sizeof label, "%s cut at %zu", what, at);
+        memcpy(m, d, at);
+        check(m, at, label);
+    }
+    for (unsigned i = 0; i < flips && n > 12; i++) {
+        memcpy(m, d, n);
+        unsigned k = 1 + (unsigned)(rng(&seed) % 3);
+        size_t first = 0;
+        for (unsigned j = 0; j < k; j++) {
+            size_t at = 12 + (size_t)(rng(&seed) % (n - 12));
+            first = j ? first : at;
+            m[at] ^= (uint8_t)(1u << (rng(&seed) % 8));
+        }
+        snprintf(label, sizeof label, "%s with %u bytes flipped from %zu", what, k, first);
+        check(m, n, label);
+    }
+    free(m);
+    return joined;
+}
+
+static unsigned corpus_files, corpus_joined;
+
+static int corpus_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)ftw;
+    size_t len = strlen(path);
+    if (type != FTW_F || len < 10 || strcmp(path + len - 10, ".wtf-trace") != 0 || st->st_size > (8 << 20))
+        return 0;
+    size_t n = (size_t)st->st_size;
+    uint8_t *d = malloc(n + 1);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(d);
+    assert_non_null(f);
+    assert_int_equal(fread(d, 1, n, f), n);
+    fclose(f);
+    corpus_joined += check_damaged(d, n, path, DAMAGED, DAMAGED, 7 + corpus_files);
+    corpus_files++;
+    free(d);
+    return 0;
+}
+
+static void test_corpus(void **state)
+{
+    (void)state;
+    assert_int_equal(nftw(ATF_TEST_CORPUS "/wtf", corpus_one, 16, FTW_PHYS), 0);
+    assert_int_equal(nftw(ATF_TEST_CORPUS "/wtf-real", corpus_one, 16, FTW_PHYS), 0);
+    print_message("%u corpus files, each whole, cut %d times and flipped %d times, in 1..%u threads: %u parts "
+                  "joined as found\n",
+                  corpus_files, DAMAGED, DAMAGED, MAX_THREADS, corpus_joined);
+    assert_true(corpus_files >= 100);
+}
+
+static void test_writer_files(void **state)
+{
+    (void)state;
+    unsigned joined = 0;
+    static const unsigned chunks[] = { 1024, 4096 };
+    for (int variant = 0; variant < 2; variant++)
+        for (size_t c = 0; c < 2; c++) {
+            size_t n;
+            uint8_t *d = build(&n, chunks[c], variant);
+            char what[64];
+            snprintf(what, sizeof what, "writer file %d/%u", variant, chunks[c]);
+            unsigned j = check(d, n, what);
+            if (!j)
+                fail_msg("%s: no part was joined as found", what);
+            joined += j + check_damaged(d, n, what, DAMAGED + 8, 2 * DAMAGED + 6,
+                                        1000 + (uint64_t)c + 10 * (uint64_t)variant);
+            free(d);
+        }
+    print_message("writer files: %u parts joined as found\n", joined);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_writer_files),
+        cmocka_unit_test(test_corpus),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
