@@ -78,7 +78,7 @@ static int find_end_footer(atf_detail_reader *r, uint64_t *region_end)
  *
  * Each event's place follows from the last one's total_length: a chain that
  * only one thread can follow from the first event. So that every core still
- * takes a share, the events section is cut into parts (atf_verify_parts);
+ * takes a share, the events section is cut into parts (atf_part_count);
  * each part's thread computes the part's CRC32-C and, behind it, walks a
  * chain of events from a guessed first event of its own, in blocks that the
  * checksum (or a touch of each line) has just brought into the cache. The
@@ -321,7 +321,7 @@ static atf_status scan(atf_detail_reader *r, uint64_t region_end, int want_crc, 
     const atf_layout layout = info->layout;
 
     walk_part parts[ATF_VERIFY_PARTS_MAX];
-    unsigned np = atf_verify_parts(threads, bytes, bytes ? bytes : 1), ran = 1;
+    unsigned np = atf_part_count(threads, bytes, bytes ? bytes : 1, ATF_VERIFY_PARTS_MAX), ran = 1;
     for (unsigned i = 0; i < np; i++) {
         parts[i] = (walk_part){ .d = d, .a = start + bytes * i / np, .b = start + bytes * (i + 1) / np,
                                 .region_end = region_end, .layout = layout, .want_crc = want_crc,

@@ -193,7 +193,7 @@ static uint32_t scan_events(const uint8_t *ev, uint64_t count, atf_layout layout
                             int want_scan, unsigned *threads, atf_index_scan *s)
 {
     scan_part parts[ATF_VERIFY_PARTS_MAX];
-    unsigned np = atf_verify_parts(*threads, count * ATF_INDEX_EVENT_SIZE, count), ran = 1;
+    unsigned np = atf_part_count(*threads, count * ATF_INDEX_EVENT_SIZE, count, ATF_VERIFY_PARTS_MAX), ran = 1;
     for (unsigned i = 0; i < np; i++) {
         uint64_t a = count * i / np, b = count * (i + 1) / np;
         parts[i] = (scan_part){.ev = ev, .first = a, .count = b - a, .layout = layout, .want_crc = want_crc,

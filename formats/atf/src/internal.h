@@ -34,16 +34,11 @@
  * the validator. */
 int atf_thread_dir_misnamed(const char *session_dir, uint64_t id, char *dst, size_t cap);
 
-/* ---- Verifying in parts side by side (verify_parts.c) ---------------------- */
+/* ---- Verifying in parts side by side (atf_part_count, common.h) ----------- */
 
 #include <pthread.h>
 
 #define ATF_VERIFY_PARTS_MAX 8
-
-/* Parts to verify @bytes made of @units indivisible units (events, or bytes)
- * in: @wanted (atf_read_options.threads) when not 0, else one per CPU with
- * at least 16 MiB each; at most ATF_VERIFY_PARTS_MAX and @units. */
-unsigned atf_verify_parts(unsigned wanted, uint64_t bytes, uint64_t units);
 
 /* A crash-truncated manifest.json (SPEC 7a.14): its JSON text's length
  * (without the NUL tail) and the file's size. */

@@ -36,6 +36,12 @@ void atf_error_clear(atf_error *err);
  * last 8 kept per thread), the field pointed at the copy. */
 void atf_error_detach_field(atf_error *err);
 
+/* Parts to check @bytes made of @units indivisible units (events, or bytes)
+ * in, side by side: @wanted when not 0 (a reader's or validator's threads
+ * option), else one per CPU with at least 16 MiB each; at most @max and
+ * @units, at least 1 (parts.c). */
+unsigned atf_part_count(unsigned wanted, uint64_t bytes, uint64_t units, unsigned max);
+
 /* A file's bytes: mapped, read into memory, or borrowed from the caller. */
 typedef struct atf_blob {
     const uint8_t *data;

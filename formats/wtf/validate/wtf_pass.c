@@ -1222,7 +1222,6 @@ static void part_merge(wpass *m, wpass *p)
 }
 
 #define W_PARTS_MAX 64u
-#define W_PART_MIN_BYTES ((uint64_t)16 << 20)
 
 typedef struct wpart {
     wpass w;
@@ -1300,12 +1299,7 @@ unsigned v_wtf_pass_parts(atf_validation *v, size_t file, const uint8_t *d, uint
     const char *env = getenv("ATF_WTF_THREADS");
     if (!n && env && *env)
         n = (unsigned)strtoul(env, NULL, 10);
-    if (!n) {
-        uint64_t k = size / W_PART_MIN_BYTES;
-        long cpus = k >= 2 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
-        n = cpus < 1 ? 1 : (uint64_t)cpus < k ? (unsigned)cpus : (unsigned)k;
-    }
-    n = n < 1 ? 1 : n > W_PARTS_MAX ? W_PARTS_MAX : n;
+    n = atf_part_count(n, size, size ? size : 1, W_PARTS_MAX);
     uint64_t starts[W_PARTS_MAX + 1];
     uint32_t idx[W_PARTS_MAX + 1];
     n = plan_parts(d, size, n, starts, idx);
