@@ -1,6 +1,7 @@
 /* Detail file reader: header, footer location, a validating sequential scan
  * by total_length that builds the offset table once, then O(1) access. */
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,13 +11,28 @@
 #include "bytes.h"
 #include "internal.h"
 
+/* Events [first, first + n) of the file, at off[0..n). */
+typedef struct detail_seg {
+    const uint64_t *off;
+    uint64_t first, n;
+} detail_seg;
+
+/* Per part: a stretch walked alone, its own chain, a stretch alone again. */
+#define DETAIL_SEGS_MAX (3 * ATF_VERIFY_PARTS_MAX)
+
 struct atf_detail_reader {
     atf_blob blob;
     char *path;
     atf_detail_header header;
     atf_detail_footer footer;
     atf_detail_info info;
-    uint64_t *offsets;      /* file offset of each event */
+    /* The file offset of each event: the tables the parts walked, taken
+     * as they are (no copy), in segments of consecutive events. */
+    detail_seg seg[DETAIL_SEGS_MAX];
+    unsigned nseg;
+    uint64_t *tab[ATF_VERIFY_PARTS_MAX + 1];
+    uint64_t tab_cap[ATF_VERIFY_PARTS_MAX + 1];
+    unsigned ntab;
 };
 
 static int find_end_footer(atf_detail_reader *r, uint64_t *region_end);
@@ -90,7 +106,7 @@ static int find_end_footer(atf_detail_reader *r, uint64_t *region_end)
  * thread would. The guess only decides how much is walked twice: the events,
  * the figures and the first error are those of a walk on one thread. */
 
-#define WALK_BLOCK ((uint64_t)64 << 10)
+#define WALK_BLOCK ((uint64_t)256 << 10)
 #define WALK_GUESS_SPAN ((uint64_t)1 << 20)  /* bytes searched for a part's first event */
 #define WALK_GUESS_CHAIN 8                   /* events that must follow a guess */
 
@@ -129,26 +145,66 @@ static inline uint64_t walk_seq(const uint8_t *p, atf_layout layout)
     return layout == ATF_LAYOUT_1 ? atf_load_le32(p + 8) : atf_load_le64(p + 8);
 }
 
-static int walk_push(walk_acc *w, uint64_t limit, uint64_t pos)
+/* The events' tables grow by doubling without copying what they hold:
+ * on Linux, mapped memory that mremap moves, in huge pages where the system
+ * gives them (a fault per 2 MiB instead of 4 KiB); realloc elsewhere. */
+static size_t table_bytes(uint64_t cap)
 {
-    if (w->n == w->cap) {
-        uint64_t ncap = w->cap ? w->cap * 2 : 1024;
-        if (ncap > limit)
-            ncap = limit;
-        if (ncap <= w->cap || ncap > SIZE_MAX / sizeof(uint64_t))
-            return -1;
-        uint64_t *o = realloc(w->off, (size_t)ncap * sizeof(uint64_t));
-        if (!o)
-            return -1;
-        w->off = o;
-        w->cap = ncap;
-    }
+    return (size_t)((cap * sizeof(uint64_t) + 4095) & ~(uint64_t)4095);
+}
+
+static int table_reserve(walk_acc *w, uint64_t want, uint64_t limit)
+{
+    if (want <= w->cap)
+        return 0;
+    uint64_t ncap = w->cap ? w->cap : 4096;
+    while (ncap < want)
+        ncap *= 2;
+    if (ncap > limit)
+        ncap = limit;
+    if (ncap < want || ncap > SIZE_MAX / 2 / sizeof(uint64_t))
+        return -1;
+#ifdef __linux__
+    void *p = w->off ? mremap(w->off, table_bytes(w->cap), table_bytes(ncap), MREMAP_MAYMOVE)
+                     : mmap(NULL, table_bytes(ncap), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+#  ifdef MADV_HUGEPAGE
+    if (table_bytes(ncap) >= ((size_t)4 << 20))
+        (void)madvise(p, table_bytes(ncap), MADV_HUGEPAGE);
+#  endif
+#else
+    void *p = realloc(w->off, (size_t)ncap * sizeof(uint64_t));
+    if (!p)
+        return -1;
+#endif
+    w->off = p;
+    w->cap = ncap;
+    return 0;
+}
+
+static void table_free(uint64_t *off, uint64_t cap)
+{
+#ifdef __linux__
+    if (off)
+        munmap(off, table_bytes(cap));
+#else
+    (void)cap;
+    free(off);
+#endif
+}
+
+static inline int walk_push(walk_acc *w, uint64_t limit, uint64_t pos)
+{
+    if (w->n == w->cap && table_reserve(w, w->n + 1, limit) != 0)
+        return -1;
     w->off[w->n++] = pos;
     return 0;
 }
 
-/* Adds the event at @pos (already decoded) to @w's figures and table. */
-static inline int walk_take(walk_acc *w, const uint8_t *d, uint64_t pos, atf_layout layout, uint64_t limit)
+/* Adds the event at @pos (already decoded) to @w's figures, as its event
+ * w->n (the caller counts it). */
+static inline void walk_note(walk_acc *w, const uint8_t *d, uint64_t pos, atf_layout layout)
 {
     const uint8_t *p = d + pos;
     uint64_t ts = atf_load_le64(p + 16), seq = walk_seq(p, layout);
@@ -162,6 +218,12 @@ static inline int walk_take(walk_acc *w, const uint8_t *d, uint64_t pos, atf_lay
         w->max_seq = seq > w->max_seq ? seq : w->max_seq;
     }
     w->last_ts = ts;
+}
+
+/* ...and to its table. */
+static inline int walk_take(walk_acc *w, const uint8_t *d, uint64_t pos, atf_layout layout, uint64_t limit)
+{
+    walk_note(w, d, pos, layout);
     return walk_push(w, limit, pos);
 }
 
@@ -256,22 +318,11 @@ static void walk_refigure(walk_acc *dst, const uint8_t *d, const uint64_t *off, 
     *dst = t;
 }
 
-/* Appends @q's events @off[0..q->n) (figures in @q) after @w's. */
-static int walk_append(walk_acc *w, const walk_acc *q, const uint64_t *off, uint64_t limit)
+/* Counts @q's events (figures in @q) after @w's. */
+static void walk_append(walk_acc *w, const walk_acc *q)
 {
     if (!q->n)
-        return 0;
-    if (w->n + q->n > w->cap) {
-        uint64_t ncap = w->n + q->n;
-        if (ncap > limit || ncap > SIZE_MAX / sizeof(uint64_t))
-            return -1;
-        uint64_t *o = realloc(w->off, (size_t)ncap * sizeof(uint64_t));
-        if (!o)
-            return -1;
-        w->off = o;
-        w->cap = ncap;
-    }
-    memcpy(w->off + w->n, off, (size_t)q->n * sizeof(uint64_t));
+        return;
     if (w->n == 0) {
         w->first_ts = q->first_ts;
         w->min_seq = q->min_seq;
@@ -287,22 +338,23 @@ static int walk_append(walk_acc *w, const walk_acc *q, const uint64_t *off, uint
     w->back_count += q->back_count;
     w->last_ts = q->last_ts;
     w->n += q->n;
-    return 0;
 }
+
+/* A segment of the events' table being joined: @n events from @from of
+ * part @src's table (np: the join's own), the first of them event @first. */
+typedef struct join_seg {
+    unsigned src;
+    uint64_t from, n, first;
+} join_seg;
 
 /* Takes @q's chain from its event @j on (the true chain is there) after
  * @acc's events. */
-static int walk_adopt(walk_acc *acc, walk_part *q, uint64_t j, uint64_t limit)
+static void walk_adopt(walk_acc *acc, const walk_part *q, uint64_t j)
 {
-    if (acc->n == 0 && j == 0) {
-        *acc = q->w;   /* (part 0: its table becomes the reader's) */
-        q->w.off = NULL;
-        return 0;
-    }
     walk_acc tail = q->w;
     if (j > 0)
         walk_refigure(&tail, q->d, q->w.off + j, q->w.n - j, q->layout);
-    return walk_append(acc, &tail, q->w.off + j, limit);
+    walk_append(acc, &tail);
 }
 
 /* Walks the events section by total_length. With a footer every byte must
@@ -340,8 +392,10 @@ static atf_status scan(atf_detail_reader *r, uint64_t region_end, int want_crc, 
     }
 
     /* The true chain, part by part: q's own chain where it meets it, a walk
-     * of its own elsewhere. */
-    walk_acc acc = { 0 };
+     * of its own elsewhere (its offsets in the table `alone`). */
+    walk_acc acc = { 0 }, alone = { 0 };
+    join_seg seg[DETAIL_SEGS_MAX];
+    unsigned nseg = 0;
     uint64_t pos = start;
     uint32_t sum = 0;
     atf_status st = ATF_OK;
@@ -356,11 +410,8 @@ static atf_status scan(atf_detail_reader *r, uint64_t region_end, int want_crc, 
                 while (j < q->w.n && q->w.off[j] < pos)
                     j++;
                 if (j < q->w.n && q->w.off[j] == pos) {
-                    if (walk_adopt(&acc, q, j, limit) != 0) {
-                        st = atf_fail(err, ATF_E_NOMEM, pos, NULL, NULL);
-                        end = 1;
-                        break;
-                    }
+                    walk_adopt(&acc, q, j);
+                    seg[nseg++] = (join_seg){ .src = i, .from = j, .n = q->w.n - j, .first = acc.n - (q->w.n - j) };
                     taken = 1;
                     pos = q->stop;   /* (before it, where q's chain broke: on alone) */
                     continue;
@@ -376,22 +427,52 @@ static atf_status scan(atf_detail_reader *r, uint64_t region_end, int want_crc, 
                 end = 1;
                 break;
             }
-            if (walk_take(&acc, d, pos, layout, limit) != 0) {
+            if (walk_push(&alone, limit, pos) != 0) {
                 st = atf_fail(err, ATF_E_NOMEM, pos, NULL, NULL);
                 end = 1;
                 break;
             }
+            walk_note(&acc, d, pos, layout);
+            acc.n++;
+            if (nseg && seg[nseg - 1].src == np)
+                seg[nseg - 1].n++;
+            else
+                seg[nseg++] = (join_seg){ .src = np, .from = alone.n - 1, .n = 1, .first = acc.n - 1 };
             pos += ev.total_length;
         }
     }
-    for (unsigned i = 0; i < np; i++)
-        free(parts[i].w.off);
+    /* The reader keeps the tables the segments are in. */
+    r->nseg = 0;
+    r->ntab = 0;
+    for (unsigned i = 0; i <= np; i++) {
+        walk_acc *t = i < np ? &parts[i].w : &alone;
+        int used = 0;
+        for (unsigned k = 0; k < nseg; k++)
+            if (seg[k].src == i && seg[k].n) {
+                r->seg[r->nseg++] = (detail_seg){ .off = t->off + seg[k].from, .first = seg[k].first, .n = seg[k].n };
+                used = 1;
+            }
+        if (used && st == ATF_OK) {
+            r->tab[r->ntab] = t->off;
+            r->tab_cap[r->ntab++] = t->cap;
+        } else {
+            table_free(t->off, t->cap);
+        }
+    }
+    /* (in the order of their events) */
+    for (unsigned k = 1; k < r->nseg; k++)
+        for (unsigned m = k; m > 0 && r->seg[m - 1].first > r->seg[m].first; m--) {
+            detail_seg x = r->seg[m];
+            r->seg[m] = r->seg[m - 1];
+            r->seg[m - 1] = x;
+        }
     info->verify_threads = ran;
     *crc = sum;
-    r->offsets = acc.off;
-    info->event_count = acc.n;
-    if (st)
+    if (st) {
+        r->nseg = 0;
         return st;
+    }
+    info->event_count = acc.n;
     if (acc.n) {
         info->first_ts = acc.first_ts;
         info->last_ts = acc.last_ts;
@@ -523,7 +604,8 @@ void atf_detail_reader_close(atf_detail_reader *r)
     if (!r)
         return;
     atf_blob_close(&r->blob);
-    free(r->offsets);
+    for (unsigned i = 0; i < r->ntab; i++)
+        table_free(r->tab[i], r->tab_cap[i]);
     free(r->path);
     free(r);
 }
@@ -549,9 +631,18 @@ size_t atf_detail_info_describe(char *dst, size_t cap, const atf_detail_info *in
                               in->trailing_bytes);
 }
 
+/* The offset of event @seq (< event_count): in the segment that holds it. */
+static inline uint64_t detail_offset(const atf_detail_reader *r, uint64_t seq)
+{
+    const detail_seg *g = r->seg;
+    while (seq - g->first >= g->n)
+        g++;
+    return g->off[seq - g->first];
+}
+
 uint64_t atf_detail_reader_offset(const atf_detail_reader *r, uint64_t seq)
 {
-    return r && seq < r->info.event_count ? r->offsets[seq] : UINT64_MAX;
+    return r && seq < r->info.event_count ? detail_offset(r, seq) : UINT64_MAX;
 }
 
 atf_status atf_detail_reader_get(const atf_detail_reader *r, uint64_t seq, atf_detail_event *ev)
@@ -560,7 +651,7 @@ atf_status atf_detail_reader_get(const atf_detail_reader *r, uint64_t seq, atf_d
         return ATF_E_ARG;
     if (seq >= r->info.event_count)
         return ATF_E_RANGE;
-    uint64_t off = r->offsets[seq];
+    uint64_t off = detail_offset(r, seq);
     /* Already validated by the scan at open. */
     return atf_detail_event_decode(ev, r->blob.data + off, (size_t)(r->info.events_end - off),
                                    r->info.layout, NULL);
