@@ -96,6 +96,23 @@ typedef struct wpass {
     uint32_t *zfirst;     /* [W_ZONES]: the identity of that first create */
 } wpass;
 
+/* Room for one more recorded finding (w->oom when there is none). */
+static int rec_room(wpass *w)
+{
+    wrec *r = w->rec;
+    if (r->n < r->cap)
+        return 1;
+    size_t cap = r->cap ? r->cap * 2 : 16;
+    wfind *n = (wfind *)realloc(r->f, cap * sizeof *n);
+    if (!n) {
+        w->oom = 1;
+        return 0;
+    }
+    r->f = n;
+    r->cap = cap;
+    return 1;
+}
+
 static void rec_push(wpass *w, vclause c, uint64_t off, const char *field, const char *fmt, va_list ap)
 {
     wrec *r = w->rec;
@@ -108,16 +125,8 @@ static void rec_push(wpass *w, vclause c, uint64_t off, const char *field, const
         r->overflow = 1;
         return;
     }
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 16;
-        wfind *n = (wfind *)realloc(r->f, cap * sizeof *n);
-        if (!n) {
-            w->oom = 1;
-            return;
-        }
-        r->f = n;
-        r->cap = cap;
-    }
+    if (!rec_room(w))
+        return;
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     wfind *x = &r->f[r->n];
@@ -146,16 +155,8 @@ static void rec_zone_unmade(wpass *w, uint32_t z, uint64_t off)
         r->overflow = 1;
         return;
     }
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 16;
-        wfind *n = (wfind *)realloc(r->f, cap * sizeof *n);
-        if (!n) {
-            w->oom = 1;
-            return;
-        }
-        r->f = n;
-        r->cap = cap;
-    }
+    if (!rec_room(w))
+        return;
     wfind *x = &r->f[r->n++];
     memset(x, 0, sizeof *x);
     x->unless_made = (int32_t)z;
