@@ -300,21 +300,8 @@ static void *walk_part_main(void *arg)
 static void walk_refigure(walk_acc *dst, const uint8_t *d, const uint64_t *off, uint64_t n, atf_layout layout)
 {
     walk_acc t = { 0 };
-    for (uint64_t i = 0; i < n; i++) {
-        const uint8_t *p = d + off[i];
-        uint64_t ts = atf_load_le64(p + 16), seq = walk_seq(p, layout);
-        if (i == 0) {
-            t.first_ts = ts;
-            t.min_seq = t.max_seq = seq;
-        } else {
-            if (ts < t.last_ts && t.back_count++ == 0)
-                t.first_back = i;
-            t.min_seq = seq < t.min_seq ? seq : t.min_seq;
-            t.max_seq = seq > t.max_seq ? seq : t.max_seq;
-        }
-        t.last_ts = ts;
-    }
-    t.n = n;
+    for (; t.n < n; t.n++)
+        walk_note(&t, d, off[t.n], layout);
     *dst = t;
 }
 
