@@ -3,13 +3,16 @@
  * CRC32-C implementations, one chosen at the first call:
  *   - x86_64 with AVX-512 and VPCLMULQDQ: carry-less folding of 512-bit
  *     blocks for long inputs, the crc32 instruction for the rest,
+ *   - x86_64 with AVX2 and VPCLMULQDQ (AMD Zen 3 and later, Intel Alder
+ *     Lake's cores without AVX-512): the same folding on 256-bit blocks,
  *   - x86_64: the SSE4.2 crc32 instruction,
  *   - aarch64: the ARMv8 CRC extension,
  *   - anything else: portable slicing-by-8 tables.
  * CRC32/IEEE likewise: x86_64 folding by carry-less multiplication
  * (PCLMULQDQ), the ARMv8 CRC extension, or the tables.
  * ATF_CRC32C_IMPL=portable in the environment (read once) forces the tables
- * for both; ATF_CRC32C_IMPL=sse4.2 keeps CRC32-C off the AVX-512 path.
+ * for both; ATF_CRC32C_IMPL=sse4.2 keeps CRC32-C off both folding paths,
+ * ATF_CRC32C_IMPL=avx2-vpclmul off the AVX-512 one (tests).
  *
  * Conventions: every routine below named *_state works on the raw CRC
  * register (no pre/post inversion); the public functions add the
@@ -332,6 +335,73 @@ static int wide_available(void)
 #define HW_WIDE_NAME "avx512-vpclmul"
 #define HW_WIDE_FN crc32c_wide_state
 
+/* The same folding on 256-bit registers, for CPUs with VPCLMULQDQ but no
+ * AVX-512: eight registers at a time (16 lanes of 128 bits, each folded
+ * 2048 bits forward, the constants above), then down to one register (256
+ * bits) and one lane. On this project's AMD EPYC VM it checksums about
+ * twice as fast as the three crc32 chains. */
+#define C_K_319 0x33CCBBBC00000000ull /* x^319: low half, 256 bits */
+#define C_K_255 0xA2158B3400000000ull /* x^255: high half, 256 bits */
+
+#define ATF_TARGET_AVX2 __attribute__((target("avx2,vpclmulqdq,pclmul,sse4.2")))
+
+ATF_TARGET_AVX2
+static inline __m256i ymm_fold(__m256i x, __m256i k, __m256i next)
+{
+    return _mm256_xor_si256(_mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00), _mm256_clmulepi64_epi128(x, k, 0x11)),
+                            next);
+}
+
+#define YMM_LOAD(q) _mm256_loadu_si256((const __m256i *)(const void *)(q))
+
+ATF_TARGET_AVX2
+static uint32_t crc32c_avx2_state(uint32_t state, const uint8_t *p, size_t n)
+{
+    if (n < 1024)
+        return crc32c_sse42_state(state, p, n);
+    const __m256i k8 = _mm256_broadcastsi128_si256(_mm_set_epi64x((long long)C_K_2047, (long long)C_K_2111));
+    const __m256i k1 = _mm256_broadcastsi128_si256(_mm_set_epi64x((long long)C_K_255, (long long)C_K_319));
+    const __m128i kl = _mm_set_epi64x((long long)C_K_127, (long long)C_K_191);
+    __m256i a[8];
+    /* The register enters as the first 4 bytes' XOR (a CRC's init). */
+    a[0] = _mm256_xor_si256(YMM_LOAD(p), _mm256_setr_epi32((int)state, 0, 0, 0, 0, 0, 0, 0));
+    for (int i = 1; i < 8; i++)
+        a[i] = YMM_LOAD(p + 32 * i);
+    p += 256;
+    n -= 256;
+    for (; n >= 256; p += 256, n -= 256) {
+        a[0] = ymm_fold(a[0], k8, YMM_LOAD(p));
+        a[1] = ymm_fold(a[1], k8, YMM_LOAD(p + 32));
+        a[2] = ymm_fold(a[2], k8, YMM_LOAD(p + 64));
+        a[3] = ymm_fold(a[3], k8, YMM_LOAD(p + 96));
+        a[4] = ymm_fold(a[4], k8, YMM_LOAD(p + 128));
+        a[5] = ymm_fold(a[5], k8, YMM_LOAD(p + 160));
+        a[6] = ymm_fold(a[6], k8, YMM_LOAD(p + 192));
+        a[7] = ymm_fold(a[7], k8, YMM_LOAD(p + 224));
+    }
+    __m256i x = a[0];
+    for (int i = 1; i < 8; i++)
+        x = ymm_fold(x, k1, a[i]);
+    for (; n >= 32; p += 32, n -= 32)
+        x = ymm_fold(x, k1, YMM_LOAD(p));
+    __m128i y = lane_fold(_mm256_castsi256_si128(x), kl, _mm256_extracti128_si256(x, 1));
+    for (; n >= 16; p += 16, n -= 16)
+        y = lane_fold(y, kl, _mm_loadu_si128((const __m128i *)(const void *)p));
+    uint8_t folded[16];
+    _mm_storeu_si128((__m128i *)(void *)folded, y);
+    return crc32c_sse42_state(crc32c_sse42_state(0, folded, 16), p, n);
+}
+
+static int avx2_available(void)
+{
+    __builtin_cpu_init();
+    return hw_available() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vpclmulqdq") &&
+           __builtin_cpu_supports("pclmul");
+}
+
+#define HW_AVX2_NAME "avx2-vpclmul"
+#define HW_AVX2_FN crc32c_avx2_state
+
 /* CRC-32/IEEE by carry-less multiplication (PCLMULQDQ): 128-bit blocks are
  * folded forward, four lanes of 64 bytes at a time, then one lane, keeping
  * the message's value mod P; the folded 16 bytes and the tail go through
@@ -502,7 +572,9 @@ static _Atomic(crc_state_fn) g_impl_fn = crc32c_resolve_state;
 static _Atomic(const char *) g_impl_name;
 
 /* ATF_CRC32C_IMPL=portable: the tables for both checksums;
- * ATF_CRC32C_IMPL=sse4.2: CRC32-C without the AVX-512 folding (for tests). */
+ * ATF_CRC32C_IMPL=sse4.2: CRC32-C without the folding (for tests);
+ * ATF_CRC32C_IMPL=avx2-vpclmul: the 256-bit folding even where the 512-bit
+ * one would be chosen (for tests). */
 static inline int forced_impl(const char *name)
 {
     const char *env = getenv("ATF_CRC32C_IMPL");
@@ -522,9 +594,13 @@ static crc_state_fn crc32c_resolve(void)
     }
 #endif
 #if defined(HW_WIDE_FN)
-    if (fn == HW_FN && !forced_impl(HW_NAME) && wide_available()) {
+    if (fn == HW_FN && !forced_impl(HW_NAME) && !forced_impl(HW_AVX2_NAME) && wide_available()) {
         fn = HW_WIDE_FN;
         name = HW_WIDE_NAME;
+    }
+    if (fn == HW_FN && !forced_impl(HW_NAME) && avx2_available()) {
+        fn = HW_AVX2_FN;
+        name = HW_AVX2_NAME;
     }
 #endif
     atomic_store_explicit(&g_impl_name, name, memory_order_release);

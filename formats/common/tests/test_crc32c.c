@@ -114,19 +114,24 @@ static void test_impl_name(void **state)
     (void)state;
     const char *name = atf_crc32c_impl();
     assert_non_null(name);
-    assert_true(strcmp(name, "avx512-vpclmul") == 0 || strcmp(name, "sse4.2") == 0 ||
+    assert_true(strcmp(name, "avx512-vpclmul") == 0 || strcmp(name, "avx2-vpclmul") == 0 || strcmp(name, "sse4.2") == 0 ||
                 strcmp(name, "armv8-crc") == 0 || strcmp(name, "portable") == 0);
     const char *env = getenv("ATF_CRC32C_IMPL");
     if (env != NULL && strcmp(env, "portable") == 0)
         assert_string_equal(name, "portable");
 #if defined(__x86_64__) && defined(__GNUC__)
-    int wide = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq") &&
-               __builtin_cpu_supports("pclmul");
+    int clmul = __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("pclmul");
+    int wide = clmul && __builtin_cpu_supports("avx512f");
+    int ymm = clmul && __builtin_cpu_supports("avx2");
     if (env == NULL && __builtin_cpu_supports("sse4.2"))
-        assert_string_equal(name, wide ? "avx512-vpclmul" : "sse4.2");
-    /* test_crc32c_sse42 (ctest) runs this binary again with the wide code off. */
+        assert_string_equal(name, wide ? "avx512-vpclmul" : ymm ? "avx2-vpclmul" : "sse4.2");
+    /* test_crc32c_sse42 and test_crc32c_avx2 (ctest) run this binary again
+     * with the folding off, and with the 256-bit folding in place of the
+     * 512-bit one. */
     if (env != NULL && strcmp(env, "sse4.2") == 0 && __builtin_cpu_supports("sse4.2"))
         assert_string_equal(name, "sse4.2");
+    if (env != NULL && strcmp(env, "avx2-vpclmul") == 0 && __builtin_cpu_supports("sse4.2"))
+        assert_string_equal(name, ymm ? "avx2-vpclmul" : "sse4.2");
 #endif
     /* ci/arm64 sets this so that the emulated run proves the ARMv8 path is used. */
     const char *expect = getenv("ATF_EXPECT_CRC32C_IMPL");
@@ -214,8 +219,8 @@ static void test_dispatch_matches_portable_large(void **state)
     free(buf);
 }
 
-/* Every length from the AVX-512 folding's start (1024 bytes) through a few
- * of its 256-, 64- and 16-byte steps, at every alignment, against the
+/* Every length from the folding's start (1024 bytes) through a few of its
+ * 256-, 64-, 32- and 16-byte steps, at every alignment, against the
  * portable code and (sparsely) the bitwise reference. */
 static void test_dispatch_matches_portable_wide(void **state)
 {

@@ -7,9 +7,10 @@
  * 0xFFFFFFFF. The incremental form takes the previous *finished* CRC, so
  *   atf_crc32c(atf_crc32c(0, a, n), b, m) == atf_crc32c(0, a||b, n + m).
  *
- * The CRC32-C implementation is chosen once at run time: on x86_64 AVX-512
- * carry-less folding where the CPU has VPCLMULQDQ, else SSE4.2; the CRC
- * extension on arm64; else a portable table-driven fallback.
+ * The CRC32-C implementation is chosen once at run time: on x86_64
+ * carry-less folding where the CPU has VPCLMULQDQ (on AVX-512 registers,
+ * else on AVX2 ones), else SSE4.2; the CRC extension on arm64; else a
+ * portable table-driven fallback.
  * All functions are thread-safe.
  */
 #ifndef ATF_CRC32C_H
@@ -38,9 +39,10 @@ ATF_API uint32_t atf_crc32_ieee(uint32_t crc, const void *src, size_t size);
 /** Name of the CRC32/IEEE code in use: "pclmul", "armv8-crc" or "portable". */
 ATF_API const char *atf_crc32_ieee_impl(void);
 
-/** Name of the CRC32-C code in use: "avx512-vpclmul", "sse4.2", "armv8-crc"
- *  or "portable". ATF_CRC32C_IMPL=sse4.2 in the environment keeps x86_64 on
- *  the SSE4.2 code (read once, like ATF_CRC32C_IMPL=portable). */
+/** Name of the CRC32-C code in use: "avx512-vpclmul", "avx2-vpclmul",
+ *  "sse4.2", "armv8-crc" or "portable". ATF_CRC32C_IMPL=sse4.2 in the
+ *  environment keeps x86_64 on the SSE4.2 code, ATF_CRC32C_IMPL=avx2-vpclmul
+ *  off the AVX-512 code (read once, like ATF_CRC32C_IMPL=portable). */
 ATF_API const char *atf_crc32c_impl(void);
 
 /** CRC32-C of a||b from @p crc_a = atf_crc32c(0, a, ...) and @p crc_b =
