@@ -9,7 +9,8 @@
  *   - aarch64: the ARMv8 CRC extension,
  *   - anything else: portable slicing-by-8 tables.
  * CRC32/IEEE likewise: x86_64 folding by carry-less multiplication
- * (PCLMULQDQ), the ARMv8 CRC extension, or the tables.
+ * (PCLMULQDQ; on 256-bit registers with AVX2 and VPCLMULQDQ), the ARMv8
+ * CRC extension, or the tables.
  * ATF_CRC32C_IMPL=portable in the environment (read once) forces the tables
  * for both; ATF_CRC32C_IMPL=sse4.2 keeps CRC32-C off both folding paths,
  * ATF_CRC32C_IMPL=avx2-vpclmul off the AVX-512 one (tests).
@@ -354,16 +355,24 @@ static inline __m256i ymm_fold(__m256i x, __m256i k, __m256i next)
 
 #define YMM_LOAD(q) _mm256_loadu_si256((const __m256i *)(const void *)(q))
 
+/* A polynomial's folding constants (see CRC-32/IEEE's comment below for
+ * their form): the low and high halves' multipliers for 2048 bits, 256
+ * bits and 128 bits. */
+typedef struct ymm_consts {
+    uint64_t k2048[2], k256[2], k128[2];
+} ymm_consts;
+
+/* Folds p[0, n) (n >= 256), state entering as a CRC's init, down to the
+ * 16 bytes of `folded`, whose CRC (from 0) continues the checksum over the
+ * rest. @return the bytes taken (all but fewer than 16). */
 ATF_TARGET_AVX2
-static uint32_t crc32c_avx2_state(uint32_t state, const uint8_t *p, size_t n)
+static size_t ymm_fold_all(uint32_t state, const uint8_t *p, size_t n, const ymm_consts *c, uint8_t folded[16])
 {
-    if (n < 1024)
-        return crc32c_sse42_state(state, p, n);
-    const __m256i k8 = _mm256_broadcastsi128_si256(_mm_set_epi64x((long long)C_K_2047, (long long)C_K_2111));
-    const __m256i k1 = _mm256_broadcastsi128_si256(_mm_set_epi64x((long long)C_K_255, (long long)C_K_319));
-    const __m128i kl = _mm_set_epi64x((long long)C_K_127, (long long)C_K_191);
+    const uint8_t *start = p;
+    const __m256i k8 = _mm256_broadcastsi128_si256(_mm_set_epi64x((long long)c->k2048[1], (long long)c->k2048[0]));
+    const __m256i k1 = _mm256_broadcastsi128_si256(_mm_set_epi64x((long long)c->k256[1], (long long)c->k256[0]));
+    const __m128i kl = _mm_set_epi64x((long long)c->k128[1], (long long)c->k128[0]);
     __m256i a[8];
-    /* The register enters as the first 4 bytes' XOR (a CRC's init). */
     a[0] = _mm256_xor_si256(YMM_LOAD(p), _mm256_setr_epi32((int)state, 0, 0, 0, 0, 0, 0, 0));
     for (int i = 1; i < 8; i++)
         a[i] = YMM_LOAD(p + 32 * i);
@@ -387,9 +396,20 @@ static uint32_t crc32c_avx2_state(uint32_t state, const uint8_t *p, size_t n)
     __m128i y = lane_fold(_mm256_castsi256_si128(x), kl, _mm256_extracti128_si256(x, 1));
     for (; n >= 16; p += 16, n -= 16)
         y = lane_fold(y, kl, _mm_loadu_si128((const __m128i *)(const void *)p));
-    uint8_t folded[16];
     _mm_storeu_si128((__m128i *)(void *)folded, y);
-    return crc32c_sse42_state(crc32c_sse42_state(0, folded, 16), p, n);
+    return (size_t)(p - start);
+}
+
+static const ymm_consts crc32c_ymm = {{C_K_2111, C_K_2047}, {C_K_319, C_K_255}, {C_K_191, C_K_127}};
+
+ATF_TARGET_AVX2
+static uint32_t crc32c_avx2_state(uint32_t state, const uint8_t *p, size_t n)
+{
+    if (n < 1024)
+        return crc32c_sse42_state(state, p, n);
+    uint8_t folded[16];
+    size_t used = ymm_fold_all(state, p, n, &crc32c_ymm, folded);
+    return crc32c_sse42_state(crc32c_sse42_state(0, folded, 16), p + used, n - used);
 }
 
 static int avx2_available(void)
@@ -452,6 +472,33 @@ static int ieee_hw_available(void)
 
 #define IEEE_HW_NAME "pclmul"
 #define IEEE_HW_FN ieee_clmul_state
+
+/* CRC-32/IEEE on eight 256-bit registers where the CPU has VPCLMULQDQ and
+ * AVX2, as CRC32-C above (ATF_CRC32C_IMPL=sse4.2 keeps it off too). */
+#define IEEE_K_2111 0x7CC8E1E700000000ull /* x^2111: low half, 2048 bits */
+#define IEEE_K_2047 0x03F9F86300000000ull /* x^2047: high half, 2048 bits */
+#define IEEE_K_319 0x9570D49500000000ull  /* x^319: low half, 256 bits */
+#define IEEE_K_255 0x01B5FD1D00000000ull  /* x^255: high half, 256 bits */
+
+static const ymm_consts ieee_ymm = {{IEEE_K_2111, IEEE_K_2047}, {IEEE_K_319, IEEE_K_255}, {IEEE_K_191, IEEE_K_127}};
+
+ATF_TARGET_AVX2
+static uint32_t ieee_avx2_state(uint32_t state, const uint8_t *p, size_t n)
+{
+    if (n < 1024)
+        return ieee_clmul_state(state, p, n);
+    uint8_t folded[16];
+    size_t used = ymm_fold_all(state, p, n, &ieee_ymm, folded);
+    return ieee_portable_state(ieee_portable_state(0, folded, 16), p + used, n - used);
+}
+
+static int ieee_avx2_available(void)
+{
+    return ieee_hw_available() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vpclmulqdq");
+}
+
+#define IEEE_AVX2_NAME "avx2-vpclmul"
+#define IEEE_AVX2_FN ieee_avx2_state
 
 #endif /* ATF_CRC_X86 */
 
@@ -622,6 +669,12 @@ static crc_state_fn ieee_resolve(void)
     if (!force_portable() && ieee_hw_available()) {
         fn = IEEE_HW_FN;
         name = IEEE_HW_NAME;
+    }
+#endif
+#if defined(IEEE_AVX2_FN)
+    if (fn == IEEE_HW_FN && !forced_impl(HW_NAME) && ieee_avx2_available()) {
+        fn = IEEE_AVX2_FN;
+        name = IEEE_AVX2_NAME;
     }
 #endif
     atomic_store_explicit(&g_ieee_name, name, memory_order_release);

@@ -36,7 +36,8 @@ ATF_API uint32_t atf_crc32c_portable(uint32_t crc, const void *src, size_t size)
  *  the portable tables (also forced by ATF_CRC32C_IMPL=portable). */
 ATF_API uint32_t atf_crc32_ieee(uint32_t crc, const void *src, size_t size);
 
-/** Name of the CRC32/IEEE code in use: "pclmul", "armv8-crc" or "portable". */
+/** Name of the CRC32/IEEE code in use: "avx2-vpclmul", "pclmul", "armv8-crc"
+ *  or "portable" (ATF_CRC32C_IMPL=sse4.2 keeps x86_64 on "pclmul"). */
 ATF_API const char *atf_crc32_ieee_impl(void);
 
 /** Name of the CRC32-C code in use: "avx512-vpclmul", "avx2-vpclmul",
