@@ -428,31 +428,27 @@ static atf_status scan(atf_detail_reader *r, uint64_t region_end, int want_crc, 
             pos += ev.total_length;
         }
     }
-    /* The reader keeps the tables the segments are in. */
+    /* The reader keeps the tables the segments are in (seg[] is in the
+     * order of the events; `alone` may have moved while it grew, so the
+     * addresses are taken now). */
     r->nseg = 0;
     r->ntab = 0;
+    int used[ATF_VERIFY_PARTS_MAX + 1] = { 0 };
+    for (unsigned k = 0; k < nseg; k++)
+        if (seg[k].n) {
+            const walk_acc *t = seg[k].src < np ? &parts[seg[k].src].w : &alone;
+            r->seg[r->nseg++] = (detail_seg){ .off = t->off + seg[k].from, .first = seg[k].first, .n = seg[k].n };
+            used[seg[k].src] = 1;
+        }
     for (unsigned i = 0; i <= np; i++) {
         walk_acc *t = i < np ? &parts[i].w : &alone;
-        int used = 0;
-        for (unsigned k = 0; k < nseg; k++)
-            if (seg[k].src == i && seg[k].n) {
-                r->seg[r->nseg++] = (detail_seg){ .off = t->off + seg[k].from, .first = seg[k].first, .n = seg[k].n };
-                used = 1;
-            }
-        if (used && st == ATF_OK) {
+        if (used[i] && st == ATF_OK) {
             r->tab[r->ntab] = t->off;
             r->tab_cap[r->ntab++] = t->cap;
         } else {
             table_free(t->off, t->cap);
         }
     }
-    /* (in the order of their events) */
-    for (unsigned k = 1; k < r->nseg; k++)
-        for (unsigned m = k; m > 0 && r->seg[m - 1].first > r->seg[m].first; m--) {
-            detail_seg x = r->seg[m];
-            r->seg[m] = r->seg[m - 1];
-            r->seg[m - 1] = x;
-        }
     info->verify_threads = ran;
     *crc = sum;
     if (st) {
