@@ -357,9 +357,11 @@ static inline __m256i ymm_fold(__m256i x, __m256i k, __m256i next)
 
 /* A polynomial's folding constants (see CRC-32/IEEE's comment below for
  * their form): the low and high halves' multipliers for 2048 bits, 256
- * bits and 128 bits. */
+ * bits and 128 bits; and its code for inputs under 1024 bytes (small) and
+ * for the folded 16 bytes and the tail (rest). */
 typedef struct ymm_consts {
     uint64_t k2048[2], k256[2], k128[2];
+    crc_state_fn small, rest;
 } ymm_consts;
 
 /* Folds p[0, n) (n >= 256), state entering as a CRC's init, down to the
@@ -400,16 +402,22 @@ static size_t ymm_fold_all(uint32_t state, const uint8_t *p, size_t n, const ymm
     return (size_t)(p - start);
 }
 
-static const ymm_consts crc32c_ymm = {{C_K_2111, C_K_2047}, {C_K_319, C_K_255}, {C_K_191, C_K_127}};
-
 ATF_TARGET_AVX2
-static uint32_t crc32c_avx2_state(uint32_t state, const uint8_t *p, size_t n)
+static uint32_t ymm_state(uint32_t state, const uint8_t *p, size_t n, const ymm_consts *c)
 {
     if (n < 1024)
-        return crc32c_sse42_state(state, p, n);
+        return c->small(state, p, n);
     uint8_t folded[16];
-    size_t used = ymm_fold_all(state, p, n, &crc32c_ymm, folded);
-    return crc32c_sse42_state(crc32c_sse42_state(0, folded, 16), p + used, n - used);
+    size_t used = ymm_fold_all(state, p, n, c, folded);
+    return c->rest(c->rest(0, folded, 16), p + used, n - used);
+}
+
+static const ymm_consts crc32c_ymm = {{C_K_2111, C_K_2047}, {C_K_319, C_K_255}, {C_K_191, C_K_127},
+                                      crc32c_sse42_state, crc32c_sse42_state};
+
+static uint32_t crc32c_avx2_state(uint32_t state, const uint8_t *p, size_t n)
+{
+    return ymm_state(state, p, n, &crc32c_ymm);
 }
 
 static int avx2_available(void)
@@ -480,16 +488,12 @@ static int ieee_hw_available(void)
 #define IEEE_K_319 0x9570D49500000000ull  /* x^319: low half, 256 bits */
 #define IEEE_K_255 0x01B5FD1D00000000ull  /* x^255: high half, 256 bits */
 
-static const ymm_consts ieee_ymm = {{IEEE_K_2111, IEEE_K_2047}, {IEEE_K_319, IEEE_K_255}, {IEEE_K_191, IEEE_K_127}};
+static const ymm_consts ieee_ymm = {{IEEE_K_2111, IEEE_K_2047}, {IEEE_K_319, IEEE_K_255}, {IEEE_K_191, IEEE_K_127},
+                                    ieee_clmul_state, ieee_portable_state};
 
-ATF_TARGET_AVX2
 static uint32_t ieee_avx2_state(uint32_t state, const uint8_t *p, size_t n)
 {
-    if (n < 1024)
-        return ieee_clmul_state(state, p, n);
-    uint8_t folded[16];
-    size_t used = ymm_fold_all(state, p, n, &ieee_ymm, folded);
-    return ieee_portable_state(ieee_portable_state(0, folded, 16), p + used, n - used);
+    return ymm_state(state, p, n, &ieee_ymm);
 }
 
 static int ieee_avx2_available(void)
