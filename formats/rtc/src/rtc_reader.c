@@ -9,7 +9,9 @@
  * every frame it read: all in proportion to content read, never to a count
  * read from the file. Lookups by id, offset, name and skipped range bisect
  * sorted arrays; a meta record updates the stream table in place. */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,103 @@
 
 #define MAX_FINDINGS 10000u
 #define NO_VALUE (-1)
+#define AHEAD_MAX 32u             /* Crc threads at most */
+
+/* ---- Crcs ahead of the walk ------------------------------------------------------------ */
+
+/* The walk (read_file) is one chain: each Unit's records depend on the
+ * Meta, clocks and open records the Units before it left. The CRC-32/IEEE
+ * of a whole Unit's [q + 1025, q + U - 5) depends on its bytes alone: other
+ * threads compute it for the Units of the grid (start + k U) ahead of the
+ * walk, claiming them in order, and the walk takes each value when it is
+ * ready or computes it itself. The value is the same whoever computes it,
+ * so the reader's results do not depend on the thread count. */
+typedef struct ahead {
+    const uint8_t *d;
+    uint64_t start, U, count;     /* whole Units at start + k U, k < count */
+    uint32_t *val;
+    atomic_uchar *ready;
+    atomic_uint_fast64_t next;    /* the next Unit a thread claims */
+    unsigned nth;                 /* threads started */
+    pthread_t th[AHEAD_MAX];
+} ahead;
+
+static uint32_t unit_crc(const uint8_t *d, uint64_t q, uint64_t U)
+{
+    return atf_crc32_ieee(0, d + q + ATF_RTC_MARKER_SIZE, (size_t)(U - 5 - ATF_RTC_MARKER_SIZE));
+}
+
+static void *ahead_main(void *arg)
+{
+    ahead *a = arg;
+    for (;;) {
+        uint64_t k = atomic_fetch_add_explicit(&a->next, 1, memory_order_relaxed);
+        if (k >= a->count)
+            return NULL;
+        a->val[k] = unit_crc(a->d, a->start + k * a->U, a->U);
+        atomic_store_explicit(&a->ready[k], 1, memory_order_release);
+    }
+}
+
+/* Starts the threads: ATF_RTC_THREADS in all (the walk is one), or one per
+ * CPU with at least 16 MiB each (atf_part_count). None when one. */
+static void ahead_start(ahead *a, const uint8_t *d, uint64_t n, uint64_t start, uint64_t U)
+{
+    memset(a, 0, sizeof *a);
+    a->d = d;
+    a->start = start;
+    a->U = U;
+    a->count = start < n ? (n - start) / U : 0;
+    unsigned want = 0;
+    const char *env = getenv("ATF_RTC_THREADS");
+    if (env && *env)
+        want = (unsigned)strtoul(env, NULL, 10);
+    unsigned parts = atf_part_count(want, n, a->count ? a->count : 1, AHEAD_MAX + 1);
+    if (parts < 2 || a->count < 2)
+        return;
+    a->val = malloc((size_t)a->count * sizeof *a->val);
+    a->ready = calloc((size_t)a->count, sizeof *a->ready);
+    if (!a->val || !a->ready) {   /* the walk computes every Crc itself */
+        free(a->val);
+        free((void *)a->ready);
+        a->val = NULL;
+        a->ready = NULL;
+        return;
+    }
+    atomic_init(&a->next, 0);
+    for (unsigned i = 0; i + 1 < parts; i++) {
+        if (pthread_create(&a->th[a->nth], NULL, ahead_main, a) != 0)
+            break;
+        a->nth++;
+    }
+}
+
+/* The CRC-32/IEEE of the whole Unit at q, a Unit of the grid. */
+static uint32_t ahead_get(ahead *a, const uint8_t *d, uint64_t q, uint64_t U)
+{
+    if (a->nth && q >= a->start) {
+        uint64_t k = (q - a->start) / U;
+        if (k < a->count) {
+            if (atomic_load_explicit(&a->ready[k], memory_order_acquire))
+                return a->val[k];
+            /* not yet: computed here, and the threads go on after it */
+            uint64_t cur = atomic_load_explicit(&a->next, memory_order_relaxed);
+            while (cur <= k && !atomic_compare_exchange_weak(&a->next, &cur, k + 1))
+                ;
+        }
+    }
+    return unit_crc(d, q, U);
+}
+
+static void ahead_stop(ahead *a)
+{
+    atomic_store(&a->next, a->count);
+    for (unsigned i = 0; i < a->nth; i++)
+        pthread_join(a->th[i], NULL);
+    free(a->val);
+    free((void *)a->ready);
+    memset(a, 0, sizeof *a);
+}
 
 /* ---- Growable arrays ------------------------------------------------------------ */
 
@@ -174,6 +273,7 @@ struct atf_rtc_reader {
     int fresh, user_seen;         /* this Unit: its predecessor was not read; a user frame was read */
     int64_t bad_last;             /* re-read: the last Unit at this offset has a bad final Crc */
     uint64_t bad_last_crc;
+    ahead crcs;                   /* the whole Units' Crcs, computed ahead (read_file) */
 };
 
 /* ---- Findings and skips --------------------------------------------------------------- */
@@ -1470,17 +1570,22 @@ static int frame(atf_rtc_reader *r, const ucur *c, uint64_t pos, uint64_t limit,
     return FR_OK;
 }
 
-/* The Crc algorithm whose value over [a, b) is stored at s (4 bytes), or NULL. */
-static const char *crc_match(atf_rtc_reader *r, uint64_t a, uint64_t b, const uint8_t *s)
+/* The Crc algorithm whose value over [a, b) is stored at s (4 bytes), or
+ * NULL; v: the CRC-32/IEEE over [a, b). */
+static const char *crc_match_v(atf_rtc_reader *r, uint64_t a, uint64_t b, const uint8_t *s, uint32_t v)
 {
     uint32_t le = atf_load_le32(s), be = ((uint32_t)s[0] << 24) | ((uint32_t)s[1] << 16) | ((uint32_t)s[2] << 8) | s[3];
-    uint32_t v = atf_crc32_ieee(0, r->d + a, (size_t)(b - a));
     if ((r->order != 2 && v == le) || (r->order != 1 && v == be))
         return "crc-32";
     v = rtc_crc_ref_t(&r->crc, 0, r->d + a, (size_t)(b - a));
     if ((r->order != 2 && v == le) || (r->order != 1 && v == be))
         return "rtc-ref";
     return NULL;
+}
+
+static const char *crc_match(atf_rtc_reader *r, uint64_t a, uint64_t b, const uint8_t *s)
+{
+    return crc_match_v(r, a, b, s, atf_crc32_ieee(0, r->d + a, (size_t)(b - a)));
 }
 
 static void cut(atf_rtc_reader *r, uint64_t number, uint64_t at)
@@ -1643,7 +1748,7 @@ static void unit(atf_rtc_reader *r, uint64_t q)
             skip(r, q, U, "no-crc");
             return;
         }
-        const char *nm = crc_match(r, q + ATF_RTC_MARKER_SIZE, crc_pos, d + crc_pos + 1);
+        const char *nm = crc_match_v(r, q + ATF_RTC_MARKER_SIZE, crc_pos, d + crc_pos + 1, ahead_get(&r->crcs, d, q, U));
         if (!nm) {
             find(r, RC_CRC_001, crc_pos, "Crc",
                  "the Crc of Unit %llu matches neither CRC-32/IEEE nor the reference variant over [%llu, %llu): the Unit is skipped",
@@ -1815,6 +1920,7 @@ static void read_file(atf_rtc_reader *r)
     }
     uint64_t q = start;
     size_t mi = 0;
+    ahead_start(&r->crcs, d, n, start, U);
     while (q < n && !r->oom) {
         if (!marker_intact(r, q)) {
             while (mi < marks.n && mk[mi] <= q)
@@ -1842,6 +1948,7 @@ static void read_file(atf_rtc_reader *r)
             break;
         q += U;
     }
+    ahead_stop(&r->crcs);
     free(marks.p);
     finish(r);
 }
