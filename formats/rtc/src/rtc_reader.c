@@ -274,6 +274,10 @@ struct atf_rtc_reader {
     int64_t bad_last;             /* re-read: the last Unit at this offset has a bad final Crc */
     uint64_t bad_last_crc;
     ahead crcs;                   /* the whole Units' Crcs, computed ahead (read_file) */
+    uint64_t finds;               /* find() calls */
+    uint8_t *meta_last;           /* the last Meta's bytes, when it is the last meta record and found nothing */
+    size_t meta_last_n;
+    int meta_last_ok;
 };
 
 /* ---- Findings and skips --------------------------------------------------------------- */
@@ -288,6 +292,7 @@ static void find(atf_rtc_reader *r, int clause, uint64_t off, const char *field,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    r->finds++;
     /* One line: quoted input (jansson's error text) may hold control characters. */
     for (char *c = msg; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7F)
@@ -949,9 +954,45 @@ static void mark_gone(atf_rtc_reader *r, const vec *table)
     }
 }
 
+/* A Meta with the bytes of the Meta before, no meta record between them,
+ * where nothing was found: read again it gives the same table with nothing
+ * found (each stream's definition equal to its first, none gone, the same
+ * next free id and clocks), only its streams' places in the insertion order
+ * are after every one before: moved on by as many. Not parsed again. */
+static int meta_again(atf_rtc_reader *r, uint64_t sid, const uint8_t *p, size_t n)
+{
+    if (sid != ATF_RTC_META || !r->meta_last_ok || n != r->meta_last_n || memcmp(p, r->meta_last, n))
+        return 0;
+    size_t k = r->table.n;
+    for (size_t i = 0; i < k; i++)
+        VEC_AT(r->table, rstream, i).seq += k;
+    r->seq += k;
+    return 1;
+}
+
+static void meta_keep(atf_rtc_reader *r, uint64_t sid, const uint8_t *p, size_t n)
+{
+    if (sid != ATF_RTC_META || r->oom)
+        return;
+    if (n > r->meta_last_n || !r->meta_last) {
+        uint8_t *c = malloc(n ? n : 1);
+        if (!c)
+            return;   /* not kept: the next Meta is read in full */
+        free(r->meta_last);
+        r->meta_last = c;
+    }
+    memcpy(r->meta_last, p, n);
+    r->meta_last_n = n;
+    r->meta_last_ok = 1;
+}
+
 static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p, size_t n)
 {
     const char *what = sid == ATF_RTC_META ? "Meta" : "meta";
+    if (meta_again(r, sid, p, n))
+        return;
+    r->meta_last_ok = 0;
+    uint64_t finds = r->finds;
     json_t *v = meta_json(r, off, what, p, n);
     if (!v)
         return;
@@ -997,6 +1038,8 @@ static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p
     json_decref(v);
     if (clocks_again)
         check_clocks(r, off, what);
+    if (r->finds == finds)
+        meta_keep(r, sid, p, n);
 }
 
 /* ---- Index and index (SPEC-RTC 4) ---------------------------------------------------------- */
@@ -1137,9 +1180,11 @@ static void platform(atf_rtc_reader *r, uint64_t off, const uint8_t *b, size_t n
 
 static const char *keep_format(atf_rtc_reader *r, const char *f)
 {
-    /* the last kept one is reused while the format repeats */
-    if (r->fmts.n && !strcmp(VEC_AT(r->fmts, char *, r->fmts.n - 1), f))
-        return VEC_AT(r->fmts, char *, r->fmts.n - 1);
+    /* one of the last 8 kept is reused while the formats repeat (streams
+     * that take turns: one copy each, not one per record) */
+    for (size_t i = r->fmts.n, k = 0; i > 0 && k < 8; i--, k++)
+        if (!strcmp(VEC_AT(r->fmts, char *, i - 1), f))
+            return VEC_AT(r->fmts, char *, i - 1);
     char *c = atf_strdup(f);
     char **slot = c ? vec_push(&r->fmts, &r->oom) : NULL;
     if (!slot) {
@@ -1985,6 +2030,7 @@ static void results_free(atf_rtc_reader *r)
     for (size_t i = 0; i < r->deferred.n; i++)
         free(VEC_AT(r->deferred, rdefer, i).payload.p);
     free(r->deferred.p);
+    free(r->meta_last);
 }
 
 static void state_init(atf_rtc_reader *r)
