@@ -28,6 +28,7 @@
 #define MAX_FINDINGS 10000u
 #define NO_VALUE (-1)
 #define AHEAD_MAX 32u             /* Crc threads at most */
+#define AHEAD_BYTES ((uint64_t)8 << 20)
 
 /* ---- Crcs ahead of the walk ------------------------------------------------------------ */
 
@@ -36,7 +37,10 @@
  * of a whole Unit's [q + 1025, q + U - 5) depends on its bytes alone: other
  * threads compute it for the Units of the grid (start + k U) ahead of the
  * walk, claiming them in order, and the walk takes each value when it is
- * ready or computes it itself. The value is the same whoever computes it,
+ * ready or computes it itself. They stay at most AHEAD_BYTES ahead: the
+ * Units the walk reads next are then still in the shared cache where the
+ * Crc brought them (further ahead, the walk read them from memory again
+ * and was no faster than when it computed every Crc itself). The value is the same whoever computes it,
  * so the reader's results do not depend on the thread count. */
 typedef struct ahead {
     const uint8_t *d;
@@ -44,6 +48,11 @@ typedef struct ahead {
     uint32_t *val;
     atomic_uchar *ready;
     atomic_uint_fast64_t next;    /* the next Unit a thread claims */
+    atomic_uint_fast64_t walk;    /* the Unit the walk is at */
+    uint64_t lead;                /* Units ahead of it at most */
+    atomic_int waiting, stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
     unsigned nth;                 /* threads started */
     pthread_t th[AHEAD_MAX];
 } ahead;
@@ -53,6 +62,8 @@ static uint32_t unit_crc(const uint8_t *d, uint64_t q, uint64_t U)
     return atf_crc32_ieee(0, d + q + ATF_RTC_MARKER_SIZE, (size_t)(U - 5 - ATF_RTC_MARKER_SIZE));
 }
 
+static unsigned thread_count(uint64_t bytes, uint64_t units);
+
 static void *ahead_main(void *arg)
 {
     ahead *a = arg;
@@ -60,6 +71,16 @@ static void *ahead_main(void *arg)
         uint64_t k = atomic_fetch_add_explicit(&a->next, 1, memory_order_relaxed);
         if (k >= a->count)
             return NULL;
+        if (k > atomic_load(&a->walk) + a->lead) {
+            pthread_mutex_lock(&a->mu);
+            while (!atomic_load(&a->stop) && k > atomic_load(&a->walk) + a->lead) {
+                atomic_store(&a->waiting, 1);
+                pthread_cond_wait(&a->cv, &a->mu);
+            }
+            pthread_mutex_unlock(&a->mu);
+            if (atomic_load(&a->stop))
+                return NULL;
+        }
         a->val[k] = unit_crc(a->d, a->start + k * a->U, a->U);
         atomic_store_explicit(&a->ready[k], 1, memory_order_release);
     }
@@ -74,28 +95,38 @@ static void ahead_start(ahead *a, const uint8_t *d, uint64_t n, uint64_t start, 
     a->start = start;
     a->U = U;
     a->count = start < n ? (n - start) / U : 0;
-    unsigned want = 0;
-    const char *env = getenv("ATF_RTC_THREADS");
-    if (env && *env)
-        want = (unsigned)strtoul(env, NULL, 10);
-    unsigned parts = atf_part_count(want, n, a->count ? a->count : 1, AHEAD_MAX + 1);
+    unsigned parts = thread_count(n, a->count);
     if (parts < 2 || a->count < 2)
         return;
     a->val = malloc((size_t)a->count * sizeof *a->val);
     a->ready = calloc((size_t)a->count, sizeof *a->ready);
-    if (!a->val || !a->ready) {   /* the walk computes every Crc itself */
-        free(a->val);
-        free((void *)a->ready);
-        a->val = NULL;
-        a->ready = NULL;
-        return;
-    }
+    if (!a->val || !a->ready)
+        goto none;
     atomic_init(&a->next, 0);
+    atomic_init(&a->walk, 0);
+    atomic_init(&a->waiting, 0);
+    atomic_init(&a->stop, 0);
+    a->lead = AHEAD_BYTES / U ? AHEAD_BYTES / U : 1;
+    if (pthread_mutex_init(&a->mu, NULL) != 0)
+        goto none;
+    if (pthread_cond_init(&a->cv, NULL) != 0) {
+        pthread_mutex_destroy(&a->mu);
+        goto none;
+    }
     for (unsigned i = 0; i + 1 < parts; i++) {
         if (pthread_create(&a->th[a->nth], NULL, ahead_main, a) != 0)
             break;
         a->nth++;
     }
+    if (a->nth)
+        return;
+    pthread_cond_destroy(&a->cv);
+    pthread_mutex_destroy(&a->mu);
+none:   /* the walk computes every Crc itself */
+    free(a->val);
+    free((void *)a->ready);
+    a->val = NULL;
+    a->ready = NULL;
 }
 
 /* The CRC-32/IEEE of the whole Unit at q, a Unit of the grid. */
@@ -104,6 +135,13 @@ static uint32_t ahead_get(ahead *a, const uint8_t *d, uint64_t q, uint64_t U)
     if (a->nth && q >= a->start) {
         uint64_t k = (q - a->start) / U;
         if (k < a->count) {
+            atomic_store(&a->walk, k);
+            if (atomic_load(&a->waiting)) {
+                pthread_mutex_lock(&a->mu);
+                atomic_store(&a->waiting, 0);
+                pthread_cond_broadcast(&a->cv);
+                pthread_mutex_unlock(&a->mu);
+            }
             if (atomic_load_explicit(&a->ready[k], memory_order_acquire))
                 return a->val[k];
             /* not yet: computed here, and the threads go on after it */
@@ -115,11 +153,31 @@ static uint32_t ahead_get(ahead *a, const uint8_t *d, uint64_t q, uint64_t U)
     return unit_crc(d, q, U);
 }
 
+/* How many threads: ATF_RTC_THREADS, or one per CPU with at least 16 MiB each. */
+static unsigned thread_count(uint64_t bytes, uint64_t units)
+{
+    unsigned want = 0;
+    const char *env = getenv("ATF_RTC_THREADS");
+    if (env && *env)
+        want = (unsigned)strtoul(env, NULL, 10);
+    return atf_part_count(want, bytes, units ? units : 1, AHEAD_MAX + 1);
+}
+
 static void ahead_stop(ahead *a)
 {
     atomic_store(&a->next, a->count);
+    if (a->nth) {
+        pthread_mutex_lock(&a->mu);
+        atomic_store(&a->stop, 1);
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+    }
     for (unsigned i = 0; i < a->nth; i++)
         pthread_join(a->th[i], NULL);
+    if (a->nth) {
+        pthread_cond_destroy(&a->cv);
+        pthread_mutex_destroy(&a->mu);
+    }
     free(a->val);
     free((void *)a->ready);
     memset(a, 0, sizeof *a);
@@ -1660,8 +1718,16 @@ static int frames(atf_rtc_reader *r, const ucur *c, uint64_t limit, uint64_t crc
     int phase = 0;  /* 0 Index expected, 1 in Index, 2 Meta expected, 3 in Meta, 4 Platform, 5 data */
     int have_nonpad = 0;
     uint64_t nonpad_sid = 0, run_start = UINT64_MAX, idx_run_start = 0;
+    uint64_t pf = pos;   /* prefetched up to */
     fres f;
     while (pos < limit) {
+        /* the bytes 8 KiB on, every cache line: the frame headers the walk
+         * reads next are one line in each frame, at no stride the hardware
+         * follows; the Crc that brought them into the cache may have been
+         * computed on another core */
+        uint64_t want = limit - pos > 8192 ? pos + 8192 : limit;
+        for (; pf < want; pf += 64)
+            __builtin_prefetch(r->d + pf);
         int k = frame(r, c, pos, limit, last, &f);
         if (k == FR_DAMAGE) {
             find(r, f.clause, f.at, f.field, "%s", f.msg);
@@ -1886,19 +1952,80 @@ static void finish(atf_rtc_reader *r)
         find(r, NO_VALUE, r->n, NULL, "incomplete records at the end not recovered");
 }
 
+/* The Markers found from [a, b) of the file (a Marker starting there, read
+ * to its end past b): atf_rtc_find_marker looks at the bytes from where it
+ * starts only, so the parts' lists joined in order are the one list. */
+typedef struct mpart {
+    const uint8_t *d;
+    uint64_t n, a, b;
+    vec marks;                    /* uint64_t */
+    int oom, started;
+    pthread_t th;
+} mpart;
+
+static void *mpart_main(void *arg)
+{
+    mpart *m = arg;
+    for (size_t p = atf_rtc_find_marker(m->d, (size_t)m->n, (size_t)m->a); p < m->b;
+         p = atf_rtc_find_marker(m->d, (size_t)m->n, p + 1)) {
+        uint64_t *e = vec_push(&m->marks, &m->oom);
+        if (!e)
+            break;
+        *e = p;
+    }
+    return NULL;
+}
+
+/* Every Marker of the file, in order: in parts side by side (thread_count). */
+static void find_marks(atf_rtc_reader *r, vec *marks)
+{
+    unsigned np = thread_count(r->n, r->n / ATF_RTC_MARKER_SIZE);
+    mpart one, *parts = np > 1 ? calloc(np, sizeof *parts) : NULL;
+    if (!parts) {
+        np = 1;
+        parts = &one;
+        memset(&one, 0, sizeof one);
+    }
+    for (unsigned i = 0; i < np; i++) {
+        mpart *m = &parts[i];
+        m->d = r->d;
+        m->n = r->n;
+        m->a = r->n / np * i;
+        m->b = i + 1 < np ? r->n / np * (i + 1) : r->n;
+        m->marks.elem = sizeof(uint64_t);
+        if (i > 0)
+            m->started = pthread_create(&m->th, NULL, mpart_main, m) == 0;
+    }
+    mpart_main(&parts[0]);
+    for (unsigned i = 1; i < np; i++)
+        if (parts[i].started)
+            pthread_join(parts[i].th, NULL);
+        else
+            mpart_main(&parts[i]);
+    *marks = parts[0].marks;
+    r->oom |= parts[0].oom;
+    for (unsigned i = 1; i < np; i++) {
+        mpart *m = &parts[i];
+        r->oom |= m->oom;
+        for (size_t k = 0; k < m->marks.n && !r->oom; k++) {
+            uint64_t *e = vec_push(marks, &r->oom);
+            if (e)
+                *e = VEC_AT(m->marks, uint64_t, k);
+        }
+        free(m->marks.p);
+    }
+    if (parts != &one)
+        free(parts);
+}
+
 static void read_file(atf_rtc_reader *r)
 {
     const uint8_t *d = r->d;
     uint64_t n = r->n;
     if (n == 0)
         return;
-    vec marks = { NULL, 0, 0, sizeof(uint64_t) };
-    for (size_t p = atf_rtc_find_marker(d, (size_t)n, 0); p < n; p = atf_rtc_find_marker(d, (size_t)n, p + 1)) {
-        uint64_t *m = vec_push(&marks, &r->oom);
-        if (!m)
-            break;
-        *m = p;
-    }
+    vec marks;
+    find_marks(r, &marks);
     if (!marks.n) {
         if (rtc_is_marker_prefix(d, n < ATF_RTC_MARKER_SIZE ? (size_t)n : ATF_RTC_MARKER_SIZE) &&
             n < ATF_RTC_MARKER_SIZE) {
