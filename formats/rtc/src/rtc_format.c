@@ -113,6 +113,8 @@ void rtc_value_parse(const char *fmt, const uint8_t *p, size_t n, int big, rtc_v
     v->kind = RV_HEX;
     v->bad = RC_NONE_;
     v->inner_bad = RC_NONE_;
+    if (fmt[0] == 'r' && !strcmp(fmt, "raw"))
+        return;   /* the default format, the most common: no format below is "raw" */
     size_t bytes;
     int sign, order;
     if (int_format(fmt, &bytes, &sign, &order)) {

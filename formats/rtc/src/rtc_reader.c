@@ -9,7 +9,9 @@
  * every frame it read: all in proportion to content read, never to a count
  * read from the file. Lookups by id, offset, name and skipped range bisect
  * sorted arrays; a meta record updates the stream table in place. */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,161 @@
 
 #define MAX_FINDINGS 10000u
 #define NO_VALUE (-1)
+#define AHEAD_MAX 32u             /* Crc threads at most */
+#define AHEAD_BYTES ((uint64_t)8 << 20)
+
+/* ---- Crcs ahead of the walk ------------------------------------------------------------ */
+
+/* The walk (read_file) is one chain: each Unit's records depend on the
+ * Meta, clocks and open records the Units before it left. The CRC-32/IEEE
+ * of a whole Unit's [q + 1025, q + U - 5) depends on its bytes alone: other
+ * threads compute it for the Units of the grid (start + k U) ahead of the
+ * walk, claiming them in order, and the walk takes each value when it is
+ * ready or computes it itself. They stay at most AHEAD_BYTES ahead: the
+ * Units the walk reads next are then still in the shared cache where the
+ * Crc brought them (further ahead, the walk read them from memory again
+ * and was no faster than when it computed every Crc itself). The value is the same whoever computes it,
+ * so the reader's results do not depend on the thread count. */
+typedef struct ahead {
+    const uint8_t *d;
+    uint64_t start, U, count;     /* whole Units at start + k U, k < count */
+    uint32_t *val;
+    atomic_uchar *ready;
+    atomic_uint_fast64_t next;    /* the next Unit a thread claims */
+    atomic_uint_fast64_t walk;    /* the Unit the walk is at */
+    uint64_t lead;                /* Units ahead of it at most */
+    atomic_int waiting, stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned nth;                 /* threads started */
+    pthread_t th[AHEAD_MAX];
+} ahead;
+
+static uint32_t unit_crc(const uint8_t *d, uint64_t q, uint64_t U)
+{
+    return atf_crc32_ieee(0, d + q + ATF_RTC_MARKER_SIZE, (size_t)(U - 5 - ATF_RTC_MARKER_SIZE));
+}
+
+static unsigned thread_count(uint64_t bytes, uint64_t units);
+
+static void *ahead_main(void *arg)
+{
+    ahead *a = arg;
+    for (;;) {
+        uint64_t k = atomic_fetch_add_explicit(&a->next, 1, memory_order_relaxed);
+        if (k >= a->count)
+            return NULL;
+        if (k > atomic_load(&a->walk) + a->lead) {
+            pthread_mutex_lock(&a->mu);
+            while (!atomic_load(&a->stop) && k > atomic_load(&a->walk) + a->lead) {
+                atomic_store(&a->waiting, 1);
+                pthread_cond_wait(&a->cv, &a->mu);
+            }
+            pthread_mutex_unlock(&a->mu);
+            if (atomic_load(&a->stop))
+                return NULL;
+        }
+        a->val[k] = unit_crc(a->d, a->start + k * a->U, a->U);
+        atomic_store_explicit(&a->ready[k], 1, memory_order_release);
+    }
+}
+
+/* Starts the threads: ATF_RTC_THREADS in all (the walk is one), or one per
+ * CPU with at least 16 MiB each (atf_part_count). None when one. */
+static void ahead_start(ahead *a, const uint8_t *d, uint64_t n, uint64_t start, uint64_t U)
+{
+    memset(a, 0, sizeof *a);
+    a->d = d;
+    a->start = start;
+    a->U = U;
+    a->count = start < n ? (n - start) / U : 0;
+    unsigned parts = thread_count(n, a->count);
+    if (parts < 2 || a->count < 2)
+        return;
+    a->val = malloc((size_t)a->count * sizeof *a->val);
+    a->ready = calloc((size_t)a->count, sizeof *a->ready);
+    if (!a->val || !a->ready)
+        goto none;
+    atomic_init(&a->next, 0);
+    atomic_init(&a->walk, 0);
+    atomic_init(&a->waiting, 0);
+    atomic_init(&a->stop, 0);
+    a->lead = AHEAD_BYTES / U ? AHEAD_BYTES / U : 1;
+    if (pthread_mutex_init(&a->mu, NULL) != 0)
+        goto none;
+    if (pthread_cond_init(&a->cv, NULL) != 0) {
+        pthread_mutex_destroy(&a->mu);
+        goto none;
+    }
+    for (unsigned i = 0; i + 1 < parts; i++) {
+        if (pthread_create(&a->th[a->nth], NULL, ahead_main, a) != 0)
+            break;
+        a->nth++;
+    }
+    if (a->nth)
+        return;
+    pthread_cond_destroy(&a->cv);
+    pthread_mutex_destroy(&a->mu);
+none:   /* the walk computes every Crc itself */
+    free(a->val);
+    free((void *)a->ready);
+    a->val = NULL;
+    a->ready = NULL;
+}
+
+/* The CRC-32/IEEE of the whole Unit at q, a Unit of the grid. */
+static uint32_t ahead_get(ahead *a, const uint8_t *d, uint64_t q, uint64_t U)
+{
+    if (a->nth && q >= a->start) {
+        uint64_t k = (q - a->start) / U;
+        if (k < a->count) {
+            atomic_store(&a->walk, k);
+            if (atomic_load(&a->waiting)) {
+                pthread_mutex_lock(&a->mu);
+                atomic_store(&a->waiting, 0);
+                pthread_cond_broadcast(&a->cv);
+                pthread_mutex_unlock(&a->mu);
+            }
+            if (atomic_load_explicit(&a->ready[k], memory_order_acquire))
+                return a->val[k];
+            /* not yet: computed here, and the threads go on after it */
+            uint64_t cur = atomic_load_explicit(&a->next, memory_order_relaxed);
+            while (cur <= k && !atomic_compare_exchange_weak(&a->next, &cur, k + 1))
+                ;
+        }
+    }
+    return unit_crc(d, q, U);
+}
+
+/* How many threads: ATF_RTC_THREADS, or one per CPU with at least 16 MiB each. */
+static unsigned thread_count(uint64_t bytes, uint64_t units)
+{
+    unsigned want = 0;
+    const char *env = getenv("ATF_RTC_THREADS");
+    if (env && *env)
+        want = (unsigned)strtoul(env, NULL, 10);
+    return atf_part_count(want, bytes, units ? units : 1, AHEAD_MAX + 1);
+}
+
+static void ahead_stop(ahead *a)
+{
+    atomic_store(&a->next, a->count);
+    if (a->nth) {
+        pthread_mutex_lock(&a->mu);
+        atomic_store(&a->stop, 1);
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+    }
+    for (unsigned i = 0; i < a->nth; i++)
+        pthread_join(a->th[i], NULL);
+    if (a->nth) {
+        pthread_cond_destroy(&a->cv);
+        pthread_mutex_destroy(&a->mu);
+    }
+    free(a->val);
+    free((void *)a->ready);
+    memset(a, 0, sizeof *a);
+}
 
 /* ---- Growable arrays ------------------------------------------------------------ */
 
@@ -174,6 +331,11 @@ struct atf_rtc_reader {
     int fresh, user_seen;         /* this Unit: its predecessor was not read; a user frame was read */
     int64_t bad_last;             /* re-read: the last Unit at this offset has a bad final Crc */
     uint64_t bad_last_crc;
+    ahead crcs;                   /* the whole Units' Crcs, computed ahead (read_file) */
+    uint64_t finds;               /* find() calls */
+    uint8_t *meta_last;           /* the last Meta's bytes, when it is the last meta record and found nothing */
+    size_t meta_last_n;
+    int meta_last_ok;
 };
 
 /* ---- Findings and skips --------------------------------------------------------------- */
@@ -188,6 +350,7 @@ static void find(atf_rtc_reader *r, int clause, uint64_t off, const char *field,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    r->finds++;
     /* One line: quoted input (jansson's error text) may hold control characters. */
     for (char *c = msg; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7F)
@@ -849,9 +1012,45 @@ static void mark_gone(atf_rtc_reader *r, const vec *table)
     }
 }
 
+/* A Meta with the bytes of the Meta before, no meta record between them,
+ * where nothing was found: read again it gives the same table with nothing
+ * found (each stream's definition equal to its first, none gone, the same
+ * next free id and clocks), only its streams' places in the insertion order
+ * are after every one before: moved on by as many. Not parsed again. */
+static int meta_again(atf_rtc_reader *r, uint64_t sid, const uint8_t *p, size_t n)
+{
+    if (sid != ATF_RTC_META || !r->meta_last_ok || n != r->meta_last_n || memcmp(p, r->meta_last, n))
+        return 0;
+    size_t k = r->table.n;
+    for (size_t i = 0; i < k; i++)
+        VEC_AT(r->table, rstream, i).seq += k;
+    r->seq += k;
+    return 1;
+}
+
+static void meta_keep(atf_rtc_reader *r, uint64_t sid, const uint8_t *p, size_t n)
+{
+    if (sid != ATF_RTC_META || r->oom)
+        return;
+    if (n > r->meta_last_n || !r->meta_last) {
+        uint8_t *c = malloc(n ? n : 1);
+        if (!c)
+            return;   /* not kept: the next Meta is read in full */
+        free(r->meta_last);
+        r->meta_last = c;
+    }
+    memcpy(r->meta_last, p, n);
+    r->meta_last_n = n;
+    r->meta_last_ok = 1;
+}
+
 static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p, size_t n)
 {
     const char *what = sid == ATF_RTC_META ? "Meta" : "meta";
+    if (meta_again(r, sid, p, n))
+        return;
+    r->meta_last_ok = 0;
+    uint64_t finds = r->finds;
     json_t *v = meta_json(r, off, what, p, n);
     if (!v)
         return;
@@ -897,6 +1096,8 @@ static void meta(atf_rtc_reader *r, uint64_t sid, uint64_t off, const uint8_t *p
     json_decref(v);
     if (clocks_again)
         check_clocks(r, off, what);
+    if (r->finds == finds)
+        meta_keep(r, sid, p, n);
 }
 
 /* ---- Index and index (SPEC-RTC 4) ---------------------------------------------------------- */
@@ -1037,9 +1238,11 @@ static void platform(atf_rtc_reader *r, uint64_t off, const uint8_t *b, size_t n
 
 static const char *keep_format(atf_rtc_reader *r, const char *f)
 {
-    /* the last kept one is reused while the format repeats */
-    if (r->fmts.n && !strcmp(VEC_AT(r->fmts, char *, r->fmts.n - 1), f))
-        return VEC_AT(r->fmts, char *, r->fmts.n - 1);
+    /* one of the last 8 kept is reused while the formats repeat (streams
+     * that take turns: one copy each, not one per record) */
+    for (size_t i = r->fmts.n, k = 0; i > 0 && k < 8; i--, k++)
+        if (!strcmp(VEC_AT(r->fmts, char *, i - 1), f))
+            return VEC_AT(r->fmts, char *, i - 1);
     char *c = atf_strdup(f);
     char **slot = c ? vec_push(&r->fmts, &r->oom) : NULL;
     if (!slot) {
@@ -1470,17 +1673,22 @@ static int frame(atf_rtc_reader *r, const ucur *c, uint64_t pos, uint64_t limit,
     return FR_OK;
 }
 
-/* The Crc algorithm whose value over [a, b) is stored at s (4 bytes), or NULL. */
-static const char *crc_match(atf_rtc_reader *r, uint64_t a, uint64_t b, const uint8_t *s)
+/* The Crc algorithm whose value over [a, b) is stored at s (4 bytes), or
+ * NULL; v: the CRC-32/IEEE over [a, b). */
+static const char *crc_match_v(atf_rtc_reader *r, uint64_t a, uint64_t b, const uint8_t *s, uint32_t v)
 {
     uint32_t le = atf_load_le32(s), be = ((uint32_t)s[0] << 24) | ((uint32_t)s[1] << 16) | ((uint32_t)s[2] << 8) | s[3];
-    uint32_t v = atf_crc32_ieee(0, r->d + a, (size_t)(b - a));
     if ((r->order != 2 && v == le) || (r->order != 1 && v == be))
         return "crc-32";
     v = rtc_crc_ref_t(&r->crc, 0, r->d + a, (size_t)(b - a));
     if ((r->order != 2 && v == le) || (r->order != 1 && v == be))
         return "rtc-ref";
     return NULL;
+}
+
+static const char *crc_match(atf_rtc_reader *r, uint64_t a, uint64_t b, const uint8_t *s)
+{
+    return crc_match_v(r, a, b, s, atf_crc32_ieee(0, r->d + a, (size_t)(b - a)));
 }
 
 static void cut(atf_rtc_reader *r, uint64_t number, uint64_t at)
@@ -1510,8 +1718,16 @@ static int frames(atf_rtc_reader *r, const ucur *c, uint64_t limit, uint64_t crc
     int phase = 0;  /* 0 Index expected, 1 in Index, 2 Meta expected, 3 in Meta, 4 Platform, 5 data */
     int have_nonpad = 0;
     uint64_t nonpad_sid = 0, run_start = UINT64_MAX, idx_run_start = 0;
+    uint64_t pf = pos;   /* prefetched up to */
     fres f;
     while (pos < limit) {
+        /* the bytes 8 KiB on, every cache line: the frame headers the walk
+         * reads next are one line in each frame, at no stride the hardware
+         * follows; the Crc that brought them into the cache may have been
+         * computed on another core */
+        uint64_t want = limit - pos > 8192 ? pos + 8192 : limit;
+        for (; pf < want; pf += 64)
+            __builtin_prefetch(r->d + pf);
         int k = frame(r, c, pos, limit, last, &f);
         if (k == FR_DAMAGE) {
             find(r, f.clause, f.at, f.field, "%s", f.msg);
@@ -1643,7 +1859,7 @@ static void unit(atf_rtc_reader *r, uint64_t q)
             skip(r, q, U, "no-crc");
             return;
         }
-        const char *nm = crc_match(r, q + ATF_RTC_MARKER_SIZE, crc_pos, d + crc_pos + 1);
+        const char *nm = crc_match_v(r, q + ATF_RTC_MARKER_SIZE, crc_pos, d + crc_pos + 1, ahead_get(&r->crcs, d, q, U));
         if (!nm) {
             find(r, RC_CRC_001, crc_pos, "Crc",
                  "the Crc of Unit %llu matches neither CRC-32/IEEE nor the reference variant over [%llu, %llu): the Unit is skipped",
@@ -1736,19 +1952,80 @@ static void finish(atf_rtc_reader *r)
         find(r, NO_VALUE, r->n, NULL, "incomplete records at the end not recovered");
 }
 
+/* The Markers found from [a, b) of the file (a Marker starting there, read
+ * to its end past b): atf_rtc_find_marker looks at the bytes from where it
+ * starts only, so the parts' lists joined in order are the one list. */
+typedef struct mpart {
+    const uint8_t *d;
+    uint64_t n, a, b;
+    vec marks;                    /* uint64_t */
+    int oom, started;
+    pthread_t th;
+} mpart;
+
+static void *mpart_main(void *arg)
+{
+    mpart *m = arg;
+    for (size_t p = atf_rtc_find_marker(m->d, (size_t)m->n, (size_t)m->a); p < m->b;
+         p = atf_rtc_find_marker(m->d, (size_t)m->n, p + 1)) {
+        uint64_t *e = vec_push(&m->marks, &m->oom);
+        if (!e)
+            break;
+        *e = p;
+    }
+    return NULL;
+}
+
+/* Every Marker of the file, in order: in parts side by side (thread_count). */
+static void find_marks(atf_rtc_reader *r, vec *marks)
+{
+    unsigned np = thread_count(r->n, r->n / ATF_RTC_MARKER_SIZE);
+    mpart one, *parts = np > 1 ? calloc(np, sizeof *parts) : NULL;
+    if (!parts) {
+        np = 1;
+        parts = &one;
+        memset(&one, 0, sizeof one);
+    }
+    for (unsigned i = 0; i < np; i++) {
+        mpart *m = &parts[i];
+        m->d = r->d;
+        m->n = r->n;
+        m->a = r->n / np * i;
+        m->b = i + 1 < np ? r->n / np * (i + 1) : r->n;
+        m->marks.elem = sizeof(uint64_t);
+        if (i > 0)
+            m->started = pthread_create(&m->th, NULL, mpart_main, m) == 0;
+    }
+    mpart_main(&parts[0]);
+    for (unsigned i = 1; i < np; i++)
+        if (parts[i].started)
+            pthread_join(parts[i].th, NULL);
+        else
+            mpart_main(&parts[i]);
+    *marks = parts[0].marks;
+    r->oom |= parts[0].oom;
+    for (unsigned i = 1; i < np; i++) {
+        mpart *m = &parts[i];
+        r->oom |= m->oom;
+        for (size_t k = 0; k < m->marks.n && !r->oom; k++) {
+            uint64_t *e = vec_push(marks, &r->oom);
+            if (e)
+                *e = VEC_AT(m->marks, uint64_t, k);
+        }
+        free(m->marks.p);
+    }
+    if (parts != &one)
+        free(parts);
+}
+
 static void read_file(atf_rtc_reader *r)
 {
     const uint8_t *d = r->d;
     uint64_t n = r->n;
     if (n == 0)
         return;
-    vec marks = { NULL, 0, 0, sizeof(uint64_t) };
-    for (size_t p = atf_rtc_find_marker(d, (size_t)n, 0); p < n; p = atf_rtc_find_marker(d, (size_t)n, p + 1)) {
-        uint64_t *m = vec_push(&marks, &r->oom);
-        if (!m)
-            break;
-        *m = p;
-    }
+    vec marks;
+    find_marks(r, &marks);
     if (!marks.n) {
         if (rtc_is_marker_prefix(d, n < ATF_RTC_MARKER_SIZE ? (size_t)n : ATF_RTC_MARKER_SIZE) &&
             n < ATF_RTC_MARKER_SIZE) {
@@ -1815,6 +2092,7 @@ static void read_file(atf_rtc_reader *r)
     }
     uint64_t q = start;
     size_t mi = 0;
+    ahead_start(&r->crcs, d, n, start, U);
     while (q < n && !r->oom) {
         if (!marker_intact(r, q)) {
             while (mi < marks.n && mk[mi] <= q)
@@ -1842,6 +2120,7 @@ static void read_file(atf_rtc_reader *r)
             break;
         q += U;
     }
+    ahead_stop(&r->crcs);
     free(marks.p);
     finish(r);
 }
@@ -1878,6 +2157,7 @@ static void results_free(atf_rtc_reader *r)
     for (size_t i = 0; i < r->deferred.n; i++)
         free(VEC_AT(r->deferred, rdefer, i).payload.p);
     free(r->deferred.p);
+    free(r->meta_last);
 }
 
 static void state_init(atf_rtc_reader *r)

@@ -142,6 +142,11 @@ typedef struct atf_rtc_summary {
  * linear in the file's size, except that the clocks are checked again
  * (T log T for the T streams in force) at each Meta and at each meta record
  * that defines a stream with a clock or a delta, or one a clock names.
+ * Threads: the open finds the Markers in parts side by side and computes the
+ * whole Units' Crcs on other threads ahead of its walk (one per CPU with at
+ * least 16 MiB each, or ATF_RTC_THREADS=N in all; 5 bytes per Unit); all
+ * are joined before the open returns, and what it reports is the same for
+ * any number of threads (test_rtc_threads).
  */
 
 /**
