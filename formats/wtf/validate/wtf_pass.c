@@ -376,8 +376,120 @@ static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *
 
 /* ---- Events ------------------------------------------------------------------ */
 
+#define JSON_WS(c) ((c) == ' ' || (c) == '\t' || (c) == '\n' || (c) == '\r')
+
+/* A JSON string from its opening quote with no \u escape and no byte past
+ * ASCII: the byte after its closing quote, or NULL. */
+static const unsigned char *plain_string(const unsigned char *p, const unsigned char *e)
+{
+    for (p++; p < e; p++) {
+        unsigned c = *p;
+        if (c == '"')
+            return p + 1;
+        if (c < 0x20 || c >= 0x80)
+            return NULL;
+        if (c == '\\' && (++p == e || !memchr("\"\\/bfnrt", *p, 8)))
+            return NULL;   /* (memchr: a NUL byte is no escape either) */
+    }
+    return NULL;
+}
+
+/* A JSON number with no exponent and at most 300 digits before the point
+ * (so no double overflows): the byte after it, or NULL. */
+static const unsigned char *plain_number(const unsigned char *p, const unsigned char *e)
+{
+    p += p < e && *p == '-';
+    const unsigned char *d = p;
+    if (p < e && *p == '0')
+        p++;
+    else
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+    if (p == d || p - d > 300)
+        return NULL;
+    if (p < e && *p == '.') {
+        d = ++p;
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+        if (p == d)
+            return NULL;
+    }
+    return p < e && (*p == 'e' || *p == 'E') ? NULL : p;
+}
+
+/* Whether @s is JSON text that jansson surely reads under WTF_JSON_FLAGS,
+ * checked by hand (no allocation, no strtod): a plain subset of the
+ * grammar, at most 64 deep, strings of ASCII with no \u escape, numbers
+ * as plain_number(). 0 says "not surely": json_ok() then asks jansson, so
+ * that what is JSON stays jansson's word. */
+int v_wtf_json_plain(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *e = p + n;
+    char open[64];
+    unsigned depth = 0;
+value:
+    while (p < e && JSON_WS(*p))
+        p++;
+    if (p == e)
+        return 0;
+    switch (*p) {
+    case '{':
+    case '[':
+        if (depth == sizeof open)
+            return 0;
+        open[depth++] = (char)*p++;
+        while (p < e && JSON_WS(*p))
+            p++;
+        if (p < e && *p == (open[depth - 1] == '{' ? '}' : ']')) {
+            p++;
+            depth--;
+            goto after;
+        }
+        if (open[depth - 1] == '{')
+            goto key;
+        goto value;
+    case '"': p = plain_string(p, e); break;
+    case 't': p = e - p >= 4 && memcmp(p, "true", 4) == 0 ? p + 4 : NULL; break;
+    case 'f': p = e - p >= 5 && memcmp(p, "false", 5) == 0 ? p + 5 : NULL; break;
+    case 'n': p = e - p >= 4 && memcmp(p, "null", 4) == 0 ? p + 4 : NULL; break;
+    default: p = plain_number(p, e); break;
+    }
+    if (!p)
+        return 0;
+after:
+    while (p < e && JSON_WS(*p))
+        p++;
+    if (!depth)
+        return p == e;
+    if (p == e)
+        return 0;
+    if (*p == ',') {
+        p++;
+        if (open[depth - 1] == '[')
+            goto value;
+        goto key;
+    }
+    if (*p != (open[depth - 1] == '{' ? '}' : ']'))
+        return 0;
+    p++;
+    depth--;
+    goto after;
+key:
+    while (p < e && JSON_WS(*p))
+        p++;
+    if (p == e || *p != '"' || !(p = plain_string(p, e)))
+        return 0;
+    while (p < e && JSON_WS(*p))
+        p++;
+    if (p == e || *p++ != ':')
+        return 0;
+    goto value;
+}
+
 static int json_ok(const char *s, size_t n)
 {
+    if (v_wtf_json_plain(s, n))
+        return 1;
     json_t *j = json_loadb(s, n, WTF_JSON_FLAGS, NULL);
     json_decref(j);
     return j != NULL;
