@@ -94,6 +94,11 @@ typedef struct wpass {
     uint8_t *wflags;      /* [W_WIRES]: 1 defined here first, 2 then defined otherwise */
     uint8_t *zflags;      /* [W_ZONES]: 2 created here first */
     uint32_t *zfirst;     /* [W_ZONES]: the identity of that first create */
+    /* The definitions it started with (NULL: none), read-only and shared by
+     * the parts: those in force after the file's first chunks (a reference
+     * writer's defines are all there). The join checks they still are. */
+    atf_wtf_def *const *seed;
+    uint32_t seed_hi;
 } wpass;
 
 /* Room for one more recorded finding (w->oom when there is none). */
@@ -227,6 +232,14 @@ static wzone *cur_zone(wpass *w)
 
 /* ---- Definitions ------------------------------------------------------------ */
 
+/* An owned copy of @d, or NULL when there is no memory. */
+static atf_wtf_def *def_copy(const atf_wtf_def *d)
+{
+    atf_error e;
+    return wtf_def_new(d->wire_id, d->event_class, d->flags, d->name, strlen(d->name), d->signature,
+                       strlen(d->signature), &e);
+}
+
 /* The first definition of @d's name (an owned copy, kept to the end), or
  * NULL when the name is new (then @d becomes its first). Open addressing over
  * firsts[]; grows by doubling, bounded by the define events in the file. */
@@ -257,9 +270,7 @@ static const atf_wtf_def *name_first(wpass *w, const atf_wtf_def *d)
             return w->firsts[k];
         k = (k + 1) & (w->names_cap - 1);
     }
-    atf_error e;
-    atf_wtf_def *copy = wtf_def_new(d->wire_id, d->event_class, d->flags, d->name, strlen(d->name), d->signature,
-                                    strlen(d->signature), &e);
+    atf_wtf_def *copy = def_copy(d);
     if (!copy) {
         w->oom = 1;
         return NULL;
@@ -1152,7 +1163,7 @@ const atf_validator_format atf_vformat_wtf = {
 /* ---- Parts: chunks side by side ------------------------------------------------ */
 
 static int pass_init(wpass *w, atf_validation *v, size_t file, const uint8_t *d, uint64_t size, int general_only,
-                     int spec)
+                     int spec, atf_wtf_def *const *seed, uint32_t seed_hi)
 {
     memset(w, 0, sizeof *w);
     w->v = v;
@@ -1184,7 +1195,17 @@ static int pass_init(wpass *w, atf_validation *v, size_t file, const uint8_t *d,
     set_def(w, ATF_WTF_WIRE_DEFINE,
             wtf_def_new(ATF_WTF_WIRE_DEFINE, 0, ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL, "wtf.event#define",
                         strlen("wtf.event#define"), WTF_DEFINE_SIGNATURE, strlen(WTF_DEFINE_SIGNATURE), NULL));
-    return w->defs[ATF_WTF_WIRE_DEFINE] != NULL;
+    if (!w->defs[ATF_WTF_WIRE_DEFINE])
+        return 0;
+    w->seed = seed;
+    w->seed_hi = seed ? seed_hi : 0;
+    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; i < w->seed_hi; i++)
+        if (seed[i]) {
+            set_def(w, i, def_copy(seed[i]));
+            if (!w->defs[i])
+                return 0;
+        }
+    return 1;
 }
 
 static void pass_free(wpass *w)
@@ -1258,6 +1279,9 @@ static int part_fits(const wpass *m, const wpass *p)
 {
     if (p->undef || p->oom || p->rec->overflow)
         return 0;
+    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; i < p->seed_hi; i++)
+        if (p->seed[i] && (!m->defs[i] || !def_equal(m->defs[i], p->seed[i])))
+            return 0;   /* it started with a definition not in force there */
     for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; i < p->wires_hi; i++)
         if ((p->wflags[i] & 1) && m->defs[i] && ((p->wflags[i] & 2) || !def_equal(m->defs[i], p->defs[i])))
             return 0;   /* WTF-DEF-003 for its first define here */
@@ -1418,7 +1442,7 @@ unsigned v_wtf_pass_parts(atf_validation *v, size_t file, const uint8_t *d, uint
     n = plan_parts(d, size, n, starts, idx);
     starts[n] = UINT64_MAX;
     wpass w;
-    if (!pass_init(&w, v, file, d, size, general_only, 0)) {
+    if (!pass_init(&w, v, file, d, size, general_only, 0, NULL, 0)) {
         pass_free(&w);
         v->oom = 1;
         return 0;
@@ -1427,18 +1451,37 @@ unsigned v_wtf_pass_parts(atf_validation *v, size_t file, const uint8_t *d, uint
     wpart *parts = n > 1 ? (wpart *)calloc(n, sizeof *parts) : NULL;
     if (!parts)
         n = 1;
+    /* The first two chunks before the parts start: a reference writer's
+     * file has all its defines there (a file-header chunk, then the
+     * library's "event header" chunk of defines and zones), and each part
+     * starts with the definitions in force after them (seed), where it
+     * would otherwise meet wire ids it has no definition of and be run
+     * again in its turn. */
+    uint32_t index = 0;
+    uint64_t pos = ATF_WTF_FILE_HEADER_SIZE;
+    for (int k = 0; k < 2 && n > 1 && pos && pos < starts[1]; k++)
+        pos = run_chunks(&w, pos, pos + 1, &index, end);
+    atf_wtf_def **seed = n > 1 && w.wires_hi > ATF_WTF_WIRE_DEFINE + 1
+                             ? (atf_wtf_def **)calloc(w.wires_hi, sizeof *seed) : NULL;
+    uint32_t seed_hi = seed ? w.wires_hi : 0;
+    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; i < seed_hi && seed; i++)
+        if (w.defs[i] && !(seed[i] = def_copy(w.defs[i]))) {
+            for (uint32_t j = 0; j < i; j++)
+                wtf_def_free(seed[j]);
+            free(seed);
+            seed = NULL;   /* no memory: no seed, the parts start from none */
+        }
     for (unsigned i = 1; i < n; i++) {
         wpart *p = &parts[i];
         p->start = starts[i];
         p->stop = starts[i + 1];
         p->end = end;
         p->index0 = idx[i];
-        p->ready = pass_init(&p->w, v, file, d, size, general_only, 1);
+        p->ready = pass_init(&p->w, v, file, d, size, general_only, 1, seed, seed_hi);
         if (p->ready)
             p->started = pthread_create(&p->tid, NULL, part_main, p) == 0;
     }
-    uint32_t index = 0;
-    uint64_t pos = run_chunks(&w, ATF_WTF_FILE_HEADER_SIZE, starts[1], &index, end);
+    pos = run_chunks(&w, pos, starts[1], &index, end);
     int broken = 0;   /* the chunks did not end where the next part starts: the rest in order */
     for (unsigned i = 1; i < n; i++) {
         wpart *p = &parts[i];
@@ -1461,6 +1504,9 @@ unsigned v_wtf_pass_parts(atf_validation *v, size_t file, const uint8_t *d, uint
         pass_free(&p->w);
     }
     free(parts);
+    for (uint32_t i = 0; i < seed_hi && seed; i++)
+        wtf_def_free(seed[i]);
+    free(seed);
     if (w.oom)
         v->oom = 1;
     if (index == 0 && !w.cut) {
