@@ -54,6 +54,17 @@ typedef struct wrec {
     int overflow;
 } wrec;
 
+/* What the parts run ahead start with, read-only and shared by them: the
+ * state after the file's first two chunks (a reference writer's defines
+ * and zone creates are all there), its definitions and which zones were
+ * created (not their depths). The join checks it is still in force. */
+typedef struct wseed {
+    atf_wtf_def **defs;   /* [defs_hi], NULL entries: not defined */
+    uint32_t defs_hi;
+    wzone *zones;         /* [zones_hi], as wpass.zones (index 0: no zone set) */
+    uint32_t zones_hi;
+} wseed;
+
 /* Depths of a part run ahead are relative to its start: int32_t in the
  * uint32_t fields, 0 at the start (so that calloc'd zones need no setting). */
 #define W_UNKNOWN_ZONE (-2)   /* a part run ahead: the zone set before it is not known */
@@ -94,11 +105,7 @@ typedef struct wpass {
     uint8_t *wflags;      /* [W_WIRES]: 1 defined here first, 2 then defined otherwise */
     uint8_t *zflags;      /* [W_ZONES]: 2 created here first */
     uint32_t *zfirst;     /* [W_ZONES]: the identity of that first create */
-    /* The definitions it started with (NULL: none), read-only and shared by
-     * the parts: those in force after the file's first chunks (a reference
-     * writer's defines are all there). The join checks they still are. */
-    atf_wtf_def *const *seed;
-    uint32_t seed_hi;
+    const wseed *seed;    /* what it started with (NULL: nothing) */
 } wpass;
 
 /* Room for one more recorded finding (w->oom when there is none). */
@@ -1163,7 +1170,7 @@ const atf_validator_format atf_vformat_wtf = {
 /* ---- Parts: chunks side by side ------------------------------------------------ */
 
 static int pass_init(wpass *w, atf_validation *v, size_t file, const uint8_t *d, uint64_t size, int general_only,
-                     int spec, atf_wtf_def *const *seed, uint32_t seed_hi)
+                     int spec, const wseed *seed)
 {
     memset(w, 0, sizeof *w);
     w->v = v;
@@ -1198,12 +1205,18 @@ static int pass_init(wpass *w, atf_validation *v, size_t file, const uint8_t *d,
     if (!w->defs[ATF_WTF_WIRE_DEFINE])
         return 0;
     w->seed = seed;
-    w->seed_hi = seed ? seed_hi : 0;
-    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; i < w->seed_hi; i++)
-        if (seed[i]) {
-            set_def(w, i, def_copy(seed[i]));
+    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; seed && i < seed->defs_hi; i++)
+        if (seed->defs[i]) {
+            set_def(w, i, def_copy(seed->defs[i]));
             if (!w->defs[i])
                 return 0;
+        }
+    for (uint32_t z = 1; seed && z < seed->zones_hi; z++)
+        if (seed->zones[z].made) {
+            w->zones[z].made = 1;
+            w->zones[z].deleted = seed->zones[z].deleted;
+            w->zones[z].ident = seed->zones[z].ident;
+            w->zones_hi = z + 1 > w->zones_hi ? z + 1 : w->zones_hi;
         }
     return 1;
 }
@@ -1225,6 +1238,37 @@ static void pass_free(wpass *w)
     free(w->zflags);
     free(w->zfirst);
     memset(w, 0, sizeof *w);
+}
+
+static void seed_free(wseed *s)
+{
+    for (uint32_t i = 0; s->defs && i < s->defs_hi; i++)
+        wtf_def_free(s->defs[i]);
+    free(s->defs);
+    free(s->zones);
+    memset(s, 0, sizeof *s);
+}
+
+/* @s: copies of @w's definitions and zones. @return 0 when there is no
+ * memory (then the parts start from nothing, as they can). */
+static int seed_init(wseed *s, const wpass *w)
+{
+    memset(s, 0, sizeof *s);
+    s->defs_hi = w->wires_hi;
+    s->zones_hi = w->zones_hi;
+    s->defs = (atf_wtf_def **)calloc(s->defs_hi, sizeof *s->defs);
+    s->zones = (wzone *)malloc(s->zones_hi * sizeof *s->zones);
+    if (!s->defs || !s->zones) {
+        seed_free(s);
+        return 0;
+    }
+    memcpy(s->zones, w->zones, s->zones_hi * sizeof *s->zones);
+    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; i < s->defs_hi; i++)
+        if (w->defs[i] && !(s->defs[i] = def_copy(w->defs[i]))) {
+            seed_free(s);
+            return 0;
+        }
+    return 1;
 }
 
 /* The chunks from @pos until one starts at or past @stop (the next part's
@@ -1279,9 +1323,15 @@ static int part_fits(const wpass *m, const wpass *p)
 {
     if (p->undef || p->oom || p->rec->overflow)
         return 0;
-    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; i < p->seed_hi; i++)
-        if (p->seed[i] && (!m->defs[i] || !def_equal(m->defs[i], p->seed[i])))
+    const wseed *sd = p->seed;
+    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; sd && i < sd->defs_hi; i++)
+        if (sd->defs[i] && (!m->defs[i] || !def_equal(m->defs[i], sd->defs[i])))
             return 0;   /* it started with a definition not in force there */
+    for (uint32_t z = 1; sd && z < sd->zones_hi; z++) {
+        const wzone *a = &m->zones[z], *b = &sd->zones[z];
+        if (b->made && (!a->made || a->deleted != b->deleted || a->ident != b->ident))
+            return 0;   /* it started with a zone not as it is there (WTF-ZON-001, -002) */
+    }
     for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; i < p->wires_hi; i++)
         if ((p->wflags[i] & 1) && m->defs[i] && ((p->wflags[i] & 2) || !def_equal(m->defs[i], p->defs[i])))
             return 0;   /* WTF-DEF-003 for its first define here */
@@ -1442,7 +1492,7 @@ unsigned v_wtf_pass_parts(atf_validation *v, size_t file, const uint8_t *d, uint
     n = plan_parts(d, size, n, starts, idx);
     starts[n] = UINT64_MAX;
     wpass w;
-    if (!pass_init(&w, v, file, d, size, general_only, 0, NULL, 0)) {
+    if (!pass_init(&w, v, file, d, size, general_only, 0, NULL)) {
         pass_free(&w);
         v->oom = 1;
         return 0;
@@ -1461,23 +1511,16 @@ unsigned v_wtf_pass_parts(atf_validation *v, size_t file, const uint8_t *d, uint
     uint64_t pos = ATF_WTF_FILE_HEADER_SIZE;
     for (int k = 0; k < 2 && n > 1 && pos && pos < starts[1]; k++)
         pos = run_chunks(&w, pos, pos + 1, &index, end);
-    atf_wtf_def **seed = n > 1 && w.wires_hi > ATF_WTF_WIRE_DEFINE + 1
-                             ? (atf_wtf_def **)calloc(w.wires_hi, sizeof *seed) : NULL;
-    uint32_t seed_hi = seed ? w.wires_hi : 0;
-    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; i < seed_hi && seed; i++)
-        if (w.defs[i] && !(seed[i] = def_copy(w.defs[i]))) {
-            for (uint32_t j = 0; j < i; j++)
-                wtf_def_free(seed[j]);
-            free(seed);
-            seed = NULL;   /* no memory: no seed, the parts start from none */
-        }
+    wseed seed_store, *seed = NULL;
+    if (n > 1 && seed_init(&seed_store, &w))
+        seed = &seed_store;
     for (unsigned i = 1; i < n; i++) {
         wpart *p = &parts[i];
         p->start = starts[i];
         p->stop = starts[i + 1];
         p->end = end;
         p->index0 = idx[i];
-        p->ready = pass_init(&p->w, v, file, d, size, general_only, 1, seed, seed_hi);
+        p->ready = pass_init(&p->w, v, file, d, size, general_only, 1, seed);
         if (p->ready)
             p->started = pthread_create(&p->tid, NULL, part_main, p) == 0;
     }
@@ -1504,9 +1547,8 @@ unsigned v_wtf_pass_parts(atf_validation *v, size_t file, const uint8_t *d, uint
         pass_free(&p->w);
     }
     free(parts);
-    for (uint32_t i = 0; i < seed_hi && seed; i++)
-        wtf_def_free(seed[i]);
-    free(seed);
+    if (seed)
+        seed_free(seed);
     if (w.oom)
         v->oom = 1;
     if (index == 0 && !w.cut) {

@@ -290,7 +290,9 @@ static void chunks_of(const uint8_t *d, size_t n, size_t *at, size_t max, size_t
 }
 
 /* @name's header and defines chunks, its event chunks @times over, and
- * (@other not NULL) @other's defines chunk after the first round. */
+ * (@other not NULL) @other's defines chunk after the first round, or
+ * (@other "") its own with its zone "Script" renamed "Scripu", and in both
+ * cases its own again after the third (zones created again otherwise). */
 static uint8_t *reference_shaped(const char *name, unsigned times, const char *other, size_t *size)
 {
     char path[512];
@@ -301,14 +303,22 @@ static uint8_t *reference_shaped(const char *name, unsigned times, const char *o
     assert_true(k >= 3);
     size_t on = 0, oat[256], ok_ = 0;
     uint8_t *o = NULL;
-    if (other) {
+    if (other && !*other) {
+        o = malloc(n);
+        assert_non_null(o);
+        memcpy(o, d, n);
+        chunks_of(o, n, oat, 255, &ok_);
+        uint8_t *z = memmem(o + oat[1], oat[2] - oat[1], "Script", 7);
+        assert_non_null(z);
+        z[5] = 'u';
+    } else if (other) {
         snprintf(path, sizeof path, "%s/wtf-real/%s", ATF_TEST_CORPUS, other);
         o = load(path, &on);
         chunks_of(o, on, oat, 255, &ok_);
         assert_true(ok_ >= 2);
     }
-    size_t events = at[k] - at[2], extra = o ? oat[2] - oat[1] : 0;
-    uint8_t *out = malloc(at[2] + events * times + extra);
+    size_t events = at[k] - at[2], extra = o ? oat[2] - oat[1] : 0, own = o ? at[2] - at[1] : 0;
+    uint8_t *out = malloc(at[2] + events * times + extra + own);
     assert_non_null(out);
     memcpy(out, d, at[2]);
     size_t m = at[2];
@@ -318,6 +328,10 @@ static uint8_t *reference_shaped(const char *name, unsigned times, const char *o
         if (i == 0 && o) {
             memcpy(out + m, o + oat[1], extra);
             m += extra;
+        }
+        if (i == 2 && o) {
+            memcpy(out + m, d + at[1], own);
+            m += own;
         }
     }
     free(d);
@@ -342,7 +356,13 @@ static void test_reference_files(void **state)
         joined += j + check_damaged(d, n, what, DAMAGED, DAMAGED, 500 + (uint64_t)i);
         free(d);
         d = reference_shaped(names[i], 6, "types.wtf-trace", &n);
-        snprintf(what, sizeof what, "%s, event chunks 6 times, types' defines after the first", names[i]);
+        snprintf(what, sizeof what, "%s, event chunks 6 times, types' defines after the first, its own after the third",
+                 names[i]);
+        joined += check(d, n, what);
+        free(d);
+        d = reference_shaped(names[i], 6, "", &n);
+        snprintf(what, sizeof what, "%s, event chunks 6 times, its zone renamed after the first, back after the third",
+                 names[i]);
         joined += check(d, n, what);
         free(d);
     }
