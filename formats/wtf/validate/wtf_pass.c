@@ -1502,11 +1502,12 @@ unsigned v_wtf_pass_parts(atf_validation *v, size_t file, const uint8_t *d, uint
     if (!parts)
         n = 1;
     /* The first two chunks before the parts start: a reference writer's
-     * file has all its defines there (a file-header chunk, then the
-     * library's "event header" chunk of defines and zones), and each part
-     * starts with the definitions in force after them (seed), where it
-     * would otherwise meet wire ids it has no definition of and be run
-     * again in its turn. */
+     * file has all its defines and zone creates there (a file-header
+     * chunk, then the library's "event header" chunk), and each part
+     * starts with the definitions in force and the zones created after
+     * them (seed), where it would otherwise meet wire ids it has no
+     * definition of, or list every wtf.zone#set as a WTF-ZON-001 to
+     * decide at the join, and be run again in its turn. */
     uint32_t index = 0;
     uint64_t pos = ATF_WTF_FILE_HEADER_SIZE;
     for (int k = 0; k < 2 && n > 1 && pos && pos < starts[1]; k++)
