@@ -54,6 +54,17 @@ typedef struct wrec {
     int overflow;
 } wrec;
 
+/* What the parts run ahead start with, read-only and shared by them: the
+ * state after the file's first two chunks (a reference writer's defines
+ * and zone creates are all there), its definitions and which zones were
+ * created (not their depths). The join checks it is still in force. */
+typedef struct wseed {
+    atf_wtf_def **defs;   /* [defs_hi], NULL entries: not defined */
+    uint32_t defs_hi;
+    wzone *zones;         /* [zones_hi], as wpass.zones (index 0: no zone set) */
+    uint32_t zones_hi;
+} wseed;
+
 /* Depths of a part run ahead are relative to its start: int32_t in the
  * uint32_t fields, 0 at the start (so that calloc'd zones need no setting). */
 #define W_UNKNOWN_ZONE (-2)   /* a part run ahead: the zone set before it is not known */
@@ -94,6 +105,7 @@ typedef struct wpass {
     uint8_t *wflags;      /* [W_WIRES]: 1 defined here first, 2 then defined otherwise */
     uint8_t *zflags;      /* [W_ZONES]: 2 created here first */
     uint32_t *zfirst;     /* [W_ZONES]: the identity of that first create */
+    const wseed *seed;    /* what it started with (NULL: nothing) */
 } wpass;
 
 /* Room for one more recorded finding (w->oom when there is none). */
@@ -227,6 +239,14 @@ static wzone *cur_zone(wpass *w)
 
 /* ---- Definitions ------------------------------------------------------------ */
 
+/* An owned copy of @d, or NULL when there is no memory. */
+static atf_wtf_def *def_copy(const atf_wtf_def *d)
+{
+    atf_error e;
+    return wtf_def_new(d->wire_id, d->event_class, d->flags, d->name, strlen(d->name), d->signature,
+                       strlen(d->signature), &e);
+}
+
 /* The first definition of @d's name (an owned copy, kept to the end), or
  * NULL when the name is new (then @d becomes its first). Open addressing over
  * firsts[]; grows by doubling, bounded by the define events in the file. */
@@ -257,9 +277,7 @@ static const atf_wtf_def *name_first(wpass *w, const atf_wtf_def *d)
             return w->firsts[k];
         k = (k + 1) & (w->names_cap - 1);
     }
-    atf_error e;
-    atf_wtf_def *copy = wtf_def_new(d->wire_id, d->event_class, d->flags, d->name, strlen(d->name), d->signature,
-                                    strlen(d->signature), &e);
+    atf_wtf_def *copy = def_copy(d);
     if (!copy) {
         w->oom = 1;
         return NULL;
@@ -376,8 +394,120 @@ static void on_define(wpass *w, const atf_wtf_event *ev, const atf_wtf_strings *
 
 /* ---- Events ------------------------------------------------------------------ */
 
+#define JSON_WS(c) ((c) == ' ' || (c) == '\t' || (c) == '\n' || (c) == '\r')
+
+/* A JSON string from its opening quote with no \u escape and no byte past
+ * ASCII: the byte after its closing quote, or NULL. */
+static const unsigned char *plain_string(const unsigned char *p, const unsigned char *e)
+{
+    for (p++; p < e; p++) {
+        unsigned c = *p;
+        if (c == '"')
+            return p + 1;
+        if (c < 0x20 || c >= 0x80)
+            return NULL;
+        if (c == '\\' && (++p == e || !memchr("\"\\/bfnrt", *p, 8)))
+            return NULL;   /* (memchr: a NUL byte is no escape either) */
+    }
+    return NULL;
+}
+
+/* A JSON number with no exponent and at most 300 digits before the point
+ * (so no double overflows): the byte after it, or NULL. */
+static const unsigned char *plain_number(const unsigned char *p, const unsigned char *e)
+{
+    p += p < e && *p == '-';
+    const unsigned char *d = p;
+    if (p < e && *p == '0')
+        p++;
+    else
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+    if (p == d || p - d > 300)
+        return NULL;
+    if (p < e && *p == '.') {
+        d = ++p;
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+        if (p == d)
+            return NULL;
+    }
+    return p < e && (*p == 'e' || *p == 'E') ? NULL : p;
+}
+
+/* Whether @s is JSON text that jansson surely reads under WTF_JSON_FLAGS,
+ * checked by hand (no allocation, no strtod): a plain subset of the
+ * grammar, at most 64 deep, strings of ASCII with no \u escape, numbers
+ * as plain_number(). 0 says "not surely": json_ok() then asks jansson, so
+ * that what is JSON stays jansson's word. */
+int v_wtf_json_plain(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *e = p + n;
+    char open[64];
+    unsigned depth = 0;
+value:
+    while (p < e && JSON_WS(*p))
+        p++;
+    if (p == e)
+        return 0;
+    switch (*p) {
+    case '{':
+    case '[':
+        if (depth == sizeof open)
+            return 0;
+        open[depth++] = (char)*p++;
+        while (p < e && JSON_WS(*p))
+            p++;
+        if (p < e && *p == (open[depth - 1] == '{' ? '}' : ']')) {
+            p++;
+            depth--;
+            goto after;
+        }
+        if (open[depth - 1] == '{')
+            goto key;
+        goto value;
+    case '"': p = plain_string(p, e); break;
+    case 't': p = e - p >= 4 && memcmp(p, "true", 4) == 0 ? p + 4 : NULL; break;
+    case 'f': p = e - p >= 5 && memcmp(p, "false", 5) == 0 ? p + 5 : NULL; break;
+    case 'n': p = e - p >= 4 && memcmp(p, "null", 4) == 0 ? p + 4 : NULL; break;
+    default: p = plain_number(p, e); break;
+    }
+    if (!p)
+        return 0;
+after:
+    while (p < e && JSON_WS(*p))
+        p++;
+    if (!depth)
+        return p == e;
+    if (p == e)
+        return 0;
+    if (*p == ',') {
+        p++;
+        if (open[depth - 1] == '[')
+            goto value;
+        goto key;
+    }
+    if (*p != (open[depth - 1] == '{' ? '}' : ']'))
+        return 0;
+    p++;
+    depth--;
+    goto after;
+key:
+    while (p < e && JSON_WS(*p))
+        p++;
+    if (p == e || *p != '"' || !(p = plain_string(p, e)))
+        return 0;
+    while (p < e && JSON_WS(*p))
+        p++;
+    if (p == e || *p++ != ':')
+        return 0;
+    goto value;
+}
+
 static int json_ok(const char *s, size_t n)
 {
+    if (v_wtf_json_plain(s, n))
+        return 1;
     json_t *j = json_loadb(s, n, WTF_JSON_FLAGS, NULL);
     json_decref(j);
     return j != NULL;
@@ -1040,7 +1170,7 @@ const atf_validator_format atf_vformat_wtf = {
 /* ---- Parts: chunks side by side ------------------------------------------------ */
 
 static int pass_init(wpass *w, atf_validation *v, size_t file, const uint8_t *d, uint64_t size, int general_only,
-                     int spec)
+                     int spec, const wseed *seed)
 {
     memset(w, 0, sizeof *w);
     w->v = v;
@@ -1072,7 +1202,23 @@ static int pass_init(wpass *w, atf_validation *v, size_t file, const uint8_t *d,
     set_def(w, ATF_WTF_WIRE_DEFINE,
             wtf_def_new(ATF_WTF_WIRE_DEFINE, 0, ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL, "wtf.event#define",
                         strlen("wtf.event#define"), WTF_DEFINE_SIGNATURE, strlen(WTF_DEFINE_SIGNATURE), NULL));
-    return w->defs[ATF_WTF_WIRE_DEFINE] != NULL;
+    if (!w->defs[ATF_WTF_WIRE_DEFINE])
+        return 0;
+    w->seed = seed;
+    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; seed && i < seed->defs_hi; i++)
+        if (seed->defs[i]) {
+            set_def(w, i, def_copy(seed->defs[i]));
+            if (!w->defs[i])
+                return 0;
+        }
+    for (uint32_t z = 1; seed && z < seed->zones_hi; z++)
+        if (seed->zones[z].made) {
+            w->zones[z].made = 1;
+            w->zones[z].deleted = seed->zones[z].deleted;
+            w->zones[z].ident = seed->zones[z].ident;
+            w->zones_hi = z + 1 > w->zones_hi ? z + 1 : w->zones_hi;
+        }
+    return 1;
 }
 
 static void pass_free(wpass *w)
@@ -1092,6 +1238,37 @@ static void pass_free(wpass *w)
     free(w->zflags);
     free(w->zfirst);
     memset(w, 0, sizeof *w);
+}
+
+static void seed_free(wseed *s)
+{
+    for (uint32_t i = 0; s->defs && i < s->defs_hi; i++)
+        wtf_def_free(s->defs[i]);
+    free(s->defs);
+    free(s->zones);
+    memset(s, 0, sizeof *s);
+}
+
+/* @s: copies of @w's definitions and zones. @return 0 when there is no
+ * memory (then the parts start from nothing, as they can). */
+static int seed_init(wseed *s, const wpass *w)
+{
+    memset(s, 0, sizeof *s);
+    s->defs_hi = w->wires_hi;
+    s->zones_hi = w->zones_hi;
+    s->defs = (atf_wtf_def **)calloc(s->defs_hi, sizeof *s->defs);
+    s->zones = (wzone *)malloc(s->zones_hi * sizeof *s->zones);
+    if (!s->defs || !s->zones) {
+        seed_free(s);
+        return 0;
+    }
+    memcpy(s->zones, w->zones, s->zones_hi * sizeof *s->zones);
+    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; i < s->defs_hi; i++)
+        if (w->defs[i] && !(s->defs[i] = def_copy(w->defs[i]))) {
+            seed_free(s);
+            return 0;
+        }
+    return 1;
 }
 
 /* The chunks from @pos until one starts at or past @stop (the next part's
@@ -1146,6 +1323,15 @@ static int part_fits(const wpass *m, const wpass *p)
 {
     if (p->undef || p->oom || p->rec->overflow)
         return 0;
+    const wseed *sd = p->seed;
+    for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; sd && i < sd->defs_hi; i++)
+        if (sd->defs[i] && (!m->defs[i] || !def_equal(m->defs[i], sd->defs[i])))
+            return 0;   /* it started with a definition not in force there */
+    for (uint32_t z = 1; sd && z < sd->zones_hi; z++) {
+        const wzone *a = &m->zones[z], *b = &sd->zones[z];
+        if (b->made && (!a->made || a->deleted != b->deleted || a->ident != b->ident))
+            return 0;   /* it started with a zone not as it is there (WTF-ZON-001, -002) */
+    }
     for (uint32_t i = ATF_WTF_WIRE_DEFINE + 1; i < p->wires_hi; i++)
         if ((p->wflags[i] & 1) && m->defs[i] && ((p->wflags[i] & 2) || !def_equal(m->defs[i], p->defs[i])))
             return 0;   /* WTF-DEF-003 for its first define here */
@@ -1306,7 +1492,7 @@ unsigned v_wtf_pass_parts(atf_validation *v, size_t file, const uint8_t *d, uint
     n = plan_parts(d, size, n, starts, idx);
     starts[n] = UINT64_MAX;
     wpass w;
-    if (!pass_init(&w, v, file, d, size, general_only, 0)) {
+    if (!pass_init(&w, v, file, d, size, general_only, 0, NULL)) {
         pass_free(&w);
         v->oom = 1;
         return 0;
@@ -1315,18 +1501,31 @@ unsigned v_wtf_pass_parts(atf_validation *v, size_t file, const uint8_t *d, uint
     wpart *parts = n > 1 ? (wpart *)calloc(n, sizeof *parts) : NULL;
     if (!parts)
         n = 1;
+    /* The first two chunks before the parts start: a reference writer's
+     * file has all its defines and zone creates there (a file-header
+     * chunk, then the library's "event header" chunk), and each part
+     * starts with the definitions in force and the zones created after
+     * them (seed), where it would otherwise meet wire ids it has no
+     * definition of, or list every wtf.zone#set as a WTF-ZON-001 to
+     * decide at the join, and be run again in its turn. */
+    uint32_t index = 0;
+    uint64_t pos = ATF_WTF_FILE_HEADER_SIZE;
+    for (int k = 0; k < 2 && n > 1 && pos && pos < starts[1]; k++)
+        pos = run_chunks(&w, pos, pos + 1, &index, end);
+    wseed seed_store, *seed = NULL;
+    if (n > 1 && seed_init(&seed_store, &w))
+        seed = &seed_store;
     for (unsigned i = 1; i < n; i++) {
         wpart *p = &parts[i];
         p->start = starts[i];
         p->stop = starts[i + 1];
         p->end = end;
         p->index0 = idx[i];
-        p->ready = pass_init(&p->w, v, file, d, size, general_only, 1);
+        p->ready = pass_init(&p->w, v, file, d, size, general_only, 1, seed);
         if (p->ready)
             p->started = pthread_create(&p->tid, NULL, part_main, p) == 0;
     }
-    uint32_t index = 0;
-    uint64_t pos = run_chunks(&w, ATF_WTF_FILE_HEADER_SIZE, starts[1], &index, end);
+    pos = run_chunks(&w, pos, starts[1], &index, end);
     int broken = 0;   /* the chunks did not end where the next part starts: the rest in order */
     for (unsigned i = 1; i < n; i++) {
         wpart *p = &parts[i];
@@ -1349,6 +1548,8 @@ unsigned v_wtf_pass_parts(atf_validation *v, size_t file, const uint8_t *d, uint
         pass_free(&p->w);
     }
     free(parts);
+    if (seed)
+        seed_free(seed);
     if (w.oom)
         v->oom = 1;
     if (index == 0 && !w.cut) {

@@ -26,4 +26,8 @@ atf_status v_validate_wtf_memory_parts(atf_validation **out, const void *data, s
 atf_status v_validate_wtf_memory(atf_validation **out, const void *data, size_t size, const char *name,
                                  const atf_validate_options *opts, int general_only, atf_error *err);
 
+/* Whether @s is JSON text that jansson surely reads under WTF_JSON_FLAGS
+ * (a plain subset, checked by hand); 0: not surely (jansson decides). */
+int v_wtf_json_plain(const char *s, size_t n);
+
 #endif

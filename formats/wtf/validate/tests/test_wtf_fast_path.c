@@ -7,7 +7,9 @@
  * offset, field, message) are compared one by one. The reader's
  * (wtf_reader.c): every event it returns from those files has the size
  * the general decoder (atf_wtf_decode_event) gives it and the scope depth
- * counted here. */
+ * counted here. The hand-written JSON check (v_wtf_json_plain) says "JSON"
+ * only of texts jansson reads under the flags of the pass, over texts
+ * made of JSON's pieces at random, and says it of the plain ones. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,9 +21,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include <atf/validator.h>
 #include <atf/wtf.h>
 
+#include "wtf_internal.h"
 #include "wtf_pass.h"
 #include "wtf_test_util.h"
 
@@ -180,6 +185,58 @@ static int has(const uint8_t *d, size_t n, const char *clause)
     return found;
 }
 
+static uint64_t rng(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 17;
+}
+
+static int jansson_reads(const char *s, size_t n)
+{
+    json_t *j = json_loadb(s, n, WTF_JSON_FLAGS, NULL);
+    json_decref(j);
+    return j != NULL;
+}
+
+static void test_json_plain(void **state)
+{
+    (void)state;
+    static const char *const plain[] = {
+        "{\"bytes\":12}", "[1,2]", "7", "-0.5", "\"a\\n\\\"b\"", " { \"a\" : [ true , false , null , {} , [] ] } ",
+        "0", "[[[[]]]]", "{\"a\":{\"b\":\"c\"},\"d\":-12.25}",
+    };
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
+        if (!v_wtf_json_plain(plain[i], strlen(plain[i])))
+            fail_msg("%s: not taken as plain JSON", plain[i]);
+    /* JSON's pieces, and pieces of them, at random: "plain" must mean jansson reads it. */
+    static const char *const pieces[] = {
+        "{", "}", "[", "]", ",", ":", " ", "\t", "\n", "\"", "\"k\"", "\\", "\\u0041", "\\n", "\\x", "0", "01",
+        "-", "1", "23", ".", ".5", "e5", "E", "+", "true", "tru", "false", "null", "nul", "\x01", "\xc3\xa9", "\x00",
+        "x", "1e400", "/",
+    };
+    uint64_t seed = 99;
+    unsigned said = 0;
+    char text[64];
+    for (unsigned i = 0; i < 400000; i++) {
+        size_t n = 0;
+        unsigned k = 1 + (unsigned)(rng(&seed) % 9);
+        for (unsigned j = 0; j < k; j++) {
+            const char *p = pieces[rng(&seed) % (sizeof pieces / sizeof *pieces)];
+            size_t m = p[0] ? strlen(p) : 1;
+            if (n + m >= sizeof text)
+                break;
+            memcpy(text + n, p, m);
+            n += m;
+        }
+        int a = v_wtf_json_plain(text, n), b = jansson_reads(text, n);
+        if (a && !b)
+            fail_msg("\"%.*s\" taken as plain JSON, jansson does not read it", (int)n, text);
+        said += (unsigned)a;
+    }
+    print_message("%u of 400000 random texts plain JSON\n", said);
+    assert_true(said > 1000);
+}
+
 static void test_same_findings(void **state)
 {
     (void)state;
@@ -217,6 +274,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_findings),
+        cmocka_unit_test(test_json_plain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

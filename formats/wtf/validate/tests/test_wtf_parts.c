@@ -9,7 +9,12 @@
  * redefinitions, and each of them cut at many offsets and with bytes
  * flipped (fixed seeds). Under the default limits (10 per clause) and
  * under wide ones. The writer's files must also be joined as found, not
- * only run again in turn (the join is what is tested). */
+ * only run again in turn (the join is what is tested). So must files
+ * shaped as the reference writer's (corpus/wtf-real: every define in the
+ * first chunks, none in the event chunks), made longer by repeating their
+ * event chunks, also with another file's defines chunk in the middle (its
+ * wire ids defined otherwise: the parts after it must not be joined on the
+ * definitions they started with). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -255,11 +260,121 @@ static void test_writer_files(void **state)
     print_message("writer files: %u parts joined as found\n", joined);
 }
 
+static uint8_t *load(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    *n = (size_t)ftell(f);
+    rewind(f);
+    uint8_t *d = malloc(*n + 1);
+    assert_non_null(d);
+    assert_int_equal(fread(d, 1, *n, f), *n);
+    fclose(f);
+    return d;
+}
+
+/* The offsets of @d's chunks (at most @max), and the end: *count chunks. */
+static void chunks_of(const uint8_t *d, size_t n, size_t *at, size_t max, size_t *count)
+{
+    size_t k = 0, pos = 12;
+    while (pos + 12 <= n && k < max) {
+        uint32_t len = (uint32_t)d[pos + 8] | (uint32_t)d[pos + 9] << 8 | (uint32_t)d[pos + 10] << 16 |
+                       (uint32_t)d[pos + 11] << 24;
+        assert_true(len >= 24 && pos + len <= n);
+        at[k++] = pos;
+        pos += len;
+    }
+    at[k] = pos;
+    *count = k;
+}
+
+/* @name's header and defines chunks, its event chunks @times over, and
+ * (@other not NULL) @other's defines chunk after the first round, or
+ * (@other "") its own with its zone "Script" renamed "Scripu", and in both
+ * cases its own again after the third (zones created again otherwise). */
+static uint8_t *reference_shaped(const char *name, unsigned times, const char *other, size_t *size)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/wtf-real/%s", ATF_TEST_CORPUS, name);
+    size_t n, at[256], k;
+    uint8_t *d = load(path, &n);
+    chunks_of(d, n, at, 255, &k);
+    assert_true(k >= 3);
+    size_t on = 0, oat[256], ok_ = 0;
+    uint8_t *o = NULL;
+    if (other && !*other) {
+        o = malloc(n);
+        assert_non_null(o);
+        memcpy(o, d, n);
+        chunks_of(o, n, oat, 255, &ok_);
+        uint8_t *z = memmem(o + oat[1], oat[2] - oat[1], "Script", 7);
+        assert_non_null(z);
+        z[5] = 'u';
+    } else if (other) {
+        snprintf(path, sizeof path, "%s/wtf-real/%s", ATF_TEST_CORPUS, other);
+        o = load(path, &on);
+        chunks_of(o, on, oat, 255, &ok_);
+        assert_true(ok_ >= 2);
+    }
+    size_t events = at[k] - at[2], extra = o ? oat[2] - oat[1] : 0, own = o ? at[2] - at[1] : 0;
+    uint8_t *out = malloc(at[2] + events * times + extra + own);
+    assert_non_null(out);
+    memcpy(out, d, at[2]);
+    size_t m = at[2];
+    for (unsigned i = 0; i < times; i++) {
+        memcpy(out + m, d + at[2], events);
+        m += events;
+        if (i == 0 && o) {
+            memcpy(out + m, o + oat[1], extra);
+            m += extra;
+        }
+        if (i == 2 && o) {
+            memcpy(out + m, d + at[1], own);
+            m += own;
+        }
+    }
+    free(d);
+    free(o);
+    *size = m;
+    return out;
+}
+
+static void test_reference_files(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "chunks.wtf-trace", "ring.wtf-trace", "append.wtf-trace" };
+    unsigned joined = 0;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        size_t n;
+        uint8_t *d = reference_shaped(names[i], 6, NULL, &n);
+        char what[96];
+        snprintf(what, sizeof what, "%s, event chunks 6 times", names[i]);
+        unsigned j = check(d, n, what);
+        if (!j)
+            fail_msg("%s: no part was joined as found", what);
+        joined += j + check_damaged(d, n, what, DAMAGED, DAMAGED, 500 + (uint64_t)i);
+        free(d);
+        d = reference_shaped(names[i], 6, "types.wtf-trace", &n);
+        snprintf(what, sizeof what, "%s, event chunks 6 times, types' defines after the first, its own after the third",
+                 names[i]);
+        joined += check(d, n, what);
+        free(d);
+        d = reference_shaped(names[i], 6, "", &n);
+        snprintf(what, sizeof what, "%s, event chunks 6 times, its zone renamed after the first, back after the third",
+                 names[i]);
+        joined += check(d, n, what);
+        free(d);
+    }
+    print_message("reference-shaped files: %u parts joined as found\n", joined);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_files),
         cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_reference_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
