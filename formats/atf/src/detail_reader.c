@@ -127,8 +127,7 @@ typedef struct walk_part {
     uint32_t crc;
     walk_acc w;               /* the part's chain */
     uint64_t stop;            /* where its chain ended: >= b, or an event it could not decode */
-    int nomem, started;
-    pthread_t tid;
+    int nomem;
 } walk_part;
 
 /* 1 if an event that decodes (atf_detail_event_decode) starts at @pos. */
@@ -250,8 +249,9 @@ static uint64_t walk_guess(const walk_part *p)
     return p->b;
 }
 
-static void walk_part_run(walk_part *p)
+static void walk_part_run(void *arg)
 {
+    walk_part *p = arg;
     const uint8_t *d = p->d;
     const uint64_t limit = (p->region_end - p->a) / ATF_DETAIL_EVENT_HEADER_SIZE + 1;
     uint64_t pos = p->first ? p->a : walk_guess(p);
@@ -287,12 +287,6 @@ static void walk_part_run(walk_part *p)
     }
     p->stop = pos;
     p->crc = crc;
-}
-
-static void *walk_part_main(void *arg)
-{
-    walk_part_run(arg);
-    return NULL;
 }
 
 /* The figures of the events at @off[0..n), read again (a part whose chain
@@ -360,23 +354,13 @@ static atf_status scan(atf_detail_reader *r, uint64_t region_end, int want_crc, 
     const atf_layout layout = info->layout;
 
     walk_part parts[ATF_VERIFY_PARTS_MAX];
-    unsigned np = atf_part_count(threads, bytes, bytes ? bytes : 1, ATF_VERIFY_PARTS_MAX), ran = 1;
+    unsigned np = atf_part_count(threads, bytes, bytes ? bytes : 1, ATF_VERIFY_PARTS_MAX);
     for (unsigned i = 0; i < np; i++) {
         parts[i] = (walk_part){ .d = d, .a = start + bytes * i / np, .b = start + bytes * (i + 1) / np,
                                 .region_end = region_end, .layout = layout, .want_crc = want_crc,
                                 .first = i == 0 };
-        if (i > 0)
-            parts[i].started = pthread_create(&parts[i].tid, NULL, walk_part_main, &parts[i]) == 0;
     }
-    walk_part_run(&parts[0]);
-    for (unsigned i = 1; i < np; i++) {
-        if (parts[i].started) {
-            pthread_join(parts[i].tid, NULL);
-            ran++;
-        } else {
-            walk_part_run(&parts[i]);   /* its thread did not start: the caller does it */
-        }
-    }
+    unsigned ran = atf_parts_run(parts, sizeof parts[0], np, walk_part_run);
 
     /* The true chain, part by part: q's own chain where it meets it, a walk
      * of its own elsewhere (its offsets in the table `alone`). */

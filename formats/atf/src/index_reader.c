@@ -117,12 +117,11 @@ typedef struct scan_part {
     uint32_t crc;
     atf_index_scan s;
     uint64_t max_link1; /* largest detail link + 1 */
-    pthread_t tid;
-    int started;
 } scan_part;
 
-static void scan_part_run(scan_part *sp)
+static void scan_part_run(void *arg)
 {
+    scan_part *sp = arg;
     enum { CHUNK_EVENTS = 8192 }; /* 256 KiB: the CRC brings it into L2, the scan reads it there */
     const uint8_t *ev = sp->ev;
     atf_index_scan *s = &sp->s;
@@ -156,12 +155,6 @@ static void scan_part_run(scan_part *sp)
     sp->max_link1 = max_link1;
 }
 
-static void *scan_part_main(void *arg)
-{
-    scan_part_run(arg);
-    return NULL;
-}
-
 /* A count of offenders and the first one's seq, followed by another's. */
 static void join_count(uint64_t *count, uint64_t *first, uint64_t more, uint64_t more_first)
 {
@@ -193,26 +186,16 @@ static uint32_t scan_events(const uint8_t *ev, uint64_t count, atf_layout layout
                             int want_scan, unsigned *threads, atf_index_scan *s)
 {
     scan_part parts[ATF_VERIFY_PARTS_MAX];
-    unsigned np = atf_part_count(*threads, count * ATF_INDEX_EVENT_SIZE, count, ATF_VERIFY_PARTS_MAX), ran = 1;
+    unsigned np = atf_part_count(*threads, count * ATF_INDEX_EVENT_SIZE, count, ATF_VERIFY_PARTS_MAX);
     for (unsigned i = 0; i < np; i++) {
         uint64_t a = count * i / np, b = count * (i + 1) / np;
         parts[i] = (scan_part){.ev = ev, .first = a, .count = b - a, .layout = layout, .want_crc = want_crc,
                                .want_scan = want_scan};
-        if (i > 0)
-            parts[i].started = pthread_create(&parts[i].tid, NULL, scan_part_main, &parts[i]) == 0;
     }
-    scan_part_run(&parts[0]);
-    for (unsigned i = 1; i < np; i++) {
-        if (parts[i].started) {
-            pthread_join(parts[i].tid, NULL);
-            ran++;
-        } else {
-            scan_part_run(&parts[i]);
-        }
+    *threads = atf_parts_run(parts, sizeof parts[0], np, scan_part_run);
+    for (unsigned i = 1; i < np; i++)
         scan_part_join(&parts[0], &parts[i]);
-    }
     *s = parts[0].s;
-    *threads = ran;
     if (want_scan) {
         s->max_detail_seq = parts[0].max_link1 ? parts[0].max_link1 - 1 : 0;
         if (count) {

@@ -4,6 +4,8 @@
  * whose variable-length events form one chain, checksums each part and walks
  * a guessed chain behind it, then joins the chains; the WTF validator runs
  * its later parts ahead from no state and joins them in order. */
+#include <pthread.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -25,4 +27,44 @@ unsigned atf_part_count(unsigned wanted, uint64_t bytes, uint64_t units, unsigne
     n = n > max ? max : n;
     n = n > units ? units : n;
     return n ? (unsigned)n : 1;
+}
+
+typedef struct part_thread {
+    void (*run)(void *part);
+    void *part;
+    pthread_t tid;
+    int started;
+} part_thread;
+
+static void *part_thread_main(void *arg)
+{
+    part_thread *t = arg;
+    t->run(t->part);
+    return NULL;
+}
+
+unsigned atf_parts_run(void *parts, size_t stride, unsigned n, void (*run)(void *part))
+{
+    uint8_t *base = parts;
+    part_thread stack[16], *th = n <= 16 ? stack : malloc(n * sizeof *th);
+    unsigned ran = 1;
+    for (unsigned i = 1; i < n; i++) {
+        if (!th)
+            break;   /* no memory for the threads' bookkeeping: all on the caller */
+        th[i] = (part_thread){ .run = run, .part = base + i * stride };
+        th[i].started = pthread_create(&th[i].tid, NULL, part_thread_main, &th[i]) == 0;
+    }
+    if (n)
+        run(base);
+    for (unsigned i = 1; i < n; i++) {
+        if (th && th[i].started) {
+            pthread_join(th[i].tid, NULL);
+            ran++;
+        } else {
+            run(base + i * stride);   /* its thread did not start: the caller does it */
+        }
+    }
+    if (th != stack)
+        free(th);
+    return ran;
 }

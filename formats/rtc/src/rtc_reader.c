@@ -1959,11 +1959,10 @@ typedef struct mpart {
     const uint8_t *d;
     uint64_t n, a, b;
     vec marks;                    /* uint64_t */
-    int oom, started;
-    pthread_t th;
+    int oom;
 } mpart;
 
-static void *mpart_main(void *arg)
+static void mpart_run(void *arg)
 {
     mpart *m = arg;
     for (size_t p = atf_rtc_find_marker(m->d, (size_t)m->n, (size_t)m->a); p < m->b;
@@ -1973,7 +1972,6 @@ static void *mpart_main(void *arg)
             break;
         *e = p;
     }
-    return NULL;
 }
 
 /* Every Marker of the file, in order: in parts side by side (thread_count). */
@@ -1993,15 +1991,8 @@ static void find_marks(atf_rtc_reader *r, vec *marks)
         m->a = r->n / np * i;
         m->b = i + 1 < np ? r->n / np * (i + 1) : r->n;
         m->marks.elem = sizeof(uint64_t);
-        if (i > 0)
-            m->started = pthread_create(&m->th, NULL, mpart_main, m) == 0;
     }
-    mpart_main(&parts[0]);
-    for (unsigned i = 1; i < np; i++)
-        if (parts[i].started)
-            pthread_join(parts[i].th, NULL);
-        else
-            mpart_main(&parts[i]);
+    (void)atf_parts_run(parts, sizeof *parts, np, mpart_run);
     *marks = parts[0].marks;
     r->oom |= parts[0].oom;
     for (unsigned i = 1; i < np; i++) {
