@@ -280,6 +280,56 @@ static void test_large_and_write_errors(void **state)
     cf_rm_rf(tmp);
 }
 
+/* unpack writes the whole threads' files several at a time (pack.c
+ * "wqueue"): a file that cannot be written is an I/O error naming the first
+ * such file in the session's order, whichever worker met it first, and
+ * costs no other file: the rest come back byte for byte. */
+static void test_unpack_write_errors(void **state)
+{
+    (void)state;
+    char tmp[256], s[512], rtc[512], out[512], p[600], q[600];
+    cf_mkdtemp(tmp, sizeof tmp, "pack");
+    tu_path(s, sizeof s, "%s/s", tmp);
+    tu_demo(s, ATF_LAYOUT_2, 6, 3000, 2);
+    tu_path(rtc, sizeof rtc, "%s/s.rtc", tmp);
+    atf_pack_stats ps;
+    atf_error err;
+    assert_int_equal(atf_pack(s, rtc, NULL, &ps, NULL, &err), ATF_OK);
+    static const char *const blocked[] = { "thread_4/detail.atf", "thread_1/index.atf", "thread_5/index.atf" };
+    for (int round = 0; round < 3; round++) {
+        tu_path(out, sizeof out, "%s/out%d", tmp, round);
+        tu_mkdir(out);
+        /* a directory where the file goes: open() fails with EISDIR */
+        for (int k = round == 0 ? 1 : 0; k < 3; k++) {
+            tu_path(p, sizeof p, "%s/%.8s", out, blocked[k]);
+            if (!tu_exists(p))
+                tu_mkdir(p);
+            tu_path(p, sizeof p, "%s/%s", out, blocked[k]);
+            tu_mkdir(p);
+        }
+        atf_unpack_options uo = ATF_UNPACK_OPTIONS_INIT;
+        uo.force = 1;
+        atf_unpack_stats us;
+        assert_int_equal(atf_unpack(rtc, out, &uo, &us, NULL, &err), ATF_E_IO);
+        assert_non_null(strstr(err.file, "thread_1/index.atf"));   /* the first in order, every round */
+        assert_non_null(strstr(err.message, strerror(EISDIR)));
+        for (unsigned t = 0; t < 6; t++) {
+            for (int k = 0; k < 2; k++) {
+                char rel[64];
+                snprintf(rel, sizeof rel, "thread_%u/%s", t, k ? "detail.atf" : "index.atf");
+                int is_blocked = 0;
+                for (int b = round == 0 ? 1 : 0; b < 3; b++)
+                    is_blocked |= !strcmp(rel, blocked[b]);
+                tu_path(p, sizeof p, "%s/%s", s, rel);
+                tu_path(q, sizeof q, "%s/%s", out, rel);
+                if (!is_blocked)
+                    cf_assert_same_file(p, q);
+            }
+        }
+    }
+    cf_rm_rf(tmp);
+}
+
 /* The default Unit: about 1/32 of the session, at least 8x what each Unit
  * repeats, 16 KiB to 1 MiB, raised for a large Meta (docs/pack.md). */
 static void test_default_unit(void **state)
@@ -466,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_cut_file),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_large_and_write_errors),
+        cmocka_unit_test(test_unpack_write_errors),
         cmocka_unit_test(test_default_unit),
         cmocka_unit_test(test_invalid_manifest),
         cmocka_unit_test(test_whole_records),

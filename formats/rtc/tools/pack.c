@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1726,10 +1727,84 @@ static atf_status unpack_rebuilt(ulane *ix, ulane *dt, uint64_t tid, const char 
     return s;
 }
 
+/* Files copied byte for byte from the reader's memory: written after the
+ * walk over the threads, several at a time (each file's write() calls, the
+ * kernel's copy into the page cache, are most of unpack's time; one file
+ * at a time left the other cores idle). */
+typedef struct wjob {
+    const ulane *l;
+    char *path;
+    atf_status st;
+    atf_error err;
+} wjob;
+
+typedef struct wqueue {
+    wjob *j;
+    size_t n, cap;
+    _Atomic size_t next;   /* the next job a worker takes */
+} wqueue;
+
+/* Queues l's file at path (taking path), or writes it now if the queue
+ * cannot grow. */
+static atf_status wqueue_add(wqueue *q, const ulane *l, char *path, atf_error *err)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 16;
+        wjob *j = realloc(q->j, cap * sizeof *j);
+        if (!j) {
+            atf_status s = write_chunks(l, path, err);
+            free(path);
+            return s;
+        }
+        q->j = j;
+        q->cap = cap;
+    }
+    q->j[q->n++] = (wjob){ .l = l, .path = path };
+    return ATF_OK;
+}
+
+static void wqueue_worker(void *arg)
+{
+    wqueue *q = *(wqueue **)arg;
+    for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
+        atf_error_clear(&q->j[i].err);
+        q->j[i].st = write_chunks(q->j[i].l, q->j[i].path, &q->j[i].err);
+    }
+}
+
+/* Writes the queued files, one per CPU at a time (at most 4), and frees
+ * the queue. @return the first failure in queue order (its error in *err). */
+static atf_status wqueue_run(wqueue *q, atf_error *err)
+{
+    enum { WORKERS_MAX = 4 };
+    wqueue *w[WORKERS_MAX];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned n = cpus < 1 ? 1 : cpus > WORKERS_MAX ? WORKERS_MAX : (unsigned)cpus;
+    if (n > q->n)
+        n = (unsigned)q->n;
+    for (unsigned i = 0; i < n; i++)
+        w[i] = q;
+    atomic_store(&q->next, 0);
+    (void)atf_parts_run(w, sizeof w[0], n, wqueue_worker);
+    atf_status s = ATF_OK;
+    for (size_t i = 0; i < q->n; i++) {
+        if (q->j[i].st && !s) {
+            s = q->j[i].st;
+            *err = q->j[i].err;
+        }
+        free(q->j[i].path);
+    }
+    free(q->j);
+    q->j = NULL;
+    q->n = q->cap = 0;
+    return s;
+}
+
 /* One thread's lanes (index ix, detail dt; either may be NULL) into
- * dir/thread_<tid>/: byte for byte when both are whole, else rebuilt. */
+ * dir/thread_<tid>/: byte for byte when both are whole (queued on q),
+ * else rebuilt. */
 static atf_status unpack_thread(ulane *ix, ulane *dt, uint64_t tid, const char *dir, atf_unpack_stats *st, FILE *rep,
-                                atf_error *err)
+                                wqueue *q, atf_error *err)
 {
     char sub[48];
     snprintf(sub, sizeof sub, "thread_%" PRIu64, tid);
@@ -1756,8 +1831,7 @@ static atf_status unpack_thread(ulane *ix, ulane *dt, uint64_t tid, const char *
             if (!x)
                 continue;
             char *p = atf_path_join(tdir, k == 0 ? "index.atf" : "detail.atf");
-            s = p ? write_chunks(x, p, err) : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-            free(p);
+            s = p ? wqueue_add(q, x, p, err) : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         }
     } else {
         s = unpack_rebuilt(ix, dt, tid, tdir, st, rep, err);
@@ -1771,6 +1845,7 @@ static atf_status unpack_write(ulane *ls, size_t nl, const char *dir, atf_unpack
                                atf_error *err)
 {
     atf_status s = ATF_OK;
+    wqueue q = { .j = NULL };
     for (size_t i = 0; i < nl && !s;) {
         ulane *l = &ls[i];
         if (l->role == ROLE_MANIFEST) {
@@ -1788,7 +1863,16 @@ static atf_status unpack_write(ulane *ls, size_t nl, const char *dir, atf_unpack
                 dt = &ls[j];
         }
         i = j;
-        s = unpack_thread(ix, dt, tid, dir, st, rep, err);
+        s = unpack_thread(ix, dt, tid, dir, st, rep, &q, err);
+    }
+    /* The queued files come before the thread that failed, if one did:
+     * their failure is the first. */
+    atf_error qerr;
+    atf_status qs = wqueue_run(&q, &qerr);
+    if (qs) {
+        if (err)
+            *err = qerr;
+        s = qs;
     }
     return s;
 }
