@@ -1,6 +1,5 @@
 /* Detail file reader: header, footer location, a validating sequential scan
  * by total_length that builds the offset table once, then O(1) access. */
-#include <pthread.h>
 #include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>

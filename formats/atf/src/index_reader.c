@@ -1,6 +1,5 @@
 /* Index file reader: header, footer location, crash recovery, checksum and
  * event scan at open; O(1) event access afterwards. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

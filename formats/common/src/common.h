@@ -43,9 +43,10 @@ void atf_error_detach_field(atf_error *err);
 unsigned atf_part_count(unsigned wanted, uint64_t bytes, uint64_t units, unsigned max);
 
 /* Runs @run on each of the @n parts at @parts (an array of @stride-byte
- * elements): parts 1..n-1 on threads of their own, part 0 on the calling
- * thread, and a part whose thread could not start on the calling thread
- * too, after part 0. Returns when every part has run.
+ * elements; a stride of 0 hands every run the same element, for workers
+ * that share one queue): parts 1..n-1 on threads of their own, part 0 on
+ * the calling thread, and a part whose thread could not start on the
+ * calling thread too, after part 0. Returns when every part has run.
  * @return the threads that ran parts: 1 (the caller) plus those started. */
 unsigned atf_parts_run(void *parts, size_t stride, unsigned n, void (*run)(void *part));
 

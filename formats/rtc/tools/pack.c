@@ -1765,7 +1765,7 @@ static atf_status wqueue_add(wqueue *q, const ulane *l, char *path, atf_error *e
 
 static void wqueue_worker(void *arg)
 {
-    wqueue *q = *(wqueue **)arg;
+    wqueue *q = arg;
     for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
         atf_error_clear(&q->j[i].err);
         q->j[i].st = write_chunks(q->j[i].l, q->j[i].path, &q->j[i].err);
@@ -1777,15 +1777,12 @@ static void wqueue_worker(void *arg)
 static atf_status wqueue_run(wqueue *q, atf_error *err)
 {
     enum { WORKERS_MAX = 4 };
-    wqueue *w[WORKERS_MAX];
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned n = cpus < 1 ? 1 : cpus > WORKERS_MAX ? WORKERS_MAX : (unsigned)cpus;
     if (n > q->n)
         n = (unsigned)q->n;
-    for (unsigned i = 0; i < n; i++)
-        w[i] = q;
     atomic_store(&q->next, 0);
-    (void)atf_parts_run(w, sizeof w[0], n, wqueue_worker);
+    (void)atf_parts_run(q, 0, n, wqueue_worker);   /* n workers sharing the one queue */
     atf_status s = ATF_OK;
     for (size_t i = 0; i < q->n; i++) {
         if (q->j[i].st && !s) {
