@@ -336,6 +336,11 @@ struct atf_rtc_reader {
     uint8_t *meta_last;           /* the last Meta's bytes, when it is the last meta record and found nothing */
     size_t meta_last_n;
     int meta_last_ok;
+    atf_rtc_progress progress;    /* atf_rtc_reader_open_with */
+    void *progress_user;
+    size_t reported;              /* records handed to progress */
+    int progress_only;            /* ATF_RTC_PROGRESS_ONLY: recs emptied after each report */
+    uint64_t handed;              /* records handed on and dropped */
 };
 
 /* ---- Findings and skips --------------------------------------------------------------- */
@@ -2009,6 +2014,20 @@ static void find_marks(atf_rtc_reader *r, vec *marks)
         free(parts);
 }
 
+/* The records completed since the last call, to atf_rtc_reader_open_with's callback. */
+static void report(atf_rtc_reader *r)
+{
+    if (r->progress && !r->oom && r->recs.n > r->reported) {
+        r->progress(r->progress_user, r, r->reported, r->recs.n, 0);
+        r->reported = r->recs.n;
+    }
+    if (r->progress_only) {   /* nothing refers to the records, their frames or joined payloads but the records */
+        r->handed += r->recs.n;
+        r->recs.n = r->frames_pool.n = r->payload_pool.n = 0;
+        r->reported = 0;
+    }
+}
+
 static void read_file(atf_rtc_reader *r)
 {
     const uint8_t *d = r->d;
@@ -2107,6 +2126,7 @@ static void read_file(atf_rtc_reader *r)
             break;
         }
         unit(r, q);
+        report(r);
         if (U > n - q)
             break;
         q += U;
@@ -2114,6 +2134,7 @@ static void read_file(atf_rtc_reader *r)
     ahead_stop(&r->crcs);
     free(marks.p);
     finish(r);
+    report(r);
 }
 
 /* ---- Reset, open, getters --------------------------------------------------------------- */
@@ -2160,7 +2181,13 @@ static void state_init(atf_rtc_reader *r)
     int64_t bl = r->bad_last;
     uint64_t blc = r->bad_last_crc;
     rtc_crc_tab t = r->crc;
+    atf_rtc_progress pf = r->progress;
+    void *pu = r->progress_user;
+    int po = r->progress_only;
     memset(r, 0, sizeof *r);
+    r->progress = pf;
+    r->progress_user = pu;
+    r->progress_only = po;
     r->d = d;
     r->n = n;
     r->blob = b;
@@ -2191,6 +2218,8 @@ static atf_status run(atf_rtc_reader *r, atf_error *err)
     read_file(r);
     if (r->bad_last >= 0 && !r->oom) {
         /* The last Unit's final Crc did not match: read again, skipping it whole (SPEC-RTC 8.2). */
+        if (r->progress)
+            r->progress(r->progress_user, r, 0, 0, 1);
         results_free(r);
         state_init(r);
         read_file(r);
@@ -2223,6 +2252,12 @@ atf_status atf_rtc_reader_open_memory(atf_rtc_reader **out, const void *data, si
 
 atf_status atf_rtc_reader_open(atf_rtc_reader **out, const char *path, atf_error *err)
 {
+    return atf_rtc_reader_open_with(out, path, NULL, NULL, 0, err);
+}
+
+atf_status atf_rtc_reader_open_with(atf_rtc_reader **out, const char *path, atf_rtc_progress progress, void *user,
+                                    unsigned flags, atf_error *err)
+{
     atf_error_clear(err);
     if (!out || !path)
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
@@ -2240,6 +2275,9 @@ atf_status atf_rtc_reader_open(atf_rtc_reader **out, const char *path, atf_error
     rtc_crc_tables(&r->crc);
     r->d = r->blob.data ? r->blob.data : (const uint8_t *)"";
     r->n = r->blob.size;
+    r->progress = progress;
+    r->progress_user = user;
+    r->progress_only = progress && (flags & ATF_RTC_PROGRESS_ONLY);
     st = run(r, err);
     if (st != ATF_OK) {
         atf_rtc_reader_close(r);
@@ -2247,6 +2285,13 @@ atf_status atf_rtc_reader_open(atf_rtc_reader **out, const char *path, atf_error
     }
     *out = r;
     return ATF_OK;
+}
+
+const void *atf_rtc_reader_bytes(const atf_rtc_reader *r, uint64_t *size)
+{
+    if (size)
+        *size = r->n;
+    return r->d;
 }
 
 void atf_rtc_reader_close(atf_rtc_reader *r)
@@ -2299,7 +2344,7 @@ void atf_rtc_reader_summary(const atf_rtc_reader *r, atf_rtc_summary *s)
     s->subunit_size = r->u;
     s->origin = r->origin;
     s->byte_order = r->first_order;
-    s->records = r->recs.n;
+    s->records = r->handed + r->recs.n;
     s->units = r->units.n;
     s->streams = r->streamdefs.n;
     s->skipped_ranges = r->skips.n;

@@ -5,8 +5,12 @@
  * crash-truncated; the errors; and the RTC writer's whole_records property
  * the profile relies on (no record crosses a Unit end). The cut sweep with
  * an independent expectation is check_pack_sweep.py. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -330,6 +334,218 @@ static void test_unpack_write_errors(void **state)
     cf_rm_rf(tmp);
 }
 
+/* The files under dir (and its subdirectories), relative, sorted, one per line. */
+static void list_tree(const char *dir, const char *rel, char **out, size_t *n)
+{
+    char p[700];
+    tu_path(p, sizeof p, "%s%s%s", dir, *rel ? "/" : "", rel);
+    DIR *d = opendir(p);
+    assert_non_null(d);
+    char names[64][256];
+    size_t k = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            assert_true(k < 64);
+            snprintf(names[k++], sizeof names[0], "%s", e->d_name);
+        }
+    closedir(d);
+    qsort(names, k, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    for (size_t i = 0; i < k; i++) {
+        char r[600], q[800];
+        snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", names[i]);
+        tu_path(q, sizeof q, "%s/%s", dir, r);
+        struct stat st;
+        assert_int_equal(stat(q, &st), 0);
+        if (S_ISDIR(st.st_mode)) {
+            list_tree(dir, r, out, n);
+            continue;
+        }
+        size_t len = strlen(r);
+        *out = realloc(*out, *n + len + 2);
+        assert_non_null(*out);
+        memcpy(*out + *n, r, len);
+        (*out)[*n + len] = '\n';
+        *n += len + 1;
+        (*out)[*n] = 0;
+    }
+}
+
+/* a and b hold the same files, byte for byte. */
+static void assert_same_tree(const char *a, const char *b)
+{
+    char *la = NULL, *lb = NULL;
+    size_t na = 0, nb = 0;
+    list_tree(a, "", &la, &na);
+    list_tree(b, "", &lb, &nb);
+    assert_string_equal(la ? la : "", lb ? lb : "");
+    for (char *line = la, *end; line && *line; line = end + 1) {
+        end = strchr(line, '\n');
+        *end = 0;
+        char pa[800], pb[800];
+        tu_path(pa, sizeof pa, "%s/%s", a, line);
+        tu_path(pb, sizeof pb, "%s/%s", b, line);
+        cf_assert_same_file(pa, pb);
+    }
+    free(la);
+    free(lb);
+}
+
+typedef struct progress_log {
+    size_t records, restarts, calls;
+    uint64_t sum;   /* over every record handed on: its stream, offset, size and payload bytes */
+} progress_log;
+
+static uint64_t record_hash(const atf_rtc_record *rec)
+{
+    uint64_t h = rec->stream * 0x9e3779b97f4a7c15u ^ rec->offset * 0xc2b2ae3d27d4eb4fu ^ rec->size;
+    for (size_t i = 0; i < rec->size; i++)
+        h = (h ^ rec->payload[i]) * 0x100000001b3u;
+    return h;
+}
+
+static void log_progress(void *user, const atf_rtc_reader *r, size_t first, size_t end, int restart)
+{
+    progress_log *g = user;
+    g->calls++;
+    if (restart) {   /* nothing handed on so far stands */
+        assert_int_equal(first, 0);
+        assert_int_equal(end, 0);
+        g->restarts++;
+        g->records = 0;
+        g->sum = 0;
+        return;
+    }
+    assert_true(first < end);
+    for (size_t i = first; i < end; i++) {
+        atf_rtc_record rec;
+        atf_rtc_reader_record(r, i, &rec);
+        g->sum += record_hash(&rec);
+        g->records++;
+    }
+}
+
+/* unpack writes each lane while the RTC reader reads (atf_rtc_reader_open_with,
+ * pack.c "Unpacking while the reader reads") and falls back to reading
+ * again the usual way when a lane does not come whole. For the intact file
+ * and for cut and damaged ones (the last case makes the reader read again
+ * from the start: its last Unit's final Crc fails), the session written,
+ * the stats and the report are those of the usual way alone
+ * (ATF_UNPACK_STREAM=0), no file is left over, and the records the reader
+ * hands on are the records it keeps, with ATF_RTC_PROGRESS_ONLY too. */
+static void test_unpack_stream_same(void **state)
+{
+    (void)state;
+    char tmp[256], s[512], rtc[512], bad[512], o1[512], o2[512];
+    cf_mkdtemp(tmp, sizeof tmp, "pack");
+    tu_path(s, sizeof s, "%s/s", tmp);
+    tu_demo(s, ATF_LAYOUT_2, 3, 4000, 3);
+    tu_path(rtc, sizeof rtc, "%s/s.rtc", tmp);
+    atf_pack_options po = ATF_PACK_OPTIONS_INIT;
+    po.unit_size = 8192;
+    po.subunit_size = 2048;
+    atf_error err;
+    assert_int_equal(atf_pack(s, rtc, &po, NULL, NULL, &err), ATF_OK);
+    size_t n;
+    uint8_t *b = tu_read_file(rtc, &n);
+    assert_true(n % 8192 != 0);   /* the last Unit is short: its final Crc covers it */
+    enum { INTACT, CUT_END, CUT_START, FLIP_MIDDLE, ZERO_RANGE, FLIP_LAST, FLIP_MANY, CASES };
+    size_t reads2 = 0, restarts = 0;
+    for (int c = 0; c < CASES; c++) {
+        uint8_t *v = malloc(n);
+        assert_non_null(v);
+        memcpy(v, b, n);
+        size_t from = 0, len = n;
+        uint64_t seed = 7;
+        switch (c) {
+        case CUT_END: len = n / 2 + 333; break;
+        case CUT_START: from = n / 3 + 77; len = n - from; break;
+        case FLIP_MIDDLE: v[n / 2] ^= 0x20; break;
+        case ZERO_RANGE: memset(v + n / 3, 0, 100); break;
+        case FLIP_LAST: v[n - 40] ^= 1; break;   /* inside the short last Unit */
+        case FLIP_MANY:
+            for (int k = 0; k < 12; k++)
+                v[tu_rand(&seed) % n] ^= (uint8_t)(1u << (k % 8));
+            break;
+        }
+        tu_path(bad, sizeof bad, "%s/v%d.rtc", tmp, c);
+        FILE *f = fopen(bad, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(v + from, 1, len, f), len);
+        fclose(f);
+        free(v);
+
+        atf_unpack_stats us[2];
+        atf_status st[2];
+        char *rep[2];
+        for (int way = 0; way < 2; way++) {   /* 0: as shipped, 1: the usual way only */
+            /* written to the same path (the report names it), then moved */
+            char out[512];
+            tu_path(out, sizeof out, "%s/v%d", tmp, c);
+            tu_path(way ? o2 : o1, sizeof o1, "%s/v%d-%d", tmp, c, way);
+            size_t rn;
+            FILE *rf = open_memstream(&rep[way], &rn);
+            assert_non_null(rf);
+            if (way)
+                setenv("ATF_UNPACK_STREAM", "0", 1);
+            st[way] = atf_unpack(bad, out, NULL, &us[way], rf, &err);
+            unsetenv("ATF_UNPACK_STREAM");
+            fclose(rf);
+            assert_int_equal(rename(out, way ? o2 : o1), 0);
+        }
+        assert_int_equal(st[0], ATF_OK);
+        assert_int_equal(st[1], ATF_OK);
+        assert_string_equal(rep[0], rep[1]);
+        assert_int_equal(us[1].reads, 1);
+        assert_true(us[0].reads == 1 || us[0].reads == 2);
+        if (c == INTACT) {
+            assert_int_equal(us[0].reads, 1);   /* every lane written while the file was read */
+            assert_int_equal(us[0].lost, 0);
+        } else {
+            assert_int_equal(us[0].lost, 1);
+        }
+        reads2 += us[0].reads == 2;
+        us[0].reads = us[1].reads;
+        assert_memory_equal(&us[0], &us[1], sizeof us[0]);
+        assert_same_tree(o1, o2);
+        free(rep[0]);
+        free(rep[1]);
+
+        /* the reader: what it hands on is what it keeps */
+        progress_log g[2] = { { 0 }, { 0 } };
+        atf_rtc_reader *r;
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(atf_rtc_reader_open_with(&r, bad, log_progress, &g[k], k ? ATF_RTC_PROGRESS_ONLY : 0, &err),
+                             ATF_OK);
+            atf_rtc_summary sum;
+            atf_rtc_reader_summary(r, &sum);
+            assert_int_equal(sum.records, g[k].records);
+            if (k == 0) {
+                uint64_t h = 0;
+                for (size_t i = 0; i < sum.records; i++) {
+                    atf_rtc_record rec;
+                    atf_rtc_reader_record(r, i, &rec);
+                    h += record_hash(&rec);
+                }
+                assert_true(h == g[0].sum);
+            } else {
+                atf_rtc_record rec;
+                assert_int_equal(atf_rtc_reader_next_record(r, &rec), ATF_E_NOT_FOUND);
+            }
+            atf_rtc_reader_close(r);
+        }
+        assert_true(g[0].records > 0 && g[0].calls > 1);
+        assert_int_equal(g[0].records, g[1].records);
+        assert_true(g[0].sum == g[1].sum);
+        assert_int_equal(g[0].restarts, g[1].restarts);
+        assert_int_equal(g[0].restarts, c == FLIP_LAST);
+        restarts += g[0].restarts;
+    }
+    assert_true(reads2 >= 4);   /* the fallback was taken */
+    assert_int_equal(restarts, 1);
+    free(b);
+    cf_rm_rf(tmp);
+}
+
 /* The default Unit: about 1/32 of the session, at least 8x what each Unit
  * repeats, 16 KiB to 1 MiB, raised for a large Meta (docs/pack.md). */
 static void test_default_unit(void **state)
@@ -517,6 +733,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_large_and_write_errors),
         cmocka_unit_test(test_unpack_write_errors),
+        cmocka_unit_test(test_unpack_stream_same),
         cmocka_unit_test(test_default_unit),
         cmocka_unit_test(test_invalid_manifest),
         cmocka_unit_test(test_whole_records),

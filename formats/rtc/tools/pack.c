@@ -1130,6 +1130,7 @@ typedef struct ulane {
     uint64_t *seqs;     /* original seq of each recovered event */
     uint64_t *offs;     /* their offsets in ev */
     size_t ne;
+    struct slane *sl;   /* written whole while the reader read (stream_progress) */
 } ulane;
 
 static uint64_t json_u64(json_t *o, const char *k, int *ok)
@@ -1222,7 +1223,10 @@ static int cmp_chunk(const void *a, const void *b)
 /* Sorts the chunks and drops duplicates (manifest copies): 1 when [0, size) is covered. */
 static int ulane_cover(ulane *l)
 {
-    if (l->nc > 1)
+    size_t sorted = 1;
+    while (sorted < l->nc && l->c[sorted - 1].off <= l->c[sorted].off)
+        sorted++;
+    if (sorted < l->nc)   /* (in order already when packed: a lane's chunks come in offset order) */
         qsort(l->c, l->nc, sizeof *l->c, cmp_chunk);
     size_t k = 0;
     uint64_t reach = 0;
@@ -1531,6 +1535,224 @@ static ulane *lane_by_sid(ulane *ls, size_t n, uint64_t sid)
     return lo < n && ls[lo].sid == sid ? &ls[lo] : NULL;
 }
 
+/* ---- Unpacking while the reader reads ---- */
+
+/* `atf pack` writes each lane's chunks in offset order, so a lane can go to
+ * its file as the reader completes its records (atf_rtc_reader_open_with),
+ * and the writes (the kernel's copy into the page cache) overlap the
+ * reading instead of following it. A lane whose chunks do not come in
+ * order from 0 to its size (a damaged or cut file, another writer), or
+ * that cannot be written here, is dropped (its file removed) and left to
+ * the usual way after the open: every record read again (unpack_lanes),
+ * the chunks sorted, then written or rebuilt. Either way the files are the
+ * same. At most STREAM_OPEN_MAX files are written at a time; a lane is
+ * closed as soon as it is whole. */
+#define STREAM_OPEN_MAX 32
+
+enum { SL_OPEN, SL_WHOLE, SL_DROPPED };
+
+typedef struct slane {
+    uint64_t sid, thread, size, reach;
+    int role, state;
+    int opened, created;  /* o is open; the file at path was created */
+    char *path;
+    outfile o;
+    atf_status st;      /* SL_WHOLE: how its close went */
+    atf_error err;
+} slane;
+
+typedef struct streamer {
+    const char *dir;
+    slane *l;           /* sorted by sid */
+    size_t n;
+    size_t defs;        /* the reader's stream definitions looked at */
+    unsigned open;      /* files open */
+    const uint8_t *lo;  /* the file's bytes: payloads there are referred to, others copied */
+    uint64_t size;
+    uint64_t bad_chunks;
+    int dir_checked, dir_made;   /* dir did not exist before a lane was written */
+    char **made;        /* the thread directories made for lanes */
+    size_t nmade;
+} streamer;
+
+static int cmp_slane(const void *a, const void *b)
+{
+    uint64_t x = ((const slane *)a)->sid, y = ((const slane *)b)->sid;
+    return x < y ? -1 : x > y;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static slane *slane_find(const streamer *sm, uint64_t sid)
+{
+    size_t lo = 0, hi = sm->n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (sm->l[m].sid < sid)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < sm->n && sm->l[lo].sid == sid ? &sm->l[lo] : NULL;
+}
+
+/* Stops writing l: its file, if one was created, is removed. */
+static void slane_drop(streamer *sm, slane *l)
+{
+    if (l->opened) {
+        atf_error ignored;
+        (void)out_close(&l->o, l->path, &ignored);
+        l->opened = 0;
+        sm->open--;
+    }
+    if (l->created)
+        (void)unlink(l->path);
+    l->created = 0;
+    l->state = SL_DROPPED;
+}
+
+static int slane_open(streamer *sm, slane *l)
+{
+    char sub[48];
+    char *tdir = NULL;
+    if (l->role == ROLE_MANIFEST) {
+        l->path = atf_path_join(sm->dir, "manifest.json");
+    } else {
+        snprintf(sub, sizeof sub, "thread_%" PRIu64, l->thread);
+        tdir = atf_path_join(sm->dir, sub);
+        l->path = tdir ? atf_path_join(tdir, l->role == ROLE_INDEX ? "index.atf" : "detail.atf") : NULL;
+    }
+    if (!sm->dir_checked) {
+        sm->dir_made = !is_dir(sm->dir);
+        sm->dir_checked = 1;
+    }
+    int fresh = tdir && !is_dir(tdir);
+    int ok = l->path && sm->open < STREAM_OPEN_MAX && atf_make_dirs(tdir ? tdir : sm->dir) == 0;
+    char **m2 = ok && fresh ? realloc(sm->made, (sm->nmade + 1) * sizeof *m2) : NULL;
+    if (m2) {
+        sm->made = m2;
+        sm->made[sm->nmade++] = tdir;
+        tdir = NULL;
+    }
+    free(tdir);
+    atf_error ignored;
+    if (!ok || out_open(&l->o, l->path, &ignored) != ATF_OK)
+        return -1;
+    l->opened = l->created = 1;
+    sm->open++;
+    return 0;
+}
+
+/* The session's lanes among the stream definitions the reader read since the last call. */
+static void stream_defs(streamer *sm, const atf_rtc_reader *r)
+{
+    atf_rtc_summary sum;
+    atf_rtc_reader_summary(r, &sum);
+    int added = 0;
+    for (; sm->defs < sum.streams; sm->defs++) {
+        uint64_t id, off;
+        const void *obj;
+        ulane u;
+        atf_rtc_reader_stream(r, sm->defs, &id, &off, &obj);
+        if (!ulane_from_def(&u, id, (json_t *)obj) || slane_find(sm, id))
+            continue;
+        slane *l2 = realloc(sm->l, (sm->n + 1) * sizeof *l2);
+        if (!l2)
+            continue;   /* left to the usual way */
+        sm->l = l2;
+        sm->l[sm->n++] = (slane){ .sid = id, .thread = u.thread, .size = u.size, .role = u.role };
+        added = 1;
+    }
+    if (added)
+        qsort(sm->l, sm->n, sizeof *sm->l, cmp_slane);
+}
+
+static void stream_record(streamer *sm, const atf_rtc_record *rec)
+{
+    slane *l = slane_find(sm, rec->stream);
+    chunk c;
+    if (!l || (l->role == ROLE_MANIFEST && l->size == 0))
+        return;
+    if (!chunk_parse(&c, rec->payload, rec->size) || c.off + c.n > l->size) {
+        sm->bad_chunks++;   /* as unpack_lanes counts them; the lane may still come whole */
+        return;
+    }
+    if (l->state != SL_OPEN || c.off < l->reach)   /* done, or a copy of bytes written (manifest copies) */
+        return;
+    if (c.off > l->reach || (!l->opened && slane_open(sm, l))) {
+        slane_drop(sm, l);
+        return;
+    }
+    int ref = c.n >= OUT_REF_MIN && c.p >= sm->lo && c.p + c.n <= sm->lo + sm->size;
+    l->o.total += c.n;
+    if (out_piece(&l->o, c.p, c.n, ref)) {   /* a write failed: the usual way will say so */
+        slane_drop(sm, l);
+        return;
+    }
+    l->reach += c.n;
+    if (l->reach == l->size) {
+        l->state = SL_WHOLE;
+        l->st = out_close(&l->o, l->path, &l->err);
+        l->opened = 0;
+        sm->open--;
+    }
+}
+
+static void streamer_free(streamer *sm)
+{
+    for (size_t i = 0; i < sm->n; i++)
+        free(sm->l[i].path);
+    free(sm->l);
+    sm->l = NULL;
+    sm->n = sm->defs = 0;
+    for (size_t i = 0; i < sm->nmade; i++)
+        free(sm->made[i]);
+    free(sm->made);
+    sm->made = NULL;
+    sm->nmade = 0;
+}
+
+/* Removes every file written that no lane claimed (lane_written); with
+ * undo, the directories made for them too, as if nothing was written. */
+static void streamer_drop_all(streamer *sm, int undo)
+{
+    for (size_t i = 0; i < sm->n; i++)
+        slane_drop(sm, &sm->l[i]);
+    if (!undo)
+        return;
+    for (size_t i = sm->nmade; i-- > 0;)
+        (void)rmdir(sm->made[i]);
+    if (sm->dir_made && sm->nmade)
+        (void)rmdir(sm->dir);
+    for (size_t i = 0; i < sm->nmade; i++)
+        free(sm->made[i]);
+    sm->nmade = 0;
+    sm->dir_checked = sm->dir_made = 0;
+}
+
+static void stream_progress(void *user, const atf_rtc_reader *r, size_t first, size_t end, int restart)
+{
+    streamer *sm = user;
+    if (restart) {   /* the reader reads the file again: nothing written so far stands */
+        streamer_drop_all(sm, 1);
+        streamer_free(sm);
+        sm->bad_chunks = 0;
+        return;
+    }
+    if (!sm->lo)
+        sm->lo = atf_rtc_reader_bytes(r, &sm->size);
+    stream_defs(sm, r);
+    for (size_t i = first; i < end; i++) {
+        atf_rtc_record rec;
+        atf_rtc_reader_record(r, i, &rec);
+        stream_record(sm, &rec);
+    }
+}
+
 static atf_status dir_ready(const char *dir, int force, atf_error *err)
 {
     struct stat sb;
@@ -1629,10 +1851,29 @@ static atf_status report_all_damaged(FILE *rep, const char *path, const atf_rtc_
 }
 
 /* The session's lanes (*ls, *nl: one per atf-pack stream of the Meta, by
- * stream id) and the chunks of each that the intact records hold; records
- * that are no chunk are counted in *bad_chunks. */
-static atf_status unpack_lanes(atf_rtc_reader *r, const atf_rtc_summary *sum, ulane **lsp, size_t *nlp,
-                               uint64_t *bad_chunks, atf_error *err)
+ * stream id), those written whole while the reader read (sm) claimed, and,
+ * unless every lane was, the chunks of each that the intact records hold;
+ * records that are no chunk are counted in *bad_chunks. */
+/* 1 when every lane of the session that has bytes was written whole while
+ * the reader read (or there is none): no record is needed after the open. */
+static int stream_whole(const atf_rtc_reader *r, const atf_rtc_summary *sum, const streamer *sm)
+{
+    for (size_t i = 0; i < sum->streams; i++) {
+        uint64_t id, off;
+        const void *obj;
+        ulane u;
+        atf_rtc_reader_stream(r, i, &id, &off, &obj);
+        if (ulane_from_def(&u, id, (json_t *)obj) && u.size > 0) {
+            const slane *sl = slane_find(sm, id);
+            if (!sl || sl->state != SL_WHOLE || sl->size != u.size)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static atf_status unpack_lanes(atf_rtc_reader *r, const atf_rtc_summary *sum, streamer *sm, ulane **lsp,
+                               size_t *nlp, uint64_t *bad_chunks, atf_error *err)
 {
     ulane *ls = calloc(sum->streams ? sum->streams : 1, sizeof *ls);
     size_t nl = 0;
@@ -1640,15 +1881,26 @@ static atf_status unpack_lanes(atf_rtc_reader *r, const atf_rtc_summary *sum, ul
     *nlp = 0;
     if (!ls)
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    int pass = 0;   /* some lane was not written whole while the reader read */
     for (size_t i = 0; i < sum->streams; i++) {
         uint64_t id, off;
         const void *obj;
         atf_rtc_reader_stream(r, i, &id, &off, &obj);
-        if (ulane_from_def(&ls[nl], id, (json_t *)obj))
+        if (ulane_from_def(&ls[nl], id, (json_t *)obj)) {
+            slane *sl = slane_find(sm, id);
+            if (sl && sl->state == SL_WHOLE && sl->size == ls[nl].size)
+                ls[nl].sl = sl;
+            else if (ls[nl].size > 0)
+                pass = 1;
             nl++;
+        }
     }
     *nlp = nl;
     qsort(ls, nl, sizeof *ls, cmp_ulane_sid);
+    if (!pass) {
+        *bad_chunks = sm->bad_chunks;
+        return ATF_OK;
+    }
     for (size_t i = 0; i < sum->records && nl; i++) {
         atf_rtc_record rec;
         if (i + PREFETCH_AHEAD < sum->records) {
@@ -1680,11 +1932,24 @@ static atf_status unpack_lanes(atf_rtc_reader *r, const atf_rtc_summary *sum, ul
     return ATF_OK;
 }
 
+/* A lane written while the reader read: its file is the session's now;
+ * how its writing went. */
+static atf_status lane_written(const ulane *l, atf_error *err)
+{
+    l->sl->created = 0;   /* kept by streamer_drop_all */
+    if (l->sl->st && err)
+        *err = l->sl->err;
+    return l->sl->st;
+}
+
 /* manifest.json, when some intact Unit held all of a copy of it. */
 static atf_status unpack_manifest(ulane *l, const char *dir, atf_unpack_stats *st, FILE *rep, atf_error *err)
 {
     atf_status s = ATF_OK;
-    if (l->whole || l->size == 0) {
+    if (l->sl) {
+        s = lane_written(l, err);
+        st->manifest = 1;
+    } else if (l->whole || l->size == 0) {
         char *p = atf_path_join(dir, "manifest.json");
         s = p ? write_chunks(l, p, err) : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         free(p);
@@ -1768,7 +2033,8 @@ static void wqueue_worker(void *arg)
     wqueue *q = arg;
     for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
         atf_error_clear(&q->j[i].err);
-        q->j[i].st = write_chunks(q->j[i].l, q->j[i].path, &q->j[i].err);
+        q->j[i].st = q->j[i].l->sl ? lane_written(q->j[i].l, &q->j[i].err)
+                                   : write_chunks(q->j[i].l, q->j[i].path, &q->j[i].err);
     }
 }
 
@@ -1801,7 +2067,7 @@ static atf_status wqueue_run(wqueue *q, atf_error *err)
  * dir/thread_<tid>/: byte for byte when both are whole (queued on q),
  * else rebuilt. */
 static atf_status unpack_thread(ulane *ix, ulane *dt, uint64_t tid, const char *dir, atf_unpack_stats *st, FILE *rep,
-                                wqueue *q, atf_error *err)
+                                wqueue *q, streamer *sm, atf_error *err)
 {
     char sub[48];
     snprintf(sub, sizeof sub, "thread_%" PRIu64, tid);
@@ -1831,6 +2097,11 @@ static atf_status unpack_thread(ulane *ix, ulane *dt, uint64_t tid, const char *
             s = p ? wqueue_add(q, x, p, err) : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         }
     } else {
+        for (int k = 0; k < 2; k++) {   /* a lane written whole is rebuilt with the other */
+            ulane *x = k == 0 ? ix : dt;
+            if (x && x->sl)
+                slane_drop(sm, x->sl);
+        }
         s = unpack_rebuilt(ix, dt, tid, tdir, st, rep, err);
     }
     free(tdir);
@@ -1839,7 +2110,7 @@ static atf_status unpack_thread(ulane *ix, ulane *dt, uint64_t tid, const char *
 
 /* Every lane (sorted by thread, the manifest's apart) into dir. */
 static atf_status unpack_write(ulane *ls, size_t nl, const char *dir, atf_unpack_stats *st, FILE *rep,
-                               atf_error *err)
+                               streamer *sm, atf_error *err)
 {
     atf_status s = ATF_OK;
     wqueue q = { .j = NULL };
@@ -1860,7 +2131,7 @@ static atf_status unpack_write(ulane *ls, size_t nl, const char *dir, atf_unpack
                 dt = &ls[j];
         }
         i = j;
-        s = unpack_thread(ix, dt, tid, dir, st, rep, &q, err);
+        s = unpack_thread(ix, dt, tid, dir, st, rep, &q, sm, err);
     }
     /* The queued files come before the thread that failed, if one did:
      * their failure is the first. */
@@ -1905,17 +2176,41 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
     if (s)
         return s;
     atf_rtc_reader *r;
-    s = atf_rtc_reader_open(&r, rtc_path, err);
-    if (s)
+    streamer sm = { .dir = dir };
+    /* ATF_UNPACK_STREAM=0: the usual way only (tests compare the two) */
+    const char *env = getenv("ATF_UNPACK_STREAM");
+    int stream = !(env && !strcmp(env, "0"));
+    s = stream ? atf_rtc_reader_open_with(&r, rtc_path, stream_progress, &sm, ATF_RTC_PROGRESS_ONLY, err)
+               : atf_rtc_reader_open(&r, rtc_path, err);
+    if (s) {
+        streamer_drop_all(&sm, 1);
+        streamer_free(&sm);
         return s;
+    }
+    st->reads = 1;
     atf_rtc_summary sum;
     atf_rtc_reader_summary(r, &sum);
+    if (stream && !stream_whole(r, &sum, &sm)) {
+        /* Some lane did not come whole while the reader read (a damaged
+         * or cut file): read it again keeping every record, and do it the
+         * usual way. */
+        streamer_drop_all(&sm, 1);
+        streamer_free(&sm);
+        atf_rtc_reader_close(r);
+        s = atf_rtc_reader_open(&r, rtc_path, err);
+        if (s)
+            return s;
+        st->reads = 2;
+        atf_rtc_reader_summary(r, &sum);
+    }
     st->rtc_units = sum.units;
     st->skipped_ranges = sum.skipped_ranges;
     st->skipped_bytes = sum.skipped_bytes;
     st->rtc_state = (int)sum.state;
     if (!sum.has_geometry) {   /* not one Marker: no RTC file (empty, a file of another format, anything else) */
         st->not_rtc = 1;
+        streamer_drop_all(&sm, 1);
+        streamer_free(&sm);
         atf_rtc_reader_close(r);
         return unpack_nothing(rtc_path, &sum, rep, err);
     }
@@ -1923,8 +2218,10 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
     ulane *ls = NULL;
     size_t nl = 0;
     uint64_t bad_chunks = 0;
-    s = unpack_lanes(r, &sum, &ls, &nl, &bad_chunks, err);
+    s = unpack_lanes(r, &sum, &sm, &ls, &nl, &bad_chunks, err);
     if (!ls) {
+        streamer_drop_all(&sm, 1);
+        streamer_free(&sm);
         atf_rtc_reader_close(r);
         return s;
     }
@@ -1937,14 +2234,14 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
     if (!s) {
         qsort(ls, nl, sizeof *ls, cmp_ulane);
         for (size_t i = 0; i < nl; i++)
-            ls[i].whole = ulane_cover(&ls[i]);
+            ls[i].whole = ulane_cover(&ls[i]) || ls[i].sl;
         if (bad_chunks && rep)
             fprintf(rep, "atf: unpack: %" PRIu64 " record(s) of the session's streams are no chunk (ignored)\n",
                     bad_chunks);
     }
     st->manifest = 0;
     if (!s)
-        s = unpack_write(ls, nl, dir, st, rep, err);
+        s = unpack_write(ls, nl, dir, st, rep, &sm, err);
     st->lost = sum.state != ATF_RTC_COMPLETE || st->manifest < 0 || st->threads_whole < st->threads ||
                st->files_lost > 0 || bad_chunks > 0;
     if (!s && rep) {
@@ -1957,6 +2254,8 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
                 st->detail_events_total, st->manifest > 0 ? "written" : st->manifest < 0 ? "lost" : "none packed",
                 st->lost ? "; data was lost or the file is cut or damaged" : "");
     }
+    streamer_drop_all(&sm, 0);   /* written, but not the session's: an error stopped unpack first */
+    streamer_free(&sm);
     for (size_t i = 0; i < nl; i++)
         ulane_free(&ls[i]);
     free(ls);

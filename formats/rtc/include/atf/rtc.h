@@ -158,6 +158,27 @@ ATF_API atf_status atf_rtc_reader_open(atf_rtc_reader **out, const char *path, a
 /** The same over @p size bytes at @p data, which the caller keeps until the reader is closed. */
 ATF_API atf_status atf_rtc_reader_open_memory(atf_rtc_reader **out, const void *data, size_t size,
                                               atf_error *err);
+/**
+ * What atf_rtc_reader_open_with() has read so far, on the opening thread:
+ * called after each Unit with the records completed in it, [@p first,
+ * @p end). atf_rtc_reader_record(), _stream() and _summary() may be called
+ * on @p r meanwhile (the summary and the stream definitions say what was
+ * read so far); a record's payload that lies inside atf_rtc_reader_bytes()
+ * stays valid until the reader is closed, any other (a record of several
+ * frames, joined) only until the callback returns. @p restart (with
+ * @p first = @p end = 0): the reader drops every record and reads the file
+ * again from its start (its last Unit's final Crc did not match, SPEC-RTC
+ * 8.2): nothing handed on before stands, and the records come again.
+ */
+typedef void (*atf_rtc_progress)(void *user, const atf_rtc_reader *r, size_t first, size_t end, int restart);
+/** atf_rtc_reader_open_with() @p flags: the records are handed to the callback only, not kept (the reader's
+ *  memory does not grow with them; the summary counts them, atf_rtc_reader_record() has none after the open). */
+#define ATF_RTC_PROGRESS_ONLY 1u
+/** atf_rtc_reader_open() that hands each Unit's records to @p progress (NULL: none) while it reads. */
+ATF_API atf_status atf_rtc_reader_open_with(atf_rtc_reader **out, const char *path, atf_rtc_progress progress,
+                                            void *user, unsigned flags, atf_error *err);
+/** The bytes the reader reads (the mapped file; *@p size their count): valid until it is closed. */
+ATF_API const void *atf_rtc_reader_bytes(const atf_rtc_reader *r, uint64_t *size);
 /** Closes @p r (NULL is allowed). */
 ATF_API void atf_rtc_reader_close(atf_rtc_reader *r);
 /** The next user record in the order they were completed. @return ::ATF_OK or ::ATF_E_NOT_FOUND at the end. */

@@ -99,6 +99,8 @@ typedef struct atf_unpack_stats {
     uint64_t details_unlinked;     /**< detail events left out: their index event was lost */
     int lost;                      /**< 1 when anything of the session was lost or the file is cut or damaged */
     int not_rtc;                   /**< 1: no RTC Marker anywhere in the file (empty, or another format) */
+    int reads;                     /**< times the file was read: 1 when every lane was written while it was
+                                        read, 2 when one was not (damaged or cut: read again keeping every record) */
 } atf_unpack_stats;
 
 /**
