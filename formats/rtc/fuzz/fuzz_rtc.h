@@ -26,7 +26,8 @@
  *    the file and one line; the state is damaged exactly when an error
  *    clause was found, crash-truncated exactly when otherwise RTC-REC-001
  *    or -002 was, complete (and nothing skipped) otherwise;
- *  - a second reader on the same bytes returns the same results. */
+ *  - a second reader on the same bytes returns the same results, handing
+ *    on each record as it reads it when it keeps none (ATF_RTC_PROGRESS_ONLY). */
 #ifndef ATF_FUZZ_RTC_H
 #define ATF_FUZZ_RTC_H
 

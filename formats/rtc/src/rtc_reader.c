@@ -2231,6 +2231,12 @@ static atf_status run(atf_rtc_reader *r, atf_error *err)
 
 atf_status atf_rtc_reader_open_memory(atf_rtc_reader **out, const void *data, size_t size, atf_error *err)
 {
+    return atf_rtc_reader_open_memory_with(out, data, size, NULL, NULL, 0, err);
+}
+
+atf_status atf_rtc_reader_open_memory_with(atf_rtc_reader **out, const void *data, size_t size,
+                                           atf_rtc_progress progress, void *user, unsigned flags, atf_error *err)
+{
     atf_error_clear(err);
     if (!out || (!data && size))
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
@@ -2241,6 +2247,9 @@ atf_status atf_rtc_reader_open_memory(atf_rtc_reader **out, const void *data, si
     rtc_crc_tables(&r->crc);
     r->d = data ? data : (const uint8_t *)"";
     r->n = size;
+    r->progress = progress;
+    r->progress_user = user;
+    r->progress_only = progress && (flags & ATF_RTC_PROGRESS_ONLY);
     atf_status st = run(r, err);
     if (st != ATF_OK) {
         atf_rtc_reader_close(r);

@@ -177,6 +177,10 @@ typedef void (*atf_rtc_progress)(void *user, const atf_rtc_reader *r, size_t fir
 /** atf_rtc_reader_open() that hands each Unit's records to @p progress (NULL: none) while it reads. */
 ATF_API atf_status atf_rtc_reader_open_with(atf_rtc_reader **out, const char *path, atf_rtc_progress progress,
                                             void *user, unsigned flags, atf_error *err);
+/** atf_rtc_reader_open_memory() with @p progress and @p flags as atf_rtc_reader_open_with(). */
+ATF_API atf_status atf_rtc_reader_open_memory_with(atf_rtc_reader **out, const void *data, size_t size,
+                                                   atf_rtc_progress progress, void *user, unsigned flags,
+                                                   atf_error *err);
 /** The bytes the reader reads (the mapped file; *@p size their count): valid until it is closed. */
 ATF_API const void *atf_rtc_reader_bytes(const atf_rtc_reader *r, uint64_t *size);
 /** Closes @p r (NULL is allowed). */
