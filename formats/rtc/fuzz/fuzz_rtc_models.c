@@ -460,6 +460,9 @@ typedef struct fz_handed_rec {
 typedef struct fz_handed {
     fz_handed_rec *recs;          /* the records handed on since the start or the last restart */
     size_t n, cap;
+    size_t calls, keep_at;        /* ATF_RTC_KEEP_RECORDS at call keep_at (1, 2, ...; 0: never) */
+    size_t kept_from;             /* the first record (of recs) the reader keeps */
+    int keeping;
 } fz_handed;
 
 static uint64_t payload_hash(const uint8_t *p, size_t n)
@@ -472,15 +475,20 @@ static uint64_t payload_hash(const uint8_t *p, size_t n)
 
 /* atf_rtc_reader_open_with's callback: what is handed on, kept to compare
  * at the end (records handed on before a restart no longer stand). */
-static void handed(void *user, const atf_rtc_reader *r, size_t first, size_t end, int restart)
+static int handed(void *user, const atf_rtc_reader *r, size_t first, size_t end, int restart)
 {
     fz_handed *h = user;
-    if (restart) {
+    if (restart) {   /* (a reader that keeps records keeps them after the restart too) */
         FZ_CHECK(first == 0 && end == 0, "a restart with records [%zu, %zu)", first, end);
-        h->n = 0;
-        return;
+        h->n = h->kept_from = 0;
+        return 0;
     }
     FZ_CHECK(first < end, "handed on no record: [%zu, %zu)", first, end);
+    int keep = !h->keeping && ++h->calls == h->keep_at;
+    if (keep) {
+        h->keeping = 1;
+        h->kept_from = h->n;
+    }
     for (size_t i = first; i < end; i++) {
         atf_rtc_record a;
         atf_rtc_reader_record(r, i, &a);
@@ -492,6 +500,7 @@ static void handed(void *user, const atf_rtc_reader *r, size_t first, size_t end
         h->recs[h->n++] = (fz_handed_rec){ a.stream, a.offset, payload_hash(a.payload, a.size), a.size,
                                            a.frame_count };
     }
+    return keep ? ATF_RTC_KEEP_RECORDS : 0;
 }
 
 void fz_rtc_check_reader(const uint8_t *d, size_t n, fz_rtc_read *out)
@@ -552,7 +561,7 @@ void fz_rtc_check_reader(const uint8_t *d, size_t n, fz_rtc_read *out)
     /* Deterministic: a second reader returns the same, and hands on each
      * record as it reads when it keeps none (ATF_RTC_PROGRESS_ONLY). */
     atf_rtc_reader *r2 = NULL;
-    fz_handed h = { NULL, 0, 0 };
+    fz_handed h = { NULL, 0, 0, 0, n % 3, 0, 0 };   /* keep records from the first call, the second, or never */
     FZ_CHECK(atf_rtc_reader_open_memory_with(&r2, d, n, handed, &h, ATF_RTC_PROGRESS_ONLY, &err) == ATF_OK,
              "second open");
     atf_rtc_summary s2;
@@ -568,9 +577,19 @@ void fz_rtc_check_reader(const uint8_t *d, size_t n, fz_rtc_read *out)
                      g->nframes == w->nframes && g->hash == payload_hash(w->payload, w->size),
                  "record %zu handed on differs from the one kept", i);
     }
+    /* it keeps what it was told to keep: the records from the call that said so */
+    size_t kept = 0;
+    atf_rtc_record a;
+    while (atf_rtc_reader_next_record(r2, &a) == ATF_OK) {
+        size_t i = (h.keeping ? h.kept_from : h.n) + kept++;
+        FZ_CHECK(i < h.n, "the reader keeps more records than it was told to");
+        FZ_CHECK(a.offset == h.recs[i].offset && a.size == h.recs[i].size &&
+                     payload_hash(a.payload, a.size) == h.recs[i].hash,
+                 "kept record %zu is not the one handed on", kept - 1);
+    }
+    FZ_CHECK(kept == (h.keeping ? h.n - h.kept_from : 0), "the reader kept %zu records, not %zu", kept,
+             h.keeping ? h.n - h.kept_from : 0);
     free(h.recs);
-    atf_rtc_record none;
-    FZ_CHECK(atf_rtc_reader_next_record(r2, &none) == ATF_E_NOT_FOUND, "a reader that keeps no record has one");
     atf_rtc_reader_close(r2);
 }
 

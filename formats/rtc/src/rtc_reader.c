@@ -2018,7 +2018,8 @@ static void find_marks(atf_rtc_reader *r, vec *marks)
 static void report(atf_rtc_reader *r)
 {
     if (r->progress && !r->oom && r->recs.n > r->reported) {
-        r->progress(r->progress_user, r, r->reported, r->recs.n, 0);
+        if (r->progress(r->progress_user, r, r->reported, r->recs.n, 0) == ATF_RTC_KEEP_RECORDS)
+            r->progress_only = 0;
         r->reported = r->recs.n;
     }
     if (r->progress_only) {   /* nothing refers to the records, their frames or joined payloads but the records */
@@ -2219,7 +2220,7 @@ static atf_status run(atf_rtc_reader *r, atf_error *err)
     if (r->bad_last >= 0 && !r->oom) {
         /* The last Unit's final Crc did not match: read again, skipping it whole (SPEC-RTC 8.2). */
         if (r->progress)
-            r->progress(r->progress_user, r, 0, 0, 1);
+            (void)r->progress(r->progress_user, r, 0, 0, 1);
         results_free(r);
         state_init(r);
         read_file(r);

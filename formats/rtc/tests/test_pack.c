@@ -403,7 +403,7 @@ static uint64_t record_hash(const atf_rtc_record *rec)
     return h;
 }
 
-static void log_progress(void *user, const atf_rtc_reader *r, size_t first, size_t end, int restart)
+static int log_progress(void *user, const atf_rtc_reader *r, size_t first, size_t end, int restart)
 {
     progress_log *g = user;
     g->calls++;
@@ -413,7 +413,7 @@ static void log_progress(void *user, const atf_rtc_reader *r, size_t first, size
         g->restarts++;
         g->records = 0;
         g->sum = 0;
-        return;
+        return 0;
     }
     assert_true(first < end);
     for (size_t i = first; i < end; i++) {
@@ -422,6 +422,7 @@ static void log_progress(void *user, const atf_rtc_reader *r, size_t first, size
         g->sum += record_hash(&rec);
         g->records++;
     }
+    return 0;
 }
 
 /* unpack writes each lane while the RTC reader reads (atf_rtc_reader_open_with,
@@ -543,6 +544,35 @@ static void test_unpack_stream_same(void **state)
     assert_true(reads2 >= 4);   /* the fallback was taken */
     assert_int_equal(restarts, 1);
     free(b);
+    cf_rm_rf(tmp);
+}
+
+/* A session of more lanes than unpack writes at a time (20 threads, 41
+ * files, their chunks side by side in the file): done the usual way from
+ * the reader's first Unit (it keeps every record: ATF_RTC_KEEP_RECORDS),
+ * read once, every file back byte for byte. */
+static void test_unpack_many_lanes(void **state)
+{
+    (void)state;
+    char tmp[256], s[512], rtc[512], out[512];
+    cf_mkdtemp(tmp, sizeof tmp, "pack");
+    tu_path(s, sizeof s, "%s/s", tmp);
+    tu_demo(s, ATF_LAYOUT_1, 20, 3000, 3);
+    tu_path(rtc, sizeof rtc, "%s/s.rtc", tmp);
+    atf_pack_options po = ATF_PACK_OPTIONS_INIT;
+    po.unit_size = 65536;
+    po.subunit_size = 2048;
+    atf_error err;
+    atf_pack_stats ps;
+    assert_int_equal(atf_pack(s, rtc, &po, &ps, NULL, &err), ATF_OK);
+    assert_int_equal(ps.threads, 20);
+    tu_path(out, sizeof out, "%s/out", tmp);
+    atf_unpack_stats us;
+    assert_int_equal(atf_unpack(rtc, out, NULL, &us, NULL, &err), ATF_OK);
+    assert_int_equal(us.reads, 1);
+    assert_int_equal(us.lost, 0);
+    assert_int_equal(us.threads_whole, 20);
+    assert_same_tree(s, out);
     cf_rm_rf(tmp);
 }
 
@@ -734,6 +764,7 @@ int main(void)
         cmocka_unit_test(test_large_and_write_errors),
         cmocka_unit_test(test_unpack_write_errors),
         cmocka_unit_test(test_unpack_stream_same),
+        cmocka_unit_test(test_unpack_many_lanes),
         cmocka_unit_test(test_default_unit),
         cmocka_unit_test(test_invalid_manifest),
         cmocka_unit_test(test_whole_records),

@@ -1546,7 +1546,9 @@ static ulane *lane_by_sid(ulane *ls, size_t n, uint64_t sid)
  * the usual way after the open: every record read again (unpack_lanes),
  * the chunks sorted, then written or rebuilt. Either way the files are the
  * same. At most STREAM_OPEN_MAX files are written at a time; a lane is
- * closed as soon as it is whole. */
+ * closed as soon as it is whole. A session with more lanes than that (its
+ * lanes side by side in the file) is done the usual way from the start:
+ * the reader is told to keep every record at its first call. */
 #define STREAM_OPEN_MAX 32
 
 enum { SL_OPEN, SL_WHOLE, SL_DROPPED };
@@ -1573,6 +1575,8 @@ typedef struct streamer {
     int dir_checked, dir_made;   /* dir did not exist before a lane was written */
     char **made;        /* the thread directories made for lanes */
     size_t nmade;
+    size_t calls;       /* stream_progress calls */
+    int off;            /* the usual way from the first call: the reader keeps every record */
 } streamer;
 
 static int cmp_slane(const void *a, const void *b)
@@ -1734,23 +1738,33 @@ static void streamer_drop_all(streamer *sm, int undo)
     sm->dir_checked = sm->dir_made = 0;
 }
 
-static void stream_progress(void *user, const atf_rtc_reader *r, size_t first, size_t end, int restart)
+static int stream_progress(void *user, const atf_rtc_reader *r, size_t first, size_t end, int restart)
 {
     streamer *sm = user;
+    if (sm->off)   /* the usual way: the reader keeps every record */
+        return ATF_RTC_KEEP_RECORDS;
     if (restart) {   /* the reader reads the file again: nothing written so far stands */
         streamer_drop_all(sm, 1);
         streamer_free(sm);
         sm->bad_chunks = 0;
-        return;
+        return 0;
     }
     if (!sm->lo)
         sm->lo = atf_rtc_reader_bytes(r, &sm->size);
     stream_defs(sm, r);
+    if (!sm->calls++ && sm->n > STREAM_OPEN_MAX) {
+        /* More files than are written at a time (a session of many
+         * threads, their lanes side by side in the file): the usual way,
+         * the reader keeping every record from its first. */
+        sm->off = 1;
+        return ATF_RTC_KEEP_RECORDS;
+    }
     for (size_t i = first; i < end; i++) {
         atf_rtc_record rec;
         atf_rtc_reader_record(r, i, &rec);
         stream_record(sm, &rec);
     }
+    return 0;
 }
 
 static atf_status dir_ready(const char *dir, int force, atf_error *err)
@@ -2190,7 +2204,7 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
     st->reads = 1;
     atf_rtc_summary sum;
     atf_rtc_reader_summary(r, &sum);
-    if (stream && !stream_whole(r, &sum, &sm)) {
+    if (stream && !sm.off && !stream_whole(r, &sum, &sm)) {
         /* Some lane did not come whole while the reader read (a damaged
          * or cut file): read it again keeping every record, and do it the
          * usual way. */

@@ -169,8 +169,12 @@ ATF_API atf_status atf_rtc_reader_open_memory(atf_rtc_reader **out, const void *
  * @p first = @p end = 0): the reader drops every record and reads the file
  * again from its start (its last Unit's final Crc did not match, SPEC-RTC
  * 8.2): nothing handed on before stands, and the records come again.
+ * @return 0, or ::ATF_RTC_KEEP_RECORDS: with ::ATF_RTC_PROGRESS_ONLY, the
+ *         reader keeps from now on every record, those just handed on
+ *         included (returned at the first call, it keeps them all).
  */
-typedef void (*atf_rtc_progress)(void *user, const atf_rtc_reader *r, size_t first, size_t end, int restart);
+typedef int (*atf_rtc_progress)(void *user, const atf_rtc_reader *r, size_t first, size_t end, int restart);
+#define ATF_RTC_KEEP_RECORDS 1
 /** atf_rtc_reader_open_with() @p flags: the records are handed to the callback only, not kept (the reader's
  *  memory does not grow with them; the summary counts them, atf_rtc_reader_record() has none after the open). */
 #define ATF_RTC_PROGRESS_ONLY 1u
