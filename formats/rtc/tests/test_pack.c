@@ -128,20 +128,32 @@ static void test_roundtrip_crash_truncated(void **state)
     cf_rm_rf(tmp);
 }
 
+/* A demo session at tmp/s (layout, threads, events per thread, a detail
+ * event every detail_every) packed with Units of unit bytes (2 KiB units)
+ * into tmp/s.rtc; s and rtc receive the two paths. */
+static void pack_demo(const char *tmp, char s[512], char rtc[512], atf_layout layout, unsigned threads,
+                      uint64_t events, unsigned detail_every, uint64_t unit)
+{
+    tu_path(s, 512, "%s/s", tmp);
+    tu_demo(s, layout, threads, events, detail_every);
+    tu_path(rtc, 512, "%s/s.rtc", tmp);
+    atf_pack_options po = ATF_PACK_OPTIONS_INIT;
+    po.unit_size = unit;
+    po.subunit_size = 2048;
+    atf_pack_stats ps;
+    atf_error err;
+    assert_int_equal(atf_pack(s, rtc, &po, &ps, NULL, &err), ATF_OK);
+    assert_int_equal(ps.threads, threads);
+}
+
 /* A file cut at its end and at its start: the unpacked session reads as crash-truncated, and holds what the stats say. */
 static void test_cut_file(void **state)
 {
     (void)state;
     char tmp[256], s[512], rtc[512], cut[512], out[512];
     cf_mkdtemp(tmp, sizeof tmp, "pack");
-    tu_path(s, sizeof s, "%s/s", tmp);
-    tu_demo(s, ATF_LAYOUT_1, 2, 2000, 4);
-    tu_path(rtc, sizeof rtc, "%s/s.rtc", tmp);
-    atf_pack_options po = ATF_PACK_OPTIONS_INIT;
-    po.unit_size = 8192;
-    po.subunit_size = 2048;
+    pack_demo(tmp, s, rtc, ATF_LAYOUT_1, 2, 2000, 4, 8192);
     atf_error err;
-    assert_int_equal(atf_pack(s, rtc, &po, NULL, NULL, &err), ATF_OK);
     size_t n;
     uint8_t *b = tu_read_file(rtc, &n);
     for (int from_start = 0; from_start <= 1; from_start++) {
@@ -438,14 +450,8 @@ static void test_unpack_stream_same(void **state)
     (void)state;
     char tmp[256], s[512], rtc[512], bad[512], o1[512], o2[512];
     cf_mkdtemp(tmp, sizeof tmp, "pack");
-    tu_path(s, sizeof s, "%s/s", tmp);
-    tu_demo(s, ATF_LAYOUT_2, 3, 4000, 3);
-    tu_path(rtc, sizeof rtc, "%s/s.rtc", tmp);
-    atf_pack_options po = ATF_PACK_OPTIONS_INIT;
-    po.unit_size = 8192;
-    po.subunit_size = 2048;
+    pack_demo(tmp, s, rtc, ATF_LAYOUT_2, 3, 4000, 3, 8192);
     atf_error err;
-    assert_int_equal(atf_pack(s, rtc, &po, NULL, NULL, &err), ATF_OK);
     size_t n;
     uint8_t *b = tu_read_file(rtc, &n);
     assert_true(n % 8192 != 0);   /* the last Unit is short: its final Crc covers it */
@@ -556,16 +562,8 @@ static void test_unpack_many_lanes(void **state)
     (void)state;
     char tmp[256], s[512], rtc[512], out[512];
     cf_mkdtemp(tmp, sizeof tmp, "pack");
-    tu_path(s, sizeof s, "%s/s", tmp);
-    tu_demo(s, ATF_LAYOUT_1, 20, 3000, 3);
-    tu_path(rtc, sizeof rtc, "%s/s.rtc", tmp);
-    atf_pack_options po = ATF_PACK_OPTIONS_INIT;
-    po.unit_size = 65536;
-    po.subunit_size = 2048;
+    pack_demo(tmp, s, rtc, ATF_LAYOUT_1, 20, 3000, 3, 65536);
     atf_error err;
-    atf_pack_stats ps;
-    assert_int_equal(atf_pack(s, rtc, &po, &ps, NULL, &err), ATF_OK);
-    assert_int_equal(ps.threads, 20);
     tu_path(out, sizeof out, "%s/out", tmp);
     atf_unpack_stats us;
     assert_int_equal(atf_unpack(rtc, out, NULL, &us, NULL, &err), ATF_OK);

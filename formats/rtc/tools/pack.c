@@ -35,6 +35,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -754,10 +755,11 @@ static int cmp_thread(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int is_regular(const char *path)
+/* What path is (S_IFREG, S_IFDIR, ...: stat() follows links), 0 when nothing. */
+static mode_t file_kind(const char *path)
 {
     struct stat sb;
-    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    return stat(path, &sb) == 0 ? sb.st_mode & S_IFMT : 0;
 }
 
 typedef struct session_files {
@@ -799,7 +801,7 @@ static atf_status session_load(session_files *sf, const char *dir, atf_pack_stat
         char *p = atf_path_join(dir, e->d_name);
         struct stat sb;
         int isdir = p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-        if (!strcmp(e->d_name, "manifest.json") && p && is_regular(p)) {
+        if (!strcmp(e->d_name, "manifest.json") && p && file_kind(p) == S_IFREG) {
             have_manifest = 1;
         } else if (isdir && atf_thread_dir_id(e->d_name, &id)) {
             if (nids == idcap) {
@@ -854,7 +856,7 @@ static atf_status session_load(session_files *sf, const char *dir, atf_pack_stat
                 status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
                 break;
             }
-            if (is_regular(p)) {
+            if (file_kind(p) == S_IFREG) {
                 lane *l = &sf->lanes[sf->nlanes++];
                 l->role = role;
                 l->thread = ids[i];
@@ -1515,24 +1517,38 @@ static int cmp_ulane(const void *a, const void *b)
     return x->role < y->role ? -1 : x->role > y->role;
 }
 
-static int cmp_ulane_sid(const void *a, const void *b)
+/* ulane and slane begin with their stream id (sid): ordered and found by it. */
+static int cmp_sid(const void *a, const void *b)
 {
-    uint64_t x = ((const ulane *)a)->sid, y = ((const ulane *)b)->sid;
+    uint64_t x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
     return x < y ? -1 : x > y;
+}
+
+/* The element of stream sid among the n of size elem at base, sorted by sid; NULL when none. */
+static void *by_sid(void *base, size_t n, size_t elem, uint64_t sid)
+{
+    size_t lo = 0, hi = n;
+    uint64_t v;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        memcpy(&v, (char *)base + m * elem, sizeof v);
+        if (v < sid)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    if (lo == n)
+        return NULL;
+    memcpy(&v, (char *)base + lo * elem, sizeof v);
+    return v == sid ? (char *)base + lo * elem : NULL;
 }
 
 /* The lane of stream sid in ls[0..n), sorted by sid; NULL when none. */
 static ulane *lane_by_sid(ulane *ls, size_t n, uint64_t sid)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        if (ls[m].sid < sid)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo < n && ls[lo].sid == sid ? &ls[lo] : NULL;
+    return by_sid(ls, n, sizeof *ls, sid);
 }
 
 /* ---- Unpacking while the reader reads ---- */
@@ -1579,29 +1595,11 @@ typedef struct streamer {
     int off;            /* the usual way from the first call: the reader keeps every record */
 } streamer;
 
-static int cmp_slane(const void *a, const void *b)
-{
-    uint64_t x = ((const slane *)a)->sid, y = ((const slane *)b)->sid;
-    return x < y ? -1 : x > y;
-}
-
-static int is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
+_Static_assert(offsetof(ulane, sid) == 0 && offsetof(slane, sid) == 0, "cmp_sid and by_sid read the sid first");
 
 static slane *slane_find(const streamer *sm, uint64_t sid)
 {
-    size_t lo = 0, hi = sm->n;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        if (sm->l[m].sid < sid)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo < sm->n && sm->l[lo].sid == sid ? &sm->l[lo] : NULL;
+    return by_sid(sm->l, sm->n, sizeof *sm->l, sid);
 }
 
 /* Stops writing l: its file, if one was created, is removed. */
@@ -1631,10 +1629,10 @@ static int slane_open(streamer *sm, slane *l)
         l->path = tdir ? atf_path_join(tdir, l->role == ROLE_INDEX ? "index.atf" : "detail.atf") : NULL;
     }
     if (!sm->dir_checked) {
-        sm->dir_made = !is_dir(sm->dir);
+        sm->dir_made = file_kind(sm->dir) != S_IFDIR;
         sm->dir_checked = 1;
     }
-    int fresh = tdir && !is_dir(tdir);
+    int fresh = tdir && file_kind(tdir) != S_IFDIR;
     int ok = l->path && sm->open < STREAM_OPEN_MAX && atf_make_dirs(tdir ? tdir : sm->dir) == 0;
     char **m2 = ok && fresh ? realloc(sm->made, (sm->nmade + 1) * sizeof *m2) : NULL;
     if (m2) {
@@ -1672,7 +1670,7 @@ static void stream_defs(streamer *sm, const atf_rtc_reader *r)
         added = 1;
     }
     if (added)
-        qsort(sm->l, sm->n, sizeof *sm->l, cmp_slane);
+        qsort(sm->l, sm->n, sizeof *sm->l, cmp_sid);
 }
 
 static void stream_record(streamer *sm, const atf_rtc_record *rec)
@@ -1910,7 +1908,7 @@ static atf_status unpack_lanes(atf_rtc_reader *r, const atf_rtc_summary *sum, st
         }
     }
     *nlp = nl;
-    qsort(ls, nl, sizeof *ls, cmp_ulane_sid);
+    qsort(ls, nl, sizeof *ls, cmp_sid);
     if (!pass) {
         *bad_chunks = sm->bad_chunks;
         return ATF_OK;
