@@ -2021,6 +2021,13 @@ typedef struct wqueue {
     _Atomic size_t next;   /* the next job a worker takes */
 } wqueue;
 
+/* l's file at path: written from its chunks, or (l->sl) already written
+ * while the reader read. */
+static atf_status write_lane(const ulane *l, const char *path, atf_error *err)
+{
+    return l->sl ? lane_written(l, err) : write_chunks(l, path, err);
+}
+
 /* Queues l's file at path (taking path), or writes it now if the queue
  * cannot grow. */
 static atf_status wqueue_add(wqueue *q, const ulane *l, char *path, atf_error *err)
@@ -2029,7 +2036,7 @@ static atf_status wqueue_add(wqueue *q, const ulane *l, char *path, atf_error *e
         size_t cap = q->cap ? 2 * q->cap : 16;
         wjob *j = realloc(q->j, cap * sizeof *j);
         if (!j) {
-            atf_status s = write_chunks(l, path, err);
+            atf_status s = write_lane(l, path, err);
             free(path);
             return s;
         }
@@ -2045,8 +2052,7 @@ static void wqueue_worker(void *arg)
     wqueue *q = arg;
     for (size_t i; (i = atomic_fetch_add(&q->next, 1)) < q->n;) {
         atf_error_clear(&q->j[i].err);
-        q->j[i].st = q->j[i].l->sl ? lane_written(q->j[i].l, &q->j[i].err)
-                                   : write_chunks(q->j[i].l, q->j[i].path, &q->j[i].err);
+        q->j[i].st = write_lane(q->j[i].l, q->j[i].path, &q->j[i].err);
     }
 }
 
