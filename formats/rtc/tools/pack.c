@@ -1862,10 +1862,13 @@ static atf_status report_all_damaged(FILE *rep, const char *path, const atf_rtc_
                     "every Unit that describes the packed session is damaged: nothing recovered (the reasons above)");
 }
 
-/* The session's lanes (*ls, *nl: one per atf-pack stream of the Meta, by
- * stream id), those written whole while the reader read (sm) claimed, and,
- * unless every lane was, the chunks of each that the intact records hold;
- * records that are no chunk are counted in *bad_chunks. */
+/* The lane of sm that wrote u's file whole while the reader read, or NULL. */
+static slane *claimed(const streamer *sm, const ulane *u)
+{
+    slane *sl = slane_find(sm, u->sid);
+    return sl && sl->state == SL_WHOLE && sl->size == u->size ? sl : NULL;
+}
+
 /* 1 when every lane of the session that has bytes was written whole while
  * the reader read (or there is none): no record is needed after the open. */
 static int stream_whole(const atf_rtc_reader *r, const atf_rtc_summary *sum, const streamer *sm)
@@ -1875,15 +1878,18 @@ static int stream_whole(const atf_rtc_reader *r, const atf_rtc_summary *sum, con
         const void *obj;
         ulane u;
         atf_rtc_reader_stream(r, i, &id, &off, &obj);
-        if (ulane_from_def(&u, id, (json_t *)obj) && u.size > 0) {
-            const slane *sl = slane_find(sm, id);
-            if (!sl || sl->state != SL_WHOLE || sl->size != u.size)
-                return 0;
-        }
+        if (ulane_from_def(&u, id, (json_t *)obj) && u.size > 0 && !claimed(sm, &u))
+            return 0;
     }
     return 1;
 }
 
+/* The session's lanes (*ls, *nl: one per atf-pack stream of the Meta, by
+ * stream id), those written whole while the reader read (sm) claimed, and,
+ * unless every lane was, the chunks of each that the intact records hold;
+ * records that are no chunk are counted in *bad_chunks. Either every lane
+ * with bytes is claimed or none is: a streamer that did not write them all
+ * was dropped and the file read again with an empty one. */
 static atf_status unpack_lanes(atf_rtc_reader *r, const atf_rtc_summary *sum, streamer *sm, ulane **lsp,
                                size_t *nlp, uint64_t *bad_chunks, atf_error *err)
 {
@@ -1899,11 +1905,8 @@ static atf_status unpack_lanes(atf_rtc_reader *r, const atf_rtc_summary *sum, st
         const void *obj;
         atf_rtc_reader_stream(r, i, &id, &off, &obj);
         if (ulane_from_def(&ls[nl], id, (json_t *)obj)) {
-            slane *sl = slane_find(sm, id);
-            if (sl && sl->state == SL_WHOLE && sl->size == ls[nl].size)
-                ls[nl].sl = sl;
-            else if (ls[nl].size > 0)
-                pass = 1;
+            ls[nl].sl = claimed(sm, &ls[nl]);
+            pass |= !ls[nl].sl && ls[nl].size > 0;
             nl++;
         }
     }
@@ -2085,7 +2088,7 @@ static atf_status wqueue_run(wqueue *q, atf_error *err)
  * dir/thread_<tid>/: byte for byte when both are whole (queued on q),
  * else rebuilt. */
 static atf_status unpack_thread(ulane *ix, ulane *dt, uint64_t tid, const char *dir, atf_unpack_stats *st, FILE *rep,
-                                wqueue *q, streamer *sm, atf_error *err)
+                                wqueue *q, atf_error *err)
 {
     char sub[48];
     snprintf(sub, sizeof sub, "thread_%" PRIu64, tid);
@@ -2114,12 +2117,7 @@ static atf_status unpack_thread(ulane *ix, ulane *dt, uint64_t tid, const char *
             char *p = atf_path_join(tdir, k == 0 ? "index.atf" : "detail.atf");
             s = p ? wqueue_add(q, x, p, err) : atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
         }
-    } else {
-        for (int k = 0; k < 2; k++) {   /* a lane written whole is rebuilt with the other */
-            ulane *x = k == 0 ? ix : dt;
-            if (x && x->sl)
-                slane_drop(sm, x->sl);
-        }
+    } else {   /* (no lane written while the reader read: unpack_lanes) */
         s = unpack_rebuilt(ix, dt, tid, tdir, st, rep, err);
     }
     free(tdir);
@@ -2128,7 +2126,7 @@ static atf_status unpack_thread(ulane *ix, ulane *dt, uint64_t tid, const char *
 
 /* Every lane (sorted by thread, the manifest's apart) into dir. */
 static atf_status unpack_write(ulane *ls, size_t nl, const char *dir, atf_unpack_stats *st, FILE *rep,
-                               streamer *sm, atf_error *err)
+                               atf_error *err)
 {
     atf_status s = ATF_OK;
     wqueue q = { .j = NULL };
@@ -2149,7 +2147,7 @@ static atf_status unpack_write(ulane *ls, size_t nl, const char *dir, atf_unpack
                 dt = &ls[j];
         }
         i = j;
-        s = unpack_thread(ix, dt, tid, dir, st, rep, &q, sm, err);
+        s = unpack_thread(ix, dt, tid, dir, st, rep, &q, err);
     }
     /* The queued files come before the thread that failed, if one did:
      * their failure is the first. */
@@ -2259,7 +2257,7 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
     }
     st->manifest = 0;
     if (!s)
-        s = unpack_write(ls, nl, dir, st, rep, &sm, err);
+        s = unpack_write(ls, nl, dir, st, rep, err);
     st->lost = sum.state != ATF_RTC_COMPLETE || st->manifest < 0 || st->threads_whole < st->threads ||
                st->files_lost > 0 || bad_chunks > 0;
     if (!s && rep) {
