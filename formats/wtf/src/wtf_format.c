@@ -289,23 +289,7 @@ void atf_wtf_strings_free(atf_wtf_strings *st)
 
 atf_status atf_wtf_strings_get(const atf_wtf_strings *st, uint32_t ord, const char **s, uint32_t *len)
 {
-    if (ord == ATF_WTF_STRING_NULL) {
-        *s = NULL;
-        *len = 0;
-        return ATF_OK;
-    }
-    if (ord == ATF_WTF_STRING_EMPTY) {
-        *s = "";
-        *len = 0;
-        return ATF_OK;
-    }
-    if (!st || ord >= st->count)
-        return ATF_E_RANGE;
-    uint32_t a = st->starts[ord];
-    uint32_t b = ord + 1 < st->count ? st->starts[ord + 1] - 1 : (uint32_t)((const char *)memchr(st->data + a, 0, st->size - a) - st->data);
-    *s = st->data + a;
-    *len = b - a;
-    return ATF_OK;
+    return wtf_string_at(st, ord, s, len) ? ATF_OK : ATF_E_RANGE;
 }
 
 /* ---- Events ------------------------------------------------------------------ */
@@ -393,41 +377,6 @@ atf_status atf_wtf_decode_event(const atf_wtf_def *const *defs, size_t ndefs, co
     return wtf_decode_event_at(defs, ndefs, st, buf, len, pos, 0, size, err);
 }
 
-/* Decodes a checked scalar slot. */
-static void scalar(atf_wtf_type t, const uint8_t *p, const atf_wtf_strings *st, atf_wtf_value *out)
-{
-    uint32_t v;
-    out->type = t;
-    switch (t) {
-    case ATF_WTF_BOOL: out->u = p[0] != 0; break;
-    case ATF_WTF_INT8: out->i = (int8_t)p[0]; break;
-    case ATF_WTF_UINT8:
-    case ATF_WTF_CHAR: out->u = p[0]; break;
-    case ATF_WTF_INT16: out->i = (int16_t)atf_load_le16(p); break;
-    case ATF_WTF_UINT16:
-    case ATF_WTF_WCHAR: out->u = atf_load_le16(p); break;
-    case ATF_WTF_INT32: out->i = (int32_t)atf_load_le32(p); break;
-    case ATF_WTF_FLOAT32: {
-        float f;
-        v = atf_load_le32(p);
-        memcpy(&f, &v, 4);
-        out->f = f;
-        break;
-    }
-    case ATF_WTF_ASCII:
-    case ATF_WTF_UTF8:
-    case ATF_WTF_ANY:
-        out->u = atf_load_le32(p);
-        if (atf_wtf_strings_get(st, (uint32_t)out->u, &out->s, &out->s_len) != ATF_OK) {
-            out->s = NULL;
-            out->s_len = 0;
-        }
-        out->is_null = out->s == NULL;
-        break;
-    default: out->u = atf_load_le32(p); break;
-    }
-}
-
 atf_status atf_wtf_array_elem(const atf_wtf_value *v, uint32_t k, const atf_wtf_strings *st, atf_wtf_value *out)
 {
     memset(out, 0, sizeof *out);
@@ -436,22 +385,13 @@ atf_status atf_wtf_array_elem(const atf_wtf_value *v, uint32_t k, const atf_wtf_
     unsigned es = atf_wtf_elem_size(v->type);
     uint8_t tmp[4] = { 0, 0, 0, 0 };
     memcpy(tmp, v->elems + (size_t)k * es, es);
-    scalar(v->type, tmp, st, out);
+    wtf_scalar(v->type, tmp, st, out);
     return ATF_OK;
 }
 
-atf_status wtf_arg_value(const atf_wtf_def *d, const uint8_t *args, size_t avail, const atf_wtf_strings *st,
-                         size_t i, atf_wtf_value *out)
+atf_status wtf_arg_value_walk(const atf_wtf_def *d, const uint8_t *args, size_t avail, const atf_wtf_strings *st,
+                              size_t i, atf_wtf_value *out)
 {
-    memset(out, 0, sizeof *out);
-    if (i >= d->arg_count)
-        return ATF_E_RANGE;
-    if (d->fixed_size && avail >= 4 * (i + 1)) {
-        /* No arrays: argument i is the i-th slot. */
-        out->type = d->args[i].type;
-        scalar(d->args[i].type, args + 4 * i, st, out);
-        return ATF_OK;
-    }
     size_t at = 0;
     for (size_t k = 0; k <= i; k++) {
         const atf_wtf_arg *a = &d->args[k];
@@ -464,7 +404,7 @@ atf_status wtf_arg_value(const atf_wtf_def *d, const uint8_t *args, size_t avail
         if (k == i) {
             out->type = a->type;
             if (!a->array) {
-                scalar(a->type, args + at, st, out);
+                wtf_scalar(a->type, args + at, st, out);
                 return ATF_OK;
             }
             out->array = 1;

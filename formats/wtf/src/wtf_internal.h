@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <atf/wtf.h>
 
@@ -19,10 +20,80 @@ atf_status wtf_decode_event_at(const atf_wtf_def *const *defs, size_t ndefs, con
                                const uint8_t *buf, size_t len, size_t pos, uint64_t base, uint32_t *size,
                                atf_error *err);
 
+/* String @ord of @st: 1 and *s, *len set (NULL for the null ordinal, ""
+ * for the empty one), 0 when it is not in the table. Inline: the reader
+ * and the validator look up one or two an event. */
+static inline int wtf_string_at(const atf_wtf_strings *st, uint32_t ord, const char **s, uint32_t *len)
+{
+    if (ord >= ATF_WTF_STRING_EMPTY) {
+        *s = ord == ATF_WTF_STRING_NULL ? NULL : "";
+        *len = 0;
+        return 1;
+    }
+    if (!st || ord >= st->count)
+        return 0;
+    uint32_t a = st->starts[ord];
+    uint32_t b = ord + 1 < st->count
+                     ? st->starts[ord + 1] - 1
+                     : (uint32_t)((const char *)memchr(st->data + a, 0, st->size - a) - st->data);
+    *s = st->data + a;
+    *len = b - a;
+    return 1;
+}
+
+/* Decodes a checked scalar slot @p of type @t into @out (zeroed by the caller). */
+static inline void wtf_scalar(atf_wtf_type t, const uint8_t *p, const atf_wtf_strings *st, atf_wtf_value *out)
+{
+    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    out->type = t;
+    switch (t) {
+    case ATF_WTF_BOOL: out->u = p[0] != 0; break;
+    case ATF_WTF_INT8: out->i = (int8_t)p[0]; break;
+    case ATF_WTF_UINT8:
+    case ATF_WTF_CHAR: out->u = p[0]; break;
+    case ATF_WTF_INT16: out->i = (int16_t)(uint16_t)v; break;
+    case ATF_WTF_UINT16:
+    case ATF_WTF_WCHAR: out->u = (uint16_t)v; break;
+    case ATF_WTF_INT32: out->i = (int32_t)v; break;
+    case ATF_WTF_FLOAT32: {
+        float f;
+        memcpy(&f, &v, 4);
+        out->f = f;
+        break;
+    }
+    case ATF_WTF_ASCII:
+    case ATF_WTF_UTF8:
+    case ATF_WTF_ANY:
+        out->u = v;
+        if (!wtf_string_at(st, v, &out->s, &out->s_len)) {
+            out->s = NULL;
+            out->s_len = 0;
+        }
+        out->is_null = out->s == NULL;
+        break;
+    default: out->u = v; break;
+    }
+}
+
+/* wtf_arg_value() past its fast case: an event with array arguments. */
+atf_status wtf_arg_value_walk(const atf_wtf_def *d, const uint8_t *args, size_t avail, const atf_wtf_strings *st,
+                              size_t i, atf_wtf_value *out);
+
 /* Argument @i of an event of definition @d whose argument bytes are @args
- * (@avail of them; the event was checked by the decoder). */
-atf_status wtf_arg_value(const atf_wtf_def *d, const uint8_t *args, size_t avail, const atf_wtf_strings *st,
-                         size_t i, atf_wtf_value *out);
+ * (@avail of them; the event was checked by the decoder). Inline for the
+ * common case, an event of fixed size, where argument i is the i-th slot. */
+static inline atf_status wtf_arg_value(const atf_wtf_def *d, const uint8_t *args, size_t avail,
+                                       const atf_wtf_strings *st, size_t i, atf_wtf_value *out)
+{
+    memset(out, 0, sizeof *out);
+    if (i >= d->arg_count)
+        return ATF_E_RANGE;
+    if (d->fixed_size && avail >= 4 * (i + 1)) {
+        wtf_scalar(d->args[i].type, args + 4 * i, st, out);
+        return ATF_OK;
+    }
+    return wtf_arg_value_walk(d, args, avail, st, i, out);
+}
 
 /* How JSON text (the file header, `any` arguments) is read, as
  * docs/wtf-dump-format.md says: one value of any kind, every number a

@@ -668,8 +668,10 @@ static void apply_builtin(atf_wtf_reader *r, atf_wtf_event *ev)
 
 atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_error *err)
 {
-    wtf_def_free(r->retired);
-    r->retired = NULL;
+    if (r->retired) {
+        wtf_def_free(r->retired);
+        r->retired = NULL;
+    }
     if (r->notes_set) {
         memset(&r->notes, 0, sizeof r->notes);
         r->notes_set = 0;
@@ -681,8 +683,8 @@ atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_e
         }
         return ATF_E_NOT_FOUND;
     }
-    atf_status s = ensure_tables(r, err);
-    if (s != ATF_OK)
+    atf_status s;
+    if (!r->defs && (s = ensure_tables(r, err)) != ATF_OK)
         return s;
     const uint8_t *p = r->ev + r->ev_pos;
     if (r->ev_len - r->ev_pos >= 8) {
