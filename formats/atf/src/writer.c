@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atf/crc32c.h>
+#include <atf/fileio.h>
 #include <atf/writer.h>
 
 #include "bytes.h"
@@ -43,9 +44,9 @@ static atf_status sink_open(sink *s, const char *path, const atf_writer_options 
     s->buf = malloc(s->cap);
     if (!s->path || !s->buf)
         return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
-    s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    s->fd = atf_open_output(path, err);
     if (s->fd < 0)
-        return atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(errno));
+        return ATF_E_IO;
     if (atf_write_all(s->fd, header, 64, 0, 0) != ATF_OK)
         return atf_fail(err, ATF_E_IO, 0, "header", "cannot write the header: %s", strerror(errno));
     return ATF_OK;

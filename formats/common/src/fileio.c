@@ -44,6 +44,32 @@ const char *atf_file_type_name(unsigned mode)
     return "a special file";
 }
 
+int atf_open_output(const char *path, atf_error *err)
+{
+    /* O_NONBLOCK: a FIFO with no reader fails at once (ENXIO) instead of
+     * waiting for one; the flag is taken off again for what is kept. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
+    struct stat st;
+    const char *kind = NULL;
+    int e = errno;
+    if (fd < 0 && e == ENXIO && stat(path, &st) == 0)
+        kind = atf_file_type_name(st.st_mode);
+    else if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
+        kind = atf_file_type_name(st.st_mode);
+    else if (fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0)
+        return fd;
+    else if (fd >= 0)
+        e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (kind)
+        atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s, not a regular file", kind);
+    else
+        atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(e));
+    atf_error_set_file(err, path);
+    return -1;
+}
+
 uint64_t atf_fd_data_end(int fd, uint64_t size)
 {
 #if defined(SEEK_DATA) && defined(SEEK_HOLE)

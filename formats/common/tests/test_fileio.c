@@ -123,6 +123,47 @@ static void test_blob_refuses_what_is_not_a_regular_file(void **state)
     expect_refused("/dev/zero", "a character device");
 }
 
+static void expect_output_refused(const char *p, const char *why)
+{
+    atf_error err = { 0 };
+    assert_int_equal(atf_open_output(p, &err), -1);
+    assert_int_equal(err.code, ATF_E_IO);
+    assert_non_null(strstr(err.message, why));
+    assert_string_equal(err.file, p);
+}
+
+/* An output path that is a special file is refused at once, never waited on. */
+static void test_open_output(void **state)
+{
+    (void)state;
+    char *p = write_file("out", "old contents", 12);
+    atf_error err = { 0 };
+    int fd = atf_open_output(p, &err);
+    assert_true(fd >= 0);
+    assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);   /* blocking, as open() gives it */
+    assert_int_equal(write(fd, "new", 3), 3);
+    close(fd);
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(st.st_size, 3);   /* truncated */
+    free(p);
+    fd = atf_open_output("/dev/null", &err);
+    assert_true(fd >= 0);
+    close(fd);
+    char *fifo = path_in("out-fifo");
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    expect_output_refused(fifo, "a FIFO, not a regular file");   /* no reader */
+    int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+    assert_true(rd >= 0);
+    expect_output_refused(fifo, "a FIFO, not a regular file");   /* a reader waiting */
+    close(rd);
+    free(fifo);
+    expect_output_refused(g_dir, strerror(EISDIR));
+    char *missing = path_in("no-such-dir/out");
+    expect_output_refused(missing, strerror(ENOENT));
+    free(missing);
+}
+
 static void test_data_end_of_a_sparse_tail(void **state)
 {
     (void)state;
@@ -249,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_blob_empty_file),
         cmocka_unit_test(test_blob_limit),
         cmocka_unit_test(test_blob_refuses_what_is_not_a_regular_file),
+        cmocka_unit_test(test_open_output),
         cmocka_unit_test(test_data_end_of_a_sparse_tail),
         cmocka_unit_test(test_file_type_names),
         cmocka_unit_test(test_path_helpers),

@@ -437,6 +437,43 @@ static int log_progress(void *user, const atf_rtc_reader *r, size_t first, size_
     return 0;
 }
 
+/* A FIFO where unpack writes a file, or where pack writes the packed file:
+ * refused at once as an I/O problem naming it (never waited on for a
+ * reader), and unpack writes every other file byte for byte. */
+static void test_special_file_outputs(void **state)
+{
+    (void)state;
+    char tmp[256], s[512], rtc[512], out[512], p[600], q[600];
+    cf_mkdtemp(tmp, sizeof tmp, "pack");
+    pack_demo(tmp, s, rtc, ATF_LAYOUT_2, 3, 2000, 2, 8192);
+    tu_path(out, sizeof out, "%s/out", tmp);
+    tu_mkdir(out);
+    tu_path(p, sizeof p, "%s/thread_1", out);
+    tu_mkdir(p);
+    tu_path(p, sizeof p, "%s/thread_1/index.atf", out);
+    assert_int_equal(mkfifo(p, 0644), 0);
+    atf_unpack_options uo = ATF_UNPACK_OPTIONS_INIT;
+    uo.force = 1;
+    atf_unpack_stats us;
+    atf_error err;
+    assert_int_equal(atf_unpack(rtc, out, &uo, &us, NULL, &err), ATF_E_IO);
+    assert_non_null(strstr(err.file, "thread_1/index.atf"));
+    assert_non_null(strstr(err.message, "a FIFO, not a regular file"));
+    for (unsigned t = 0; t < 3; t++)
+        for (int k = 0; k < 2; k++) {
+            if (t == 1 && k == 0)
+                continue;
+            const char *name = k ? "detail.atf" : "index.atf";
+            tu_path(p, sizeof p, "%s/thread_%u/%s", s, t, name);
+            tu_path(q, sizeof q, "%s/thread_%u/%s", out, t, name);
+            cf_assert_same_file(p, q);
+        }
+    tu_path(p, sizeof p, "%s/fifo.rtc", tmp);
+    assert_int_equal(mkfifo(p, 0644), 0);
+    assert_int_equal(atf_pack(s, p, NULL, NULL, NULL, &err), ATF_E_IO);
+    assert_non_null(strstr(err.message, "a FIFO, not a regular file"));
+}
+
 /* unpack writes each lane while the RTC reader reads (atf_rtc_reader_open_with,
  * pack.c "Unpacking while the reader reads") and falls back to reading
  * again the usual way when a lane does not come whole. For the intact file
@@ -761,6 +798,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_large_and_write_errors),
         cmocka_unit_test(test_unpack_write_errors),
+        cmocka_unit_test(test_special_file_outputs),
         cmocka_unit_test(test_unpack_stream_same),
         cmocka_unit_test(test_unpack_many_lanes),
         cmocka_unit_test(test_default_unit),

@@ -44,6 +44,7 @@
 
 #include <jansson.h>
 
+#include <atf/fileio.h>
 #include <atf/format.h>
 #include <atf/pack.h>
 #include <atf/reader.h>
@@ -339,13 +340,10 @@ static atf_status out_open(outfile *o, const char *path, atf_error *err)
     for (unsigned i = 0; i < OUT_NBUF; i++)
         o->slots[i].buf = all + (size_t)i * OUTBUF;
     o->cur = &o->slots[0];
-    o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    o->fd = atf_open_output(path, err);
     if (o->fd < 0) {
-        int e = errno;
         out_free(o);
-        atf_status st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(e));
-        atf_error_set_file(err, path);
-        return st;
+        return ATF_E_IO;
     }
     return ATF_OK;
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atf/fileio.h>
 #include <atf/wtf.h>
 
 #include "bytes.h"
@@ -734,12 +735,10 @@ atf_status atf_wtf_writer_open(atf_wtf_writer **out, const char *path, const atf
     w->zone = -1;
     w->next_chunk_id = 1;
     snprintf(w->path, sizeof w->path, "%s", path);
-    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    w->fd = atf_open_output(path, err);
     if (w->fd < 0) {
-        atf_status s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(errno));
-        atf_error_set_file(err, path);
         free(w);
-        return s;
+        return ATF_E_IO;
     }
     uint8_t fh[ATF_WTF_FILE_HEADER_SIZE];
     atf_store_le32(fh, ATF_WTF_MAGIC);
