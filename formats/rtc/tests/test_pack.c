@@ -472,6 +472,18 @@ static void test_special_file_outputs(void **state)
     assert_int_equal(mkfifo(p, 0644), 0);
     assert_int_equal(atf_pack(s, p, NULL, NULL, NULL, &err), ATF_E_IO);
     assert_non_null(strstr(err.message, "a FIFO, not a regular file"));
+    /* A session file that is a FIFO: the pack is refused naming it, as for
+     * a file that cannot be read, never made without it. */
+    static const char *const in_session[] = { "thread_2/detail.atf", "manifest.json" };
+    for (int k = 0; k < 2; k++) {
+        tu_path(p, sizeof p, "%s/%s", s, in_session[k]);
+        assert_int_equal(unlink(p), 0);
+        assert_int_equal(mkfifo(p, 0644), 0);
+        tu_path(q, sizeof q, "%s/fifo-in-session%d.rtc", tmp, k);
+        assert_int_equal(atf_pack(s, q, NULL, NULL, NULL, &err), ATF_E_IO);
+        assert_string_equal(err.file, p);
+        assert_non_null(strstr(err.message, "a FIFO, not a regular file"));
+    }
 }
 
 /* unpack writes each lane while the RTC reader reads (atf_rtc_reader_open_with,

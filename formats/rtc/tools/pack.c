@@ -463,8 +463,10 @@ static void set_detail_backlink(uint8_t *ev, int layout, uint64_t v)
 static atf_status lane_load(lane *l, const char *path, atf_error *err)
 {
     atf_status st = atf_blob_open(&l->blob, path, 0, err);
-    if (st)
+    if (st) {
+        atf_error_set_file(err, path);
         return st;
+    }
     l->have_blob = 1;
     l->size = l->blob.size;
     l->eo = l->end = l->size;
@@ -775,7 +777,8 @@ static void session_files_free(session_files *sf)
     free(sf->threads);
 }
 
-/* Finds manifest.json and thread_K/{index,detail}.atf under dir and reads them. */
+/* Finds manifest.json and thread_K/{index,detail}.atf under dir and reads them;
+ * one that is there and cannot be read fails the pack. */
 static atf_status session_load(session_files *sf, const char *dir, atf_pack_stats *st, FILE *notes, atf_error *err)
 {
     memset(sf, 0, sizeof *sf);
@@ -799,7 +802,8 @@ static atf_status session_load(session_files *sf, const char *dir, atf_pack_stat
         char *p = atf_path_join(dir, e->d_name);
         struct stat sb;
         int isdir = p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-        if (!strcmp(e->d_name, "manifest.json") && p && file_kind(p) == S_IFREG) {
+        if (!strcmp(e->d_name, "manifest.json") && p) {
+            /* one that is not a regular file cannot be read: lane_load says so */
             have_manifest = 1;
         } else if (isdir && atf_thread_dir_id(e->d_name, &id)) {
             if (nids == idcap) {
@@ -854,7 +858,7 @@ static atf_status session_load(session_files *sf, const char *dir, atf_pack_stat
                 status = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
                 break;
             }
-            if (file_kind(p) == S_IFREG) {
+            if (file_kind(p)) {   /* there: read, or the pack fails (a FIFO, a directory, ...) */
                 lane *l = &sf->lanes[sf->nlanes++];
                 l->role = role;
                 l->thread = ids[i];
