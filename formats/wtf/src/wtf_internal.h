@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <atf/wtf.h>
+#include "bytes.h"
 
 /* The built-in event (ATF_WTF_BI_*) a name is, or 0. */
 unsigned wtf_builtin_of(const char *name);
@@ -44,7 +45,7 @@ static inline int wtf_string_at(const atf_wtf_strings *st, uint32_t ord, const c
 /* Decodes a checked scalar slot @p of type @t into @out (zeroed by the caller). */
 static inline void wtf_scalar(atf_wtf_type t, const uint8_t *p, const atf_wtf_strings *st, atf_wtf_value *out)
 {
-    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    uint32_t v = atf_load_le32(p);
     out->type = t;
     switch (t) {
     case ATF_WTF_BOOL: out->u = p[0] != 0; break;
@@ -113,14 +114,14 @@ static inline uint32_t wtf_fast_size(const atf_wtf_def *const *defs, size_t ndef
     if (len - pos < 8)
         return 0;
     const uint8_t *p = buf + pos;
-    uint32_t wire = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    uint32_t wire = atf_load_le32(p);
     const atf_wtf_def *d = wire < ndefs ? defs[wire] : NULL;
     if (!d || !d->fixed_size || d->fixed_size > len - pos)
         return 0;
     uint32_t count = st ? st->count : 0;
     for (uint64_t m = d->string_args; m; m &= m - 1) {
         const uint8_t *a = p + 8 + 4 * (unsigned)__builtin_ctzll(m);
-        uint32_t v = (uint32_t)a[0] | (uint32_t)a[1] << 8 | (uint32_t)a[2] << 16 | (uint32_t)a[3] << 24;
+        uint32_t v = atf_load_le32(a);
         if (v >= count && v < ATF_WTF_STRING_EMPTY)
             return 0;
     }
@@ -138,6 +139,8 @@ typedef struct wtf_plan {
     uint8_t ordered;      /* not built-in: WTF-EVT-006 orders its times */
     uint8_t any0;         /* the first string argument is an `any` */
     uint32_t s0;          /* byte offset of the first string argument in the event, 0: none */
+    uint32_t no_s0;       /* 0xFFFFFFFF when there is none: OR'd into the word read at s0 (the event's wire id),
+                             it reads as the null ordinal */
     uint64_t more;        /* bit i: argument i is a string ordinal too (after the first) */
     uint64_t anys;        /* bit i: argument i is an `any` */
 } wtf_plan;
@@ -152,14 +155,13 @@ extern const wtf_plan wtf_plan_none;
  * branch (an event without one reads the null ordinal). */
 static inline int wtf_plan_strings_ok(const wtf_plan *pl, const atf_wtf_strings *st, const uint8_t *p)
 {
-    static const uint8_t null_ordinal[4] = { 0xFF, 0xFF, 0xFF, 0xFF };
     uint32_t count = st->count;
-    const uint8_t *a = pl->s0 ? p + pl->s0 : null_ordinal;
-    uint32_t v = (uint32_t)a[0] | (uint32_t)a[1] << 8 | (uint32_t)a[2] << 16 | (uint32_t)a[3] << 24;
+    const uint8_t *a = p + pl->s0;
+    uint32_t v = atf_load_le32(a) | pl->no_s0;
     int ok = v < count || v >= ATF_WTF_STRING_EMPTY;
     for (uint64_t m = pl->more; m; m &= m - 1) {
         a = p + 8 + 4 * (unsigned)__builtin_ctzll(m);
-        v = (uint32_t)a[0] | (uint32_t)a[1] << 8 | (uint32_t)a[2] << 16 | (uint32_t)a[3] << 24;
+        v = atf_load_le32(a);
         ok &= v < count || v >= ATF_WTF_STRING_EMPTY;
     }
     return ok;

@@ -130,7 +130,9 @@ void wtf_plan_of(wtf_plan *p, const atf_wtf_def *d)
     p->size = d->fixed_size;
     p->ordered = !(d->flags & (ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL)) && !d->builtin;
     p->anys = d->any_args;
+    p->no_s0 = UINT32_MAX;
     if (d->string_args) {
+        p->no_s0 = 0;
         unsigned i = (unsigned)__builtin_ctzll(d->string_args);
         p->s0 = 8 + 4 * i;
         p->any0 = (uint8_t)((d->any_args >> i) & 1);
@@ -702,14 +704,16 @@ atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_e
             ev->size = size;
             ev->args = p + 8;
             r->ev_pos += size;
-            uint32_t *depth = &r->depth[r->zone < 0 ? 0 : (uint32_t)r->zone + 1];
-            uint32_t before = *depth, after = before + (uint32_t)(int32_t)pl->delta;
+            /* r->zone is -1 (none set) or a zone id: index 0 is "none". A
+             * scope's depth is the one before it, a leave's the one after. */
+            uint32_t *depth = &r->depth[(uint32_t)(r->zone + 1)];
+            uint32_t after = *depth + (uint32_t)(int32_t)pl->delta;
             if (after == UINT32_MAX) {   /* a leave with no scope open */
                 notes(r)->leave_unbalanced = 1;
                 after = 0;
             }
             *depth = after;
-            ev->depth = pl->delta < 0 ? after : before;
+            ev->depth = after - (uint32_t)(pl->delta > 0);
             ev->zone = r->zone;
             r->sum.events++;
             r->sum.events_in_cut_chunk += (uint64_t)(r->chunk_cut != 0);
