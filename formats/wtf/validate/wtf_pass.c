@@ -86,11 +86,11 @@ typedef struct wpass {
     /* name -> its first definition, open addressing */
     atf_wtf_def **firsts;
     uint32_t names_cap, names_used;
-    /* The current chunk's strings, per ordinal: S_FULL when not empty,
+    /* The current chunk's strings' states, at ord_slot(): the empty
+     * ordinal's, the null one's, then per ordinal S_FULL when not empty and
      * S_JSON / S_NOT_JSON once read as JSON (an `any` string is parsed once
-     * per chunk, not once per event); then three more entries for the null
-     * ordinal, the empty one and any other past the table (fast_run's
-     * lookup). NULL: no memory (no fast path; JSON parsed each time). */
+     * per chunk, not once per event), then one for every ordinal past the
+     * table. NULL: no memory (no fast path; JSON parsed each time). */
     uint8_t *ord_state;
     int general_only;     /* the fast path off (tests) */
     int oom;
@@ -217,7 +217,7 @@ static void rec_free(wrec *r)
     free(r);
 }
 
-enum { S_FULL = 1, S_JSON = 2, S_NOT_JSON = 4 };
+enum { S_FULL = 1, S_JSON = 2, S_NOT_JSON = 4 };   /* (fast_run makes S_JSON of a plan's any0 by a shift) */
 
 static uint32_t hash_bytes(uint32_t h, const void *p, size_t n)
 {
@@ -513,17 +513,29 @@ static int json_ok(const char *s, size_t n)
     return j != NULL;
 }
 
+/* Where @ord's state is in w->ord_state for a table of @count strings
+ * (below UINT32_MAX - 2): the empty ordinal first, then the null one, the
+ * table's, and one entry for every ordinal past the table. A move, an add
+ * and a compare, without a branch: whether an event has a string argument
+ * varies event by event, and a branch here would mispredict. */
+static inline uint32_t ord_slot(uint32_t ord, uint32_t count)
+{
+    uint32_t s = ord + 2;   /* empty (0xFFFFFFFE) -> 0, null -> 1, ordinal i -> i + 2 */
+    return s < count + 2 ? s : count + 2;
+}
+
 /* Whether table string @ord (< st->count) is JSON text (cached for the chunk). */
 static int json_at(wpass *w, const atf_wtf_strings *st, uint32_t ord)
 {
-    if (w->ord_state && (w->ord_state[ord] & (S_JSON | S_NOT_JSON)))
-        return (w->ord_state[ord] & S_JSON) != 0;
+    uint8_t *state = w->ord_state ? w->ord_state + ord_slot(ord, st->count) : NULL;
+    if (state && (*state & (S_JSON | S_NOT_JSON)))
+        return (*state & S_JSON) != 0;
     const char *s;
     uint32_t len;
     atf_wtf_strings_get(st, ord, &s, &len);
     int ok = json_ok(s, len);
-    if (w->ord_state)
-        w->ord_state[ord] |= ok ? S_JSON : S_NOT_JSON;
+    if (state)
+        *state |= ok ? S_JSON : S_NOT_JSON;
     return ok;
 }
 
@@ -659,62 +671,82 @@ static void on_scope(wpass *w, const atf_wtf_event *ev)
  * scope depth), with the state in registers and few branches (random
  * mixes of scopes and leaves would mispredict). @return where it stopped:
  * the event there goes the general way, which reports what is wrong. */
-static size_t fast_run(wpass *w, const uint8_t *buf, size_t n, size_t pos, const atf_wtf_chunk *c, int times_set,
+__attribute__((noinline)) static size_t fast_run(wpass *w, const uint8_t *buf, size_t n, size_t pos, const atf_wtf_chunk *c, int times_set,
                        const atf_wtf_strings *st, int *have_last, uint32_t *last)
 {
-    static const uint8_t null_ord[4] = { 0xFF, 0xFF, 0xFF, 0xFF };
     const uint8_t *state = w->ord_state;
     if (!state || w->general_only || (times_set && c->start_time > c->end_time))
         return pos;   /* no state; or every event outside the chunk's times: the general way reports each */
+    /* Few live values, so that they stay in registers: a pointer and the
+     * end, not a buffer and a place in it; the last ordered time with, in
+     * bit 32, whether there is one. */
     const wtf_plan *plan = w->plan;
     uint32_t count = st->count;
     uint32_t t_lo = times_set ? c->start_time : 0, t_span = times_set ? c->end_time - c->start_time : UINT32_MAX;
     wzone *z = cur_zone(w);
-    uint32_t depth = z->depth, lo = *have_last ? *last : 0, dlo = w->dlo, dspan = w->dspan;
-    uint32_t dmin = z->lo, dmax = z->hi;
-    int seen = *have_last;
+    /* Depths: the loop checks a window, widened in a rare branch to the
+     * depths a part run ahead has met (z->lo..z->hi, relative) as long as
+     * they stay in w->dlo..w->dlo + w->dspan; the main pass's window is
+     * that whole range (0..W_MAX_DEPTH) from the start. */
+    uint32_t depth = z->depth, wlo = w->dlo, wspan = w->dspan;
+    if (w->spec) {
+        if ((uint32_t)z->lo - w->dlo > w->dspan || (uint32_t)z->hi - w->dlo > w->dspan)
+            return pos;
+        wlo = z->lo;
+        wspan = z->hi - z->lo;
+    }
+    uint64_t lo = *have_last ? (uint64_t)*last | 1ull << 32 : 0;
+    const uint8_t *p = buf + pos, *end = buf + n;
     uint64_t events = 0;
-    while (n - pos >= 8) {
-        const uint8_t *p = buf + pos;
+    while (end - p >= 8) {
         uint32_t wire = atf_load_le32(p), t = atf_load_le32(p + 4);
         const wtf_plan *pl = wire < W_WIRES ? &plan[wire] : &wtf_plan_none;
         uint32_t size = pl->size;
-        if (!pl->fast | (size > n - pos) | (t - t_lo > t_span) | (t < (pl->ordered ? lo : 0)))
+        /* Masks, not branches (or ternaries a compiler makes branches of):
+         * the kind of event varies event by event. */
+        uint64_t ordered = 0u - (uint64_t)pl->ordered;
+        if (!pl->fast | (size > (size_t)(end - p)) | (t - t_lo > t_span) | (t < (uint32_t)(lo & ordered)))
             break;
-        /* The first string argument (null when there is none): its state entry. */
-        uint32_t ord = atf_load_le32(pl->s0 ? p + pl->s0 : null_ord);
-        uint32_t at = ord < count ? ord : ord == ATF_WTF_STRING_NULL ? count : ord == ATF_WTF_STRING_EMPTY ? count + 1 : count + 2;
+        /* The first string argument's state entry: with none, the event's
+         * first word read as the null ordinal. */
+        uint32_t ord = atf_load_le32(p + pl->s0) | pl->no_s0;
+        uint32_t at = ord_slot(ord, count);
         uint32_t d = depth + (uint32_t)(int32_t)pl->delta;
-        unsigned need0 = S_FULL | (pl->any0 ? S_JSON : 0u);
-        if (((state[at] & need0) != need0) | (d - dlo > dspan))   /* d wraps below 0 */
+        unsigned need0 = S_FULL | (unsigned)pl->any0 << 1;   /* S_JSON for an `any` */
+        if ((state[at] & need0) != need0)
             break;
+        if (d - wlo > wspan) {   /* d wraps below 0 */
+            if (!w->spec || d - w->dlo > w->dspan)
+                break;
+            wspan = (int32_t)d < (int32_t)wlo ? wlo + wspan - d : d - wlo;
+            wlo = (int32_t)d < (int32_t)wlo ? d : wlo;
+        }
         if (pl->more) {
             int ok = 1;
             for (uint64_t m = pl->more; m && ok; m &= m - 1) {
                 unsigned i = (unsigned)__builtin_ctzll(m);
                 uint32_t o = atf_load_le32(p + 8 + 4 * i);
                 unsigned need = (pl->anys >> i) & 1 ? S_FULL | S_JSON : S_FULL;
-                uint32_t a = o < count ? o : o == ATF_WTF_STRING_NULL ? count : o == ATF_WTF_STRING_EMPTY ? count + 1 : count + 2;
+                uint32_t a = ord_slot(o, count);
                 ok = (state[a] & need) == need;
             }
             if (!ok)
                 break;
         }
         depth = d;
-        dmin = (int32_t)d < (int32_t)dmin ? d : dmin;   /* (relative depths of a part run ahead) */
-        dmax = (int32_t)d > (int32_t)dmax ? d : dmax;
-        seen |= pl->ordered;
-        lo = pl->ordered ? t : lo;
-        pos += size;
+        lo = (((uint64_t)t | 1ull << 32) & ordered) | (lo & ~ordered);
+        p += size;
         events++;
     }
     z->depth = depth;
-    z->lo = dmin;
-    z->hi = dmax;
-    *have_last = seen;
-    *last = lo;
+    if (w->spec) {
+        z->lo = wlo;
+        z->hi = wlo + wspan;
+    }
+    *have_last = (int)(lo >> 32);
+    *last = (uint32_t)lo;
     w->events += events;
-    return pos;
+    return (size_t)(p - buf);
 }
 
 /* The events of one binary event buffer (@n of its bytes are in the file). */
@@ -1065,9 +1097,9 @@ static int chunk_strings(wpass *w, const wchunk *k, const atf_wtf_part *strings,
             if (st->unterminated)
                 wrep(w, C_WTF_STR_001, strings->file_offset + strings->length - 1, "string_table",
                          "the table does not end with a NUL byte");
-            if ((w->ord_state = (uint8_t *)malloc((size_t)st->count + 3)) != NULL) {
+            if (st->count < UINT32_MAX - 2 && (w->ord_state = (uint8_t *)malloc((size_t)st->count + 3)) != NULL) {
                 for (uint32_t i = 0; i < st->count; i++)
-                    w->ord_state[i] = st->data[st->starts[i]] ? S_FULL : 0;
+                    w->ord_state[i + 2] = st->data[st->starts[i]] ? S_FULL : 0;
             }
             if (!atf_utf8_valid(w->d + strings->file_offset, strings->length))
                 wrep(w, C_WTF_STR_003, strings->file_offset, "string_table",
@@ -1077,10 +1109,11 @@ static int chunk_strings(wpass *w, const wchunk *k, const atf_wtf_part *strings,
     if (!strings)
         w->ord_state = (uint8_t *)malloc(3);   /* NULL (no memory): the general way only */
     if (w->ord_state) {
-        /* After the table: the null ordinal passes, the empty one is not JSON, others are past the table. */
-        w->ord_state[st->count] = S_FULL | S_JSON;
-        w->ord_state[st->count + 1] = S_FULL;
-        w->ord_state[st->count + 2] = 0;
+        /* The empty ordinal is not JSON, the null one passes, others past the table fail. */
+        uint32_t count = st->count;   /* 0 without a table */
+        w->ord_state[ord_slot(ATF_WTF_STRING_EMPTY, count)] = S_FULL;
+        w->ord_state[ord_slot(ATF_WTF_STRING_NULL, count)] = S_FULL | S_JSON;
+        w->ord_state[ord_slot(count, count)] = 0;
     }
     return strings_ok;
 }
