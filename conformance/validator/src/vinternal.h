@@ -114,7 +114,19 @@ struct atf_validation {
     uint64_t unlisted_errors, unlisted_warnings;   /* past max_per_clause or max_findings */
     int oom;                 /* an allocation failed: the run returns ATF_E_NOMEM */
     int finished;
+    /* While a pass runs on a file mapped from disk: the mapping (NULL when
+     * the bytes are the caller's memory or a heap copy). */
+    const uint8_t *mapped;
+    uint64_t mapped_size;
 };
+
+/* validate.c: the pass is done with [p, p + n) of the file it checks and
+ * will most likely not read it again. When that is the file's own mapping,
+ * the whole pages in it are dropped from it now, on the calling thread
+ * (they come back from the page cache if read again): a pass in parts
+ * tears its own share down beside the others, instead of the unmap at the
+ * end doing all of it alone. Otherwise nothing. Thread-safe. */
+void v_release(const atf_validation *v, const uint8_t *p, uint64_t n);
 
 /* report.c */
 atf_validation *v_create(const char *path, const atf_validate_options *opts);

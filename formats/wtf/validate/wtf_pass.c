@@ -23,6 +23,7 @@
 #define W_WIRES 65536u
 #define W_ZONES 65536u
 #define W_MAX_DEPTH 1024u
+#define W_RELEASE (8u << 20)   /* bytes of chunks checked between two v_release() calls */
 
 typedef struct wzone {
     uint8_t made;
@@ -1308,7 +1309,12 @@ static int seed_init(wseed *s, const wpass *w)
  * start). @return where the next chunk starts, 0 when nothing more is read. */
 static uint64_t run_chunks(wpass *w, uint64_t pos, uint64_t stop, uint32_t *index, uint64_t end)
 {
+    uint64_t done = pos;   /* the chunks before it are checked: every W_RELEASE bytes, v_release() */
     while (pos && pos < w->size && pos < stop && !w->oom && (w->rec || !w->v->oom)) {
+        if (pos - done >= W_RELEASE) {
+            v_release(w->v, w->d + done, pos - done);
+            done = pos;
+        }
         if (pos >= end || v_first_nonzero(w->d + pos, (size_t)(end - pos)) == end - pos) {
             wrep(w, C_WTF_REC_001, pos, "chunk.header", "crash-truncated: %llu zero bytes where chunk %u would start",
                  (unsigned long long)(w->size - pos), (unsigned)*index);

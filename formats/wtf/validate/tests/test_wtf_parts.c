@@ -369,12 +369,85 @@ static void test_reference_files(void **state)
     print_message("reference-shaped files: %u parts joined as found\n", joined);
 }
 
+/* A file validated from disk (atf_validate_path: mapped, the pages each
+ * part has checked dropped as it goes, v_release) finds what one pass over
+ * the same bytes in memory finds, in 1 to 3 threads: whole, and with bytes
+ * flipped past the first drops (a part that does not fit is run again over
+ * pages already dropped). 20 MiB, so that every part drops some. */
+static void test_mapped_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/atf-wtf-mapped-XXXXXX";
+    wtu_temp_file(path);
+    atf_wtf_write_options o = ATF_WTF_WRITE_OPTIONS_INIT;
+    o.timebase_ms = 1.0;
+    atf_wtf_writer *w;
+    atf_error e;
+    ok(atf_wtf_writer_open(&w, path, &o, &e), &e);
+    uint16_t req;
+    ok(atf_wtf_writer_define(w, "app#req", "uint32 id, ascii route", ATF_WTF_CLASS_SCOPE, 0, &req, &e), &e);
+    ok(atf_wtf_writer_zone_create(w, 1, "zone", "script", NULL, 1, &e), &e);
+    ok(atf_wtf_writer_zone_set(w, 1, 1, &e), &e);
+    uint64_t seed = 77;
+    unsigned depth = 0;
+    for (uint32_t t = 1; atf_wtf_writer_bytes(w) < (20u << 20); t++) {
+        uint32_t r = (uint32_t)rng(&seed);
+        if (depth && (depth > 8 || r % 3 == 0)) {
+            ok(atf_wtf_writer_scope_leave(w, t, &e), &e);
+            depth--;
+        } else if (r % 3 == 1) {
+            ok(atf_wtf_writer_scope_enter(w, r & 8 ? "outer" : "inner", t, &e), &e);
+            depth++;
+        } else {
+            atf_wtf_value v[2] = { wtu_u32(r), wtu_str(ATF_WTF_ASCII, r & 16 ? "/x" : "/y") };
+            ok(atf_wtf_writer_event(w, req, t, v, 2, &e), &e);
+            depth++;
+        }
+    }
+    ok(atf_wtf_writer_close(w, &e), &e);
+    size_t n;
+    uint8_t *d = wtu_read_file(path, &n);
+    for (int damaged = 0; damaged < 2; damaged++) {
+        if (damaged) {
+            uint64_t s2 = 5;
+            for (int k = 0; k < 6; k++)
+                d[n / 2 + (size_t)(rng(&s2) % (n / 2))] ^= (uint8_t)(1u << k);
+            FILE *f = fopen(path, "wb");
+            assert_non_null(f);
+            assert_int_equal(fwrite(d, 1, n, f), n);
+            assert_int_equal(fclose(f), 0);
+        }
+        atf_validation *one = run(d, n, 1, 1, NULL);
+        if (!damaged)
+            assert_true(atf_validation_conformant(one));
+        for (unsigned t = 1; t <= 3; t++) {
+            char env[8];
+            snprintf(env, sizeof env, "%u", t);
+            setenv("ATF_WTF_THREADS", env, 1);
+            atf_validation *b;
+            atf_validate_options vo = ATF_VALIDATE_OPTIONS_INIT;
+            vo.max_per_clause = 1000;
+            vo.max_findings = 100000;
+            ok(atf_validate_path(&b, path, &vo, &e), &e);
+            same(one, b, damaged ? "a damaged file from disk" : "a file from disk", t);
+            atf_validation_free(b);
+        }
+        unsetenv("ATF_WTF_THREADS");
+        if (damaged)
+            assert_true(atf_validation_finding_count(one) > 0);
+        atf_validation_free(one);
+    }
+    free(d);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_files),
         cmocka_unit_test(test_corpus),
         cmocka_unit_test(test_reference_files),
+        cmocka_unit_test(test_mapped_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
