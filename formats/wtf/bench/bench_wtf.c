@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,9 +212,81 @@ static int learn_sizes(const char *path, uint32_t *sizes, size_t n)
     return 0;
 }
 
+/* A little-endian word, as one load where the host allows (the floor must
+ * not be slowed by four byte loads a compiler left unmerged). */
+static inline uint32_t le32(const uint8_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+#else
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
+}
+
+/* The walk of the chunks in [from, to) of the mapped file @d of @size
+ * bytes: *events counts the events, *sum a byte of each. @return 0, or -1
+ * at an event of no fixed size (not the workload). */
+typedef struct walk_part {
+    const uint8_t *d;
+    uint64_t size, from, to;
+    const uint32_t *sizes;
+    size_t nsizes;
+    uint64_t events, sum;
+    int ok;
+    pthread_t tid;
+} walk_part;
+
+static void *walk_range(void *arg)
+{
+    walk_part *w = arg;
+    const uint8_t *d = w->d;
+    uint64_t n = 0, acc = 0;
+    int ok = 1;
+    uint64_t done = w->from;
+    for (uint64_t pos = w->from; pos < w->to && ok;) {
+        atf_wtf_chunk c;
+        if (atf_wtf_parse_chunk(d + pos, w->size - pos, pos, &c, NULL) != ATF_OK || c.length > w->size - pos)
+            break;
+        for (uint32_t i = 0; i < c.part_count; i++) {
+            if (c.parts[i].type != ATF_WTF_PART_BINARY_EVENTS)
+                continue;
+            const uint8_t *b = d + c.parts[i].file_offset;
+            uint32_t len = c.parts[i].length;
+            for (uint32_t at = 0; at + 8 <= len;) {
+                uint32_t wire = le32(b + at);
+                uint32_t k = wire < w->nsizes ? w->sizes[wire] : 0;
+                if (!k) {
+                    ok = 0;   /* not the workload: an event of no fixed size */
+                    break;
+                }
+                acc += b[at + 4];
+                at += k;
+                n++;
+            }
+        }
+        pos += c.length;
+        if (pos - done >= (8u << 20)) {   /* as the validator drops what it has read (v_release) */
+            uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), x = ((uintptr_t)(d + done) + pg - 1) & ~(pg - 1),
+                      y = (uintptr_t)(d + pos) & ~(pg - 1);
+            if (y > x)
+                (void)madvise((void *)x, y - x, MADV_DONTNEED);
+            done = pos;
+        }
+    }
+    w->events = n;
+    w->sum = acc;
+    w->ok = ok;
+    return NULL;
+}
+
 /* Seconds to walk every event buffer by the sizes alone (the file mapped,
- * chunk headers parsed); *events counts what was walked. */
-static double time_walk(const char *path, const uint32_t *sizes, size_t nsizes, uint64_t *events, uint64_t *sum)
+ * chunk headers parsed), on @threads threads (each its share of whole
+ * chunks, split as the validator splits them: by bytes); *events counts
+ * what was walked. */
+static double time_walk(const char *path, const uint32_t *sizes, size_t nsizes, unsigned threads, uint64_t *events,
+                        uint64_t *sum)
 {
     double t0 = bench_now();
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -228,36 +301,48 @@ static double time_walk(const char *path, const uint32_t *sizes, size_t nsizes, 
     close(fd);
     if (d == MAP_FAILED)
         return -1;
-    uint64_t n = 0, acc = 0;
-    int ok = 1;
-    for (uint64_t pos = ATF_WTF_FILE_HEADER_SIZE; pos < size && ok;) {
-        atf_wtf_chunk c;
-        if (atf_wtf_parse_chunk(d + pos, size - pos, pos, &c, NULL) != ATF_OK || c.length > size - pos)
+    walk_part parts[16];
+    threads = threads < 1 ? 1 : threads > 16 ? 16 : threads;
+    unsigned k = 0;
+    parts[0].from = ATF_WTF_FILE_HEADER_SIZE;
+    for (uint64_t pos = ATF_WTF_FILE_HEADER_SIZE; pos + 12 <= size && k + 1 < threads;) {
+        uint32_t len = le32(d + pos + 8);
+        if (len < 12 || len > size - pos)
             break;
-        for (uint32_t i = 0; i < c.part_count; i++) {
-            if (c.parts[i].type != ATF_WTF_PART_BINARY_EVENTS)
-                continue;
-            const uint8_t *b = d + c.parts[i].file_offset;
-            uint32_t len = c.parts[i].length;
-            for (uint32_t at = 0; at + 8 <= len;) {
-                uint32_t wire = (uint32_t)b[at] | (uint32_t)b[at + 1] << 8 | (uint32_t)b[at + 2] << 16 |
-                                (uint32_t)b[at + 3] << 24;
-                uint32_t k = wire < nsizes ? sizes[wire] : 0;
-                if (!k) {
-                    ok = 0;   /* not the workload: an event of no fixed size */
-                    break;
-                }
-                acc += b[at + 4];
-                at += k;
-                n++;
-            }
+        pos += len;
+        if (pos < size && pos >= size / threads * (k + 1)) {
+            parts[k].to = pos;
+            parts[++k].from = pos;
         }
-        pos += c.length;
+    }
+    parts[k].to = size;
+    unsigned n = k + 1;
+    for (unsigned i = 0; i < n; i++) {
+        parts[i].d = d;
+        parts[i].size = size;
+        parts[i].sizes = sizes;
+        parts[i].nsizes = nsizes;
+        if (i && pthread_create(&parts[i].tid, NULL, walk_range, &parts[i]) != 0)
+            parts[i].ok = -1;
+        else if (i)
+            parts[i].ok = 2;   /* started */
+    }
+    walk_range(&parts[0]);
+    uint64_t all = parts[0].events, acc = parts[0].sum;
+    int ok = parts[0].ok;
+    for (unsigned i = 1; i < n; i++) {
+        if (parts[i].ok == 2)
+            pthread_join(parts[i].tid, NULL);
+        else
+            walk_range(&parts[i]);   /* no thread: walked here */
+        all += parts[i].events;
+        acc += parts[i].sum;
+        ok = ok && parts[i].ok == 1;
     }
     munmap((void *)d, size);
     if (!ok)
         return -1;
-    *events = n;
+    *events = all;
     *sum = acc;
     return bench_now() - t0;
 }
@@ -337,10 +422,11 @@ static int bench_wtf(int argc, char **argv)
         fprintf(stderr, "atf-bench: cannot read %s\n", o.file);
         return 2;
     }
-    double cat_t[100], read_t[100], val_t[100], read_cpu[100], val_cpu[100], walk_t[100], val1_t[100];
+    double cat_t[100], read_t[100], val_t[100], read_cpu[100], val_cpu[100], walk_t[100], val1_t[100], walkn_t[100];
+    unsigned v_threads = validate_threads((double)cat_bytes);
     const char *env_threads = getenv("ATF_WTF_THREADS");
     char *saved_threads = env_threads ? strdup(env_threads) : NULL;
-    uint64_t events = 0, sum = 0, walked = 0, wsum = 0;
+    uint64_t events = 0, sum = 0, walked = 0, wsum = 0, walkedn = 0, wsumn = 0;
     for (int i = 0; i < o.repeat; i++) {
         cat_t[i] = bench_cat_equivalent(o.file, &cat_bytes);
         double c0 = bench_cpu_seconds();
@@ -349,14 +435,16 @@ static int bench_wtf(int argc, char **argv)
         val_t[i] = time_validate(o.file);
         read_cpu[i] = c1 - c0;
         val_cpu[i] = bench_cpu_seconds() - c1;
-        walk_t[i] = time_walk(o.file, sizes, 64, &walked, &wsum);
+        walk_t[i] = time_walk(o.file, sizes, 64, 1, &walked, &wsum);
+        walkn_t[i] = time_walk(o.file, sizes, 64, v_threads, &walkedn, &wsumn);
         setenv("ATF_WTF_THREADS", "1", 1);
         val1_t[i] = time_validate(o.file);
         if (saved_threads)
             setenv("ATF_WTF_THREADS", saved_threads, 1);
         else
             unsetenv("ATF_WTF_THREADS");
-        if (cat_t[i] < 0 || read_t[i] < 0 || val_t[i] < 0 || walk_t[i] < 0 || val1_t[i] < 0 || walked != events) {
+        if (cat_t[i] < 0 || read_t[i] < 0 || val_t[i] < 0 || walk_t[i] < 0 || val1_t[i] < 0 || walkn_t[i] < 0 ||
+            walked != events || walkedn != events) {
             fprintf(stderr, "atf-bench: a pass failed (events read %" PRIu64 ", walked %" PRIu64 ")\n", events,
                     walked);
             return 2;
@@ -367,7 +455,7 @@ static int bench_wtf(int argc, char **argv)
         return 2;
     double bytes = (double)stt.st_size;
     size_t reps = (size_t)o.repeat;
-    double wk = bench_median(walk_t, reps);
+    double wk = bench_median(walk_t, reps), wkn = bench_median(walkn_t, reps);
     double rc = bench_median(read_cpu, reps), vc = bench_median(val_cpu, reps);
     double c = bench_median(cat_t, reps), rd = bench_median(read_t, reps), va = bench_median(val_t, reps);
     free(saved_threads);
@@ -375,8 +463,9 @@ static int bench_wtf(int argc, char **argv)
     double r_ratio = c / rd, v_ratio = c / va;
     /* Per core: the speed over the threads used, against the walk's (one thread). */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned r_threads = 1, v_threads = validate_threads(bytes);
+    unsigned r_threads = 1;
     double r_core = wk / rd / r_threads, v_core = wk / va / v_threads, v1_core = wk / v1;
+    double wn_core = wk / wkn / v_threads;   /* the walk's own: what this machine gives each of N threads */
     int every_core = (long)v_threads >= cpus && (long)r_threads >= cpus;
     int met = r_core >= WTF_TARGET && v_core >= WTF_TARGET && every_core;
     double load = bench_load_average();
@@ -389,11 +478,12 @@ static int bench_wtf(int argc, char **argv)
                "\"walk_seconds\":%.6f,\"walk_ratio\":%.3f,\"read_threads\":%u,\"validate_threads\":%u,"
                "\"read_per_core_walk_ratio\":%.3f,\"validate_per_core_walk_ratio\":%.3f,"
                "\"validate_1thread_seconds\":%.6f,\"validate_1thread_walk_ratio\":%.3f,\"cpus\":%ld,"
+               "\"walk_threads_seconds\":%.6f,\"walk_threads_per_core_walk_ratio\":%.3f,"
                "\"target_per_core_walk_ratio\":%.2f,\"met\":%s,\"load_average\":%.2f,\"repeat\":%d,"
                "\"checksum\":%" PRIu64 "}\n",
                bytes, events, bytes / (double)events, c, rd, va, bytes / c / 1e6, bytes / rd / 1e6, bytes / va / 1e6,
                (double)events / rd, (double)events / va, r_ratio, v_ratio, rc, vc, wk, c / wk, r_threads, v_threads,
-               r_core, v_core, v1, v1_core, cpus, WTF_TARGET, met ? "true" : "false", load, o.repeat, sum + wsum);
+               r_core, v_core, v1, v1_core, cpus, wkn, wn_core, WTF_TARGET, met ? "true" : "false", load, o.repeat, sum + wsum);
     } else {
         printf("file:            %s (%.1f MiB, %" PRIu64 " events, %.1f bytes/event, page-cached)\n", o.file,
                bytes / 1048576.0, events, bytes / (double)events);
@@ -411,6 +501,9 @@ static int bench_wtf(int argc, char **argv)
         printf("walk (floor):    %.3f s  %8.1f MB/s  %7.1f M events/s  ratio to cat %.3f  (event sizes alone: no "
                "check, no decoding)\n",
                wk, bytes / wk / 1e6, (double)events / wk / 1e6, c / wk);
+        printf("walk, %u thr:     %.3f s  %8.1f MB/s  %7.1f M events/s  ratio to cat %.3f  per core %.3fx walk  (the "
+               "walk in the validator's parts: what this machine gives each thread)\n",
+               v_threads, wkn, bytes / wkn / 1e6, (double)events / wkn / 1e6, c / wkn, wn_core);
         printf("target: read and validate each >= %.2fx the walk per core, on every core (%ld): %s (read %.3f on %u, "
                "validate %.3f on %u)\n",
                WTF_TARGET, cpus, met ? "MET" : "NOT met", r_core, r_threads, v_core, v_threads);
