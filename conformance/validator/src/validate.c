@@ -121,7 +121,8 @@ void v_release(const atf_validation *v, const uint8_t *p, uint64_t n)
 {
 #ifdef MADV_DONTNEED
     long page = sysconf(_SC_PAGESIZE);
-    if (page <= 0 || !v->mapped || p < v->mapped || n > v->mapped_size || (uint64_t)(p - v->mapped) > v->mapped_size - n)
+    if (page <= 0 || !v->mapped || p < v->mapped || n > v->mapped_size ||
+        (uint64_t)(p - v->mapped) > v->mapped_size - n)
         return;
     uintptr_t a = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
     uintptr_t b = ((uintptr_t)p + (uintptr_t)n) & ~((uintptr_t)page - 1);

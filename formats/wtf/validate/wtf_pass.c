@@ -672,8 +672,9 @@ static void on_scope(wpass *w, const atf_wtf_event *ev)
  * scope depth), with the state in registers and few branches (random
  * mixes of scopes and leaves would mispredict). @return where it stopped:
  * the event there goes the general way, which reports what is wrong. */
-__attribute__((noinline)) static size_t fast_run(wpass *w, const uint8_t *buf, size_t n, size_t pos, const atf_wtf_chunk *c, int times_set,
-                       const atf_wtf_strings *st, int *have_last, uint32_t *last)
+__attribute__((noinline)) static size_t fast_run(wpass *w, const uint8_t *buf, size_t n, size_t pos,
+                                                 const atf_wtf_chunk *c, int times_set, const atf_wtf_strings *st,
+                                                 int *have_last, uint32_t *last)
 {
     const uint8_t *state = w->ord_state;
     if (!state || w->general_only || (times_set && c->start_time > c->end_time))
