@@ -5,9 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "common.h"          /* the codec's: atf_blob */
 #include "format_module.h"   /* the codec's: atf_format_bid (the registry of formats/formats.cmake) */
@@ -119,20 +117,8 @@ atf_status v_memory_begin(atf_validation **out, atf_validation **vp, size_t *fil
 
 void v_release(const atf_validation *v, const uint8_t *p, uint64_t n)
 {
-#ifdef MADV_DONTNEED
-    long page = sysconf(_SC_PAGESIZE);
-    if (page <= 0 || !v->mapped || p < v->mapped || n > v->mapped_size ||
-        (uint64_t)(p - v->mapped) > v->mapped_size - n)
-        return;
-    uintptr_t a = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-    uintptr_t b = ((uintptr_t)p + (uintptr_t)n) & ~((uintptr_t)page - 1);
-    if (b > a)
-        (void)madvise((void *)a, b - a, MADV_DONTNEED);
-#else
-    (void)v;
-    (void)p;
-    (void)n;
-#endif
+    if (v->blob && p >= v->blob->data)
+        atf_blob_release(v->blob, (uint64_t)(p - v->blob->data), n);
 }
 
 /* A lone file: the pass of the format whose codec module claims it (its
@@ -152,11 +138,9 @@ static atf_status lone_file(atf_validation *v, const char *path, atf_error *err)
     if (!f)
         f = format_of(NULL);   /* a module without a validator pass: the native format's */
     if (f) {
-        v->mapped = m.map ? m.data : NULL;
-        v->mapped_size = m.map ? m.size : 0;
+        v->blob = &m;
         f->file(v, v_file(v, name), m.data, m.size, m.data_end, name);
-        v->mapped = NULL;
-        v->mapped_size = 0;
+        v->blob = NULL;
     } else
         st = atf_fail_file(err, ATF_E_NOT_FOUND, path, "no validator for this file");
     atf_blob_close(&m);

@@ -33,6 +33,8 @@
 #include "bytes.h"         /* the codec's: atf_load_le16/32/64 */
 #include "clause_list.h"
 
+struct atf_blob;   /* the codec's (common.h): a file's bytes */
+
 #if defined(__GNUC__)
 #  define V_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
@@ -114,18 +116,15 @@ struct atf_validation {
     uint64_t unlisted_errors, unlisted_warnings;   /* past max_per_clause or max_findings */
     int oom;                 /* an allocation failed: the run returns ATF_E_NOMEM */
     int finished;
-    /* While a pass runs on a file mapped from disk: the mapping (NULL when
-     * the bytes are the caller's memory or a heap copy). */
-    const uint8_t *mapped;
-    uint64_t mapped_size;
+    /* While a pass runs on a file opened from a path: its bytes (NULL
+     * when they are the caller's memory). */
+    const struct atf_blob *blob;
 };
 
 /* validate.c: the pass is done with [p, p + n) of the file it checks and
- * will most likely not read it again. When that is the file's own mapping,
- * the whole pages in it are dropped from it now, on the calling thread
- * (they come back from the page cache if read again): a pass in parts
- * tears its own share down beside the others, instead of the unmap at the
- * end doing all of it alone. Otherwise nothing. Thread-safe. */
+ * will most likely not read it again: atf_blob_release() of the file it
+ * was opened from (a pass in parts tears its own share of the mapping down
+ * beside the others). Nothing for the caller's memory. Thread-safe. */
 void v_release(const atf_validation *v, const uint8_t *p, uint64_t n);
 
 /* report.c */

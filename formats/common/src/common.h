@@ -64,6 +64,14 @@ atf_status atf_blob_open(atf_blob *b, const char *path, int no_mmap, atf_error *
  * one is ::ATF_E_LIMIT before anything is mapped or read. */
 atf_status atf_blob_open_limit(atf_blob *b, const char *path, int no_mmap, uint64_t limit, atf_error *err);
 void atf_blob_close(atf_blob *b);
+/* The reader is done with [@offset, @offset + @n) of @b and will most
+ * likely not read it again: when @b is a mapping, its whole pages in that
+ * range are dropped now, on the calling thread (MADV_DONTNEED; read again,
+ * they come back from the page cache), so that threads reading parts of a
+ * file tear their shares down side by side instead of the unmap in
+ * atf_blob_close() doing all of it alone. Otherwise (memory, a heap copy,
+ * a range outside the blob) nothing. Thread-safe. */
+void atf_blob_release(const atf_blob *b, uint64_t offset, uint64_t n);
 /* A reader's input and its name: the file at @path (atf_blob_open(); an
  * error names the file), or, with @path NULL, the caller's @size bytes at
  * @data (borrowed, not copied) named @name, or "<memory>" if @name is NULL.

@@ -169,6 +169,23 @@ void atf_blob_close(atf_blob *b)
     memset(b, 0, sizeof *b);
 }
 
+void atf_blob_release(const atf_blob *b, uint64_t offset, uint64_t n)
+{
+#ifdef MADV_DONTNEED
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0 || !b->map || offset > b->size || n > b->size - offset)
+        return;
+    uintptr_t mask = (uintptr_t)page - 1, at = (uintptr_t)b->data + (uintptr_t)offset;
+    uintptr_t from = (at + mask) & ~mask, to = (at + (uintptr_t)n) & ~mask;
+    if (to > from)
+        (void)madvise((void *)from, to - from, MADV_DONTNEED);
+#else
+    (void)b;
+    (void)offset;
+    (void)n;
+#endif
+}
+
 atf_status atf_blob_open_named(atf_blob *b, char **name_out, const char *path, const void *data, size_t size,
                                const char *name, int no_mmap, atf_error *err)
 {

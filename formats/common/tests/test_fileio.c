@@ -72,6 +72,37 @@ static void test_blob_mapped_and_read_agree(void **state)
     free(p);
 }
 
+/* atf_blob_release(): the bytes read the same after it, whether the blob
+ * is mapped (its pages come back from the page cache) or a heap copy (left
+ * alone: dropping anonymous pages would zero them), over the whole blob, a
+ * part of it, and ranges reaching past it (ignored). */
+static void test_blob_release(void **state)
+{
+    (void)state;
+    enum { N = 64 * 1024 + 100 };
+    uint8_t *text = malloc(N);
+    assert_non_null(text);
+    for (size_t i = 0; i < N; i++)
+        text[i] = (uint8_t)(i * 7 + 1);
+    char *p = write_file("released", text, N);
+    for (int no_mmap = 0; no_mmap <= 1; no_mmap++) {
+        atf_blob b;
+        atf_error err = { 0 };
+        assert_int_equal(atf_blob_open(&b, p, no_mmap, &err), ATF_OK);
+        assert_memory_equal(b.data, text, N);
+        atf_blob_release(&b, 5000, 30000);
+        assert_memory_equal(b.data, text, N);
+        atf_blob_release(&b, 0, N);
+        assert_memory_equal(b.data, text, N);
+        atf_blob_release(&b, N + 1, 1);
+        atf_blob_release(&b, 4096, UINT64_MAX);
+        assert_memory_equal(b.data, text, N);
+        atf_blob_close(&b);
+    }
+    free(p);
+    free(text);
+}
+
 static void test_blob_empty_file(void **state)
 {
     (void)state;
@@ -287,6 +318,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blob_mapped_and_read_agree),
+        cmocka_unit_test(test_blob_release),
         cmocka_unit_test(test_blob_empty_file),
         cmocka_unit_test(test_blob_limit),
         cmocka_unit_test(test_blob_refuses_what_is_not_a_regular_file),

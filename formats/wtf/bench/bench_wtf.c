@@ -30,13 +30,11 @@
  * Target: read and validate each at least 0.8x the walk per core, using
  * every core (on 2 cores, about 0.3x cat). */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,6 +42,8 @@
 #include <atf/wtf.h>
 
 #include "bench.h"
+#include "common.h"   /* the codec's: atf_blob */
+#include "bytes.h"    /* the codec's: atf_load_le32 */
 
 #define WTF_TARGET 0.8   /* of the walk, per core */
 #define ZONES 4
@@ -212,42 +212,30 @@ static int learn_sizes(const char *path, uint32_t *sizes, size_t n)
     return 0;
 }
 
-/* A little-endian word, as one load where the host allows (the floor must
- * not be slowed by four byte loads a compiler left unmerged). */
-static inline uint32_t le32(const uint8_t *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-#else
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-#endif
-}
-
-/* The walk of the chunks in [from, to) of the mapped file @d of @size
- * bytes: *events counts the events, *sum a byte of each. @return 0, or -1
- * at an event of no fixed size (not the workload). */
+/* The walk of the chunks in [from, to) of the file @b: events counts the
+ * events, sum a byte of each; ok is 0 at an event of no fixed size (not
+ * the workload). */
 typedef struct walk_part {
-    const uint8_t *d;
-    uint64_t size, from, to;
+    const atf_blob *b;
+    uint64_t from, to;
     const uint32_t *sizes;
     size_t nsizes;
     uint64_t events, sum;
-    int ok;
+    int ok, started;
     pthread_t tid;
 } walk_part;
 
 static void *walk_range(void *arg)
 {
     walk_part *w = arg;
-    const uint8_t *d = w->d;
+    const uint8_t *d = w->b->data;
+    uint64_t size = w->b->size;
     uint64_t n = 0, acc = 0;
     int ok = 1;
     uint64_t done = w->from;
     for (uint64_t pos = w->from; pos < w->to && ok;) {
         atf_wtf_chunk c;
-        if (atf_wtf_parse_chunk(d + pos, w->size - pos, pos, &c, NULL) != ATF_OK || c.length > w->size - pos)
+        if (atf_wtf_parse_chunk(d + pos, size - pos, pos, &c, NULL) != ATF_OK || c.length > size - pos)
             break;
         for (uint32_t i = 0; i < c.part_count; i++) {
             if (c.parts[i].type != ATF_WTF_PART_BINARY_EVENTS)
@@ -255,7 +243,7 @@ static void *walk_range(void *arg)
             const uint8_t *b = d + c.parts[i].file_offset;
             uint32_t len = c.parts[i].length;
             for (uint32_t at = 0; at + 8 <= len;) {
-                uint32_t wire = le32(b + at);
+                uint32_t wire = atf_load_le32(b + at);
                 uint32_t k = wire < w->nsizes ? w->sizes[wire] : 0;
                 if (!k) {
                     ok = 0;   /* not the workload: an event of no fixed size */
@@ -268,10 +256,7 @@ static void *walk_range(void *arg)
         }
         pos += c.length;
         if (pos - done >= (8u << 20)) {   /* as the validator drops what it has read (v_release) */
-            uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), x = ((uintptr_t)(d + done) + pg - 1) & ~(pg - 1),
-                      y = (uintptr_t)(d + pos) & ~(pg - 1);
-            if (y > x)
-                (void)madvise((void *)x, y - x, MADV_DONTNEED);
+            atf_blob_release(w->b, done, pos - done);
             done = pos;
         }
     }
@@ -281,32 +266,25 @@ static void *walk_range(void *arg)
     return NULL;
 }
 
-/* Seconds to walk every event buffer by the sizes alone (the file mapped,
- * chunk headers parsed), on @threads threads (each its share of whole
- * chunks, split as the validator splits them: by bytes); *events counts
- * what was walked. */
+/* Seconds to walk every event buffer by the sizes alone (the file mapped
+ * as the validator maps it, chunk headers parsed), on @threads threads
+ * (each its share of whole chunks, split as the validator splits them: by
+ * bytes); *events counts what was walked. */
 static double time_walk(const char *path, const uint32_t *sizes, size_t nsizes, unsigned threads, uint64_t *events,
                         uint64_t *sum)
 {
     double t0 = bench_now();
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        if (fd >= 0)
-            close(fd);
+    atf_blob blob;
+    if (atf_blob_open(&blob, path, 0, NULL) != ATF_OK)
         return -1;
-    }
-    size_t size = (size_t)st.st_size;
-    const uint8_t *d = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (d == MAP_FAILED)
-        return -1;
+    const uint8_t *d = blob.data;
+    uint64_t size = blob.size;
     walk_part parts[16];
     threads = threads < 1 ? 1 : threads > 16 ? 16 : threads;
     unsigned k = 0;
     parts[0].from = ATF_WTF_FILE_HEADER_SIZE;
     for (uint64_t pos = ATF_WTF_FILE_HEADER_SIZE; pos + 12 <= size && k + 1 < threads;) {
-        uint32_t len = le32(d + pos + 8);
+        uint32_t len = atf_load_le32(d + pos + 8);
         if (len < 12 || len > size - pos)
             break;
         pos += len;
@@ -318,28 +296,23 @@ static double time_walk(const char *path, const uint32_t *sizes, size_t nsizes, 
     parts[k].to = size;
     unsigned n = k + 1;
     for (unsigned i = 0; i < n; i++) {
-        parts[i].d = d;
-        parts[i].size = size;
+        parts[i].b = &blob;
         parts[i].sizes = sizes;
         parts[i].nsizes = nsizes;
-        if (i && pthread_create(&parts[i].tid, NULL, walk_range, &parts[i]) != 0)
-            parts[i].ok = -1;
-        else if (i)
-            parts[i].ok = 2;   /* started */
+        parts[i].started = i && pthread_create(&parts[i].tid, NULL, walk_range, &parts[i]) == 0;
     }
-    walk_range(&parts[0]);
-    uint64_t all = parts[0].events, acc = parts[0].sum;
-    int ok = parts[0].ok;
-    for (unsigned i = 1; i < n; i++) {
-        if (parts[i].ok == 2)
+    uint64_t all = 0, acc = 0;
+    int ok = 1;
+    for (unsigned i = 0; i < n; i++) {
+        if (parts[i].started)
             pthread_join(parts[i].tid, NULL);
         else
-            walk_range(&parts[i]);   /* no thread: walked here */
+            walk_range(&parts[i]);   /* the first part, or one no thread took: walked here */
         all += parts[i].events;
         acc += parts[i].sum;
-        ok = ok && parts[i].ok == 1;
+        ok = ok && parts[i].ok;
     }
-    munmap((void *)d, size);
+    atf_blob_close(&blob);
     if (!ok)
         return -1;
     *events = all;
