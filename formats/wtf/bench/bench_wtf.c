@@ -157,7 +157,7 @@ static int reusable(const char *path, uint64_t size)
 }
 
 /* Seconds to read every event and decode every argument. */
-static double time_read(const char *path, uint64_t *events, uint64_t *sum)
+static double time_read(const char *path, int batches, uint64_t *events, uint64_t *sum)
 {
     double t0 = bench_now();
     atf_wtf_reader *r;
@@ -169,16 +169,21 @@ static double time_read(const char *path, uint64_t *events, uint64_t *sum)
     uint64_t n = 0, acc = 0;
     const atf_wtf_chunk *c;
     atf_status st;
+    atf_wtf_event evs[256];
+    size_t got = 0;
     while ((st = atf_wtf_reader_next_chunk(r, &c, &err)) == ATF_OK) {
-        atf_wtf_event ev;
-        while ((st = atf_wtf_reader_next_event(r, &ev, &err)) == ATF_OK) {
-            n++;
-            acc += ev.time + (uint64_t)ev.depth;
-            for (size_t i = 0; i < ev.def->arg_count; i++) {
-                atf_wtf_value v;
-                if (atf_wtf_event_arg(r, &ev, i, &v, &err) != ATF_OK)
-                    break;
-                acc += v.u + (uint64_t)v.i + v.s_len + (uint64_t)v.f;
+        while ((st = batches ? atf_wtf_reader_next_events(r, evs, 256, &got, &err)
+                             : (got = 1, atf_wtf_reader_next_event(r, evs, &err))) == ATF_OK) {
+            for (size_t e = 0; e < got; e++) {
+                const atf_wtf_event *ev = &evs[e];
+                n++;
+                acc += ev->time + (uint64_t)ev->depth;
+                for (size_t i = 0; i < ev->def->arg_count; i++) {
+                    atf_wtf_value v;
+                    if (atf_wtf_event_arg(r, ev, i, &v, &err) != ATF_OK)
+                        break;
+                    acc += v.u + (uint64_t)v.i + v.s_len + (uint64_t)v.f;
+                }
             }
         }
         if (st != ATF_E_NOT_FOUND)
@@ -395,7 +400,7 @@ static int bench_wtf(int argc, char **argv)
         fprintf(stderr, "atf-bench: cannot read %s\n", o.file);
         return 2;
     }
-    double cat_t[100], read_t[100], val_t[100], read_cpu[100], val_cpu[100], walk_t[100], val1_t[100], walkn_t[100];
+    double cat_t[100], read_t[100], read1_t[100], val_t[100], read_cpu[100], val_cpu[100], walk_t[100], val1_t[100], walkn_t[100];
     unsigned v_threads = validate_threads((double)cat_bytes);
     const char *env_threads = getenv("ATF_WTF_THREADS");
     char *saved_threads = env_threads ? strdup(env_threads) : NULL;
@@ -403,11 +408,14 @@ static int bench_wtf(int argc, char **argv)
     for (int i = 0; i < o.repeat; i++) {
         cat_t[i] = bench_cat_equivalent(o.file, &cat_bytes);
         double c0 = bench_cpu_seconds();
-        read_t[i] = time_read(o.file, &events, &sum);
+        read_t[i] = time_read(o.file, 1, &events, &sum);
         double c1 = bench_cpu_seconds();
+        uint64_t events1 = 0, sum1 = 0;
+        read1_t[i] = time_read(o.file, 0, &events1, &sum1);
+        double c2 = bench_cpu_seconds();
         val_t[i] = time_validate(o.file);
         read_cpu[i] = c1 - c0;
-        val_cpu[i] = bench_cpu_seconds() - c1;
+        val_cpu[i] = bench_cpu_seconds() - c2;
         walk_t[i] = time_walk(o.file, sizes, 64, 1, &walked, &wsum);
         walkn_t[i] = time_walk(o.file, sizes, 64, v_threads, &walkedn, &wsumn);
         setenv("ATF_WTF_THREADS", "1", 1);
@@ -416,7 +424,7 @@ static int bench_wtf(int argc, char **argv)
             setenv("ATF_WTF_THREADS", saved_threads, 1);
         else
             unsetenv("ATF_WTF_THREADS");
-        if (cat_t[i] < 0 || read_t[i] < 0 || val_t[i] < 0 || walk_t[i] < 0 || val1_t[i] < 0 || walkn_t[i] < 0 ||
+        if (cat_t[i] < 0 || read_t[i] < 0 || read1_t[i] < 0 || events1 != events || sum1 != sum || val_t[i] < 0 || walk_t[i] < 0 || val1_t[i] < 0 || walkn_t[i] < 0 ||
             walked != events || walkedn != events) {
             fprintf(stderr, "atf-bench: a pass failed (events read %" PRIu64 ", walked %" PRIu64 ")\n", events,
                     walked);
@@ -432,7 +440,7 @@ static int bench_wtf(int argc, char **argv)
     double rc = bench_median(read_cpu, reps), vc = bench_median(val_cpu, reps);
     double c = bench_median(cat_t, reps), rd = bench_median(read_t, reps), va = bench_median(val_t, reps);
     free(saved_threads);
-    double v1 = bench_median(val1_t, reps);
+    double v1 = bench_median(val1_t, reps), rd1 = bench_median(read1_t, reps);
     double r_ratio = c / rd, v_ratio = c / va;
     /* Per core: the speed over the threads used, against the walk's (one thread). */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -450,13 +458,14 @@ static int bench_wtf(int argc, char **argv)
                "\"read_ratio\":%.3f,\"validate_ratio\":%.3f,\"read_cpu_seconds\":%.6f,\"validate_cpu_seconds\":%.6f,"
                "\"walk_seconds\":%.6f,\"walk_ratio\":%.3f,\"read_threads\":%u,\"validate_threads\":%u,"
                "\"read_per_core_walk_ratio\":%.3f,\"validate_per_core_walk_ratio\":%.3f,"
+               "\"read_per_event_seconds\":%.6f,\"read_per_event_per_core_walk_ratio\":%.3f,"
                "\"validate_1thread_seconds\":%.6f,\"validate_1thread_walk_ratio\":%.3f,\"cpus\":%ld,"
                "\"walk_threads_seconds\":%.6f,\"walk_threads_per_core_walk_ratio\":%.3f,"
                "\"target_per_core_walk_ratio\":%.2f,\"met\":%s,\"load_average\":%.2f,\"repeat\":%d,"
                "\"checksum\":%" PRIu64 "}\n",
                bytes, events, bytes / (double)events, c, rd, va, bytes / c / 1e6, bytes / rd / 1e6, bytes / va / 1e6,
                (double)events / rd, (double)events / va, r_ratio, v_ratio, rc, vc, wk, c / wk, r_threads, v_threads,
-               r_core, v_core, v1, v1_core, cpus, wkn, wn_core, WTF_TARGET, met ? "true" : "false", load, o.repeat, sum + wsum);
+               r_core, v_core, rd1, wk / rd1, v1, v1_core, cpus, wkn, wn_core, WTF_TARGET, met ? "true" : "false", load, o.repeat, sum + wsum);
     } else {
         printf("file:            %s (%.1f MiB, %" PRIu64 " events, %.1f bytes/event, page-cached)\n", o.file,
                bytes / 1048576.0, events, bytes / (double)events);
@@ -465,6 +474,9 @@ static int bench_wtf(int argc, char **argv)
         printf("atf read:        %.3f s  %8.1f MB/s  %7.1f M events/s  ratio to cat %.3f  %u thread(s), per core %.3fx "
                "walk  (CPU %.3f s; every event and argument decoded)\n",
                rd, bytes / rd / 1e6, (double)events / rd / 1e6, r_ratio, r_threads, r_core, rc);
+        printf("read, per event: %.3f s  %8.1f MB/s  %7.1f M events/s  ratio to cat %.3f  1 thread,    per core %.3fx "
+               "walk  (one atf_wtf_reader_next_event call per event; above: atf_wtf_reader_next_events)\n",
+               rd1, bytes / rd1 / 1e6, (double)events / rd1 / 1e6, c / rd1, wk / rd1);
         printf("atf validate:    %.3f s  %8.1f MB/s  %7.1f M events/s  ratio to cat %.3f  %u thread(s), per core %.3fx "
                "walk  (CPU %.3f s; every SPEC-WTF clause)\n",
                va, bytes / va / 1e6, (double)events / va / 1e6, v_ratio, v_threads, v_core, vc);

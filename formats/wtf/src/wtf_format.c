@@ -389,6 +389,28 @@ atf_status atf_wtf_array_elem(const atf_wtf_value *v, uint32_t k, const atf_wtf_
     return ATF_OK;
 }
 
+#define U_ 0xFFu
+const wtf_scalar_form wtf_scalar_forms[16] = {
+    /* 0 and anything past the table: the word as it is (u) */
+    [0] = { 0xFFFFFFFFu, U_, 0, 0, 0 },
+    [ATF_WTF_BOOL] = { 0xFFu, U_, 1, 0, 0 },
+    [ATF_WTF_INT8] = { 0, 24, 0, 0, 0 },
+    [ATF_WTF_UINT8] = { 0xFFu, U_, 0, 0, 0 },
+    [ATF_WTF_INT16] = { 0, 16, 0, 0, 0 },
+    [ATF_WTF_UINT16] = { 0xFFFFu, U_, 0, 0, 0 },
+    [ATF_WTF_INT32] = { 0, 0, 0, 0, 0 },
+    [ATF_WTF_UINT32] = { 0xFFFFFFFFu, U_, 0, 0, 0 },
+    [ATF_WTF_FLOAT32] = { 0, U_, 0, 1, 0 },
+    [ATF_WTF_FLOWID] = { 0xFFFFFFFFu, U_, 0, 0, 0 },
+    [ATF_WTF_TIME32] = { 0xFFFFFFFFu, U_, 0, 0, 0 },
+    [ATF_WTF_ASCII] = { 0xFFFFFFFFu, U_, 0, 0, 1 },
+    [ATF_WTF_UTF8] = { 0xFFFFFFFFu, U_, 0, 0, 1 },
+    [ATF_WTF_ANY] = { 0xFFFFFFFFu, U_, 0, 0, 1 },
+    [ATF_WTF_CHAR] = { 0xFFu, U_, 0, 0, 0 },
+    [ATF_WTF_WCHAR] = { 0xFFFFu, U_, 0, 0, 0 },
+};
+#undef U_
+
 atf_status wtf_arg_value_walk(const atf_wtf_def *d, const uint8_t *args, size_t avail, const atf_wtf_strings *st,
                               size_t i, atf_wtf_value *out)
 {

@@ -43,36 +43,40 @@ static inline int wtf_string_at(const atf_wtf_strings *st, uint32_t ord, const c
 }
 
 /* Decodes a checked scalar slot @p of type @t into @out (zeroed by the caller). */
+/* How a scalar of each type is read from its 32-bit slot, without a
+ * branch on the type (argument types vary event by event): the unsigned
+ * value's mask (0: not unsigned), the shift that sign-extends a signed one
+ * (0xFF: not signed), and whether it is a bool, a float32 or a string. */
+typedef struct wtf_scalar_form {
+    uint32_t umask;
+    uint8_t ishift, is_bool, is_float, is_string;
+} wtf_scalar_form;
+
+extern const wtf_scalar_form wtf_scalar_forms[16];
+
+/* A scalar argument (@out zeroed by the caller): u for unsigned types,
+ * bool, flowId, time32 and string ordinals; i for signed types; f for
+ * float32; s and s_len for strings (NULL and is_null for the null string
+ * or an ordinal past the table). */
 static inline void wtf_scalar(atf_wtf_type t, const uint8_t *p, const atf_wtf_strings *st, atf_wtf_value *out)
 {
     uint32_t v = atf_load_le32(p);
+    const wtf_scalar_form *fm = &wtf_scalar_forms[(unsigned)t < 16u ? (unsigned)t : 0u];
     out->type = t;
-    switch (t) {
-    case ATF_WTF_BOOL: out->u = p[0] != 0; break;
-    case ATF_WTF_INT8: out->i = (int8_t)p[0]; break;
-    case ATF_WTF_UINT8:
-    case ATF_WTF_CHAR: out->u = p[0]; break;
-    case ATF_WTF_INT16: out->i = (int16_t)(uint16_t)v; break;
-    case ATF_WTF_UINT16:
-    case ATF_WTF_WCHAR: out->u = (uint16_t)v; break;
-    case ATF_WTF_INT32: out->i = (int32_t)v; break;
-    case ATF_WTF_FLOAT32: {
-        float f;
-        memcpy(&f, &v, 4);
-        out->f = f;
-        break;
-    }
-    case ATF_WTF_ASCII:
-    case ATF_WTF_UTF8:
-    case ATF_WTF_ANY:
-        out->u = v;
+    uint32_t u = v & fm->umask;
+    out->u = fm->is_bool ? (uint32_t)(u != 0) : u;
+    unsigned sh = fm->ishift & 31u;
+    int32_t i = (int32_t)(v << sh) >> sh;
+    out->i = fm->ishift == 0xFF ? 0 : i;
+    float f;
+    memcpy(&f, &v, 4);
+    out->f = fm->is_float ? (double)f : 0.0;
+    if (fm->is_string) {
         if (!wtf_string_at(st, v, &out->s, &out->s_len)) {
             out->s = NULL;
             out->s_len = 0;
         }
         out->is_null = out->s == NULL;
-        break;
-    default: out->u = v; break;
     }
 }
 

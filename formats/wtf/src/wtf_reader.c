@@ -742,6 +742,64 @@ atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_e
     return ATF_OK;
 }
 
+atf_status atf_wtf_reader_next_events(atf_wtf_reader *r, atf_wtf_event *evs, size_t cap, size_t *n,
+                                      atf_error *err)
+{
+    *n = 0;
+    if (!cap)
+        return ATF_OK;
+    /* The first event goes the one-event way (it frees a replaced definition,
+     * clears the notes, loads the tables, takes what the fast path does not:
+     * such an event is a batch of its own). */
+    atf_status s = atf_wtf_reader_next_event(r, &evs[0], err);
+    if (s != ATF_OK)
+        return s;
+    *n = 1;
+    if (r->notes_set || r->retired || !r->plan)
+        return ATF_OK;
+    /* Then every event the fast path takes, with the state in locals: a
+     * pointer, the end, the plan, the depth of the zone (zone events end
+     * a batch: they are not fast, so the zone does not change in one). */
+    const uint8_t *base = r->ev, *p = base + r->ev_pos, *end = base + r->ev_len;
+    const wtf_plan *plan = r->plan;
+    const atf_wtf_def *const *defs = (const atf_wtf_def *const *)r->defs;
+    const atf_wtf_strings *st = &r->strings;
+    uint32_t *dslot = &r->depth[(uint32_t)(r->zone + 1)], depth = *dslot;
+    int32_t zone = r->zone;
+    uint32_t chunk = r->chunk_index;
+    uint64_t at0 = r->ev_base;
+    size_t k = 1;
+    while (k < cap && end - p >= 8) {
+        uint32_t wire = atf_load_le32(p);
+        const wtf_plan *pl = wire < WTF_WIRE_IDS ? &plan[wire] : &wtf_plan_none;
+        uint32_t size = pl->size;
+        if (!pl->fast || size > (size_t)(end - p) || !wtf_plan_strings_ok(pl, st, p))
+            break;
+        uint32_t after = depth + (uint32_t)(int32_t)pl->delta;
+        if (after == UINT32_MAX)
+            break;   /* a leave with no scope open: the one-event way notes it */
+        atf_wtf_event *ev = &evs[k++];
+        ev->offset = at0 + (uint64_t)(p - base);
+        ev->wire_id = wire;
+        ev->time = atf_load_le32(p + 4);
+        ev->def = defs[wire];
+        ev->zone = zone;
+        ev->depth = after - (uint32_t)(pl->delta > 0);
+        ev->chunk = chunk;
+        ev->size = size;
+        ev->args = p + 8;
+        depth = after;
+        p += size;
+    }
+    *dslot = depth;
+    r->ev_pos = (size_t)(p - base);
+    r->sum.events += k - 1;
+    if (r->chunk_cut)
+        r->sum.events_in_cut_chunk += k - 1;
+    *n = k;
+    return ATF_OK;
+}
+
 /* An event the fast path did not take: the general decoder says whether it
  * is whole and what is wrong. ATF_E_NOT_FOUND: a cut at the end of the file
  * (nothing more to read). */

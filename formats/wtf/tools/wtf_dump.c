@@ -388,7 +388,7 @@ atf_status wtf_tool_info(FILE *out, const char *path, const atf_tool_options *op
     if (st != ATF_OK)
         return st;
     const atf_wtf_chunk *c;
-    atf_wtf_event ev;
+    atf_wtf_event evs[256];
     atf_error e;
     uint64_t resources = 0, strings = 0;
     uint32_t t_min = UINT32_MAX, t_max = 0;
@@ -402,14 +402,17 @@ atf_status wtf_tool_info(FILE *out, const char *path, const atf_tool_options *op
                 resources++;
         strings += atf_wtf_reader_strings(r)->count;
         atf_status es;
-        while ((es = atf_wtf_reader_next_event(r, &ev, &e)) == ATF_OK) {
-            if (ev.def->flags & (ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL))
-                continue;
-            if (ev.time < t_min)
-                t_min = ev.time;
-            if (ev.time > t_max)
-                t_max = ev.time;
-        }
+        size_t got;
+        while ((es = atf_wtf_reader_next_events(r, evs, sizeof evs / sizeof evs[0], &got, &e)) == ATF_OK)
+            for (size_t k = 0; k < got; k++) {
+                const atf_wtf_event *ev = &evs[k];
+                if (ev->def->flags & (ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL))
+                    continue;
+                if (ev->time < t_min)
+                    t_min = ev->time;
+                if (ev->time > t_max)
+                    t_max = ev->time;
+            }
         if (es == ATF_E_NOMEM)
             break;
     }

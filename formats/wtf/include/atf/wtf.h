@@ -358,6 +358,19 @@ ATF_API const atf_wtf_strings *atf_wtf_reader_strings(const atf_wtf_reader *r);
  */
 ATF_API atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_error *err);
 
+/**
+ * The next events of the current chunk, at most @p cap of them, into
+ * @p evs[0 .. *n): the same events, with the same fields, in the same order,
+ * that as many atf_wtf_reader_next_event() calls would return, at a fraction
+ * of the cost per event. A batch may hold fewer than @p cap events: a
+ * define, a zone event or an event the general decoder reads is the last of
+ * its batch (the definition an event points to stays valid until the next
+ * call that reads, as there). @return as atf_wtf_reader_next_event(): with
+ * ::ATF_OK, *n >= 1 (when @p cap > 0); otherwise *n is 0.
+ */
+ATF_API atf_status atf_wtf_reader_next_events(atf_wtf_reader *r, atf_wtf_event *evs, size_t cap, size_t *n,
+                                              atf_error *err);
+
 /** Argument @p i of @p ev decoded (strings resolved in the chunk's table). */
 ATF_API atf_status atf_wtf_event_arg(const atf_wtf_reader *r, const atf_wtf_event *ev, size_t i,
                                      atf_wtf_value *out, atf_error *err);

@@ -7,7 +7,9 @@
  * offset, field, message) are compared one by one. The reader's
  * (wtf_reader.c): every event it returns from those files has the size
  * the general decoder (atf_wtf_decode_event) gives it and the scope depth
- * counted here. The hand-written JSON check (v_wtf_json_plain) says "JSON"
+ * counted here, and read in batches (atf_wtf_reader_next_events) it gives
+ * the same events and argument values as one event a call; every scalar
+ * type decodes as its definition says. The hand-written JSON check (v_wtf_json_plain) says "JSON"
  * only of texts jansson reads under the flags of the pass, over texts
  * made of JSON's pieces at random, and says it of the plain ones. */
 #include <stdarg.h>
@@ -172,6 +174,147 @@ static void check_reader(const uint8_t *d, size_t n)
     atf_wtf_reader_close(r);
 }
 
+/* Batches (atf_wtf_reader_next_events, at most @cap events each) against
+ * one event a call: the same statuses, events and argument values, in the
+ * same order, and the same summary. */
+static void check_batches(const uint8_t *d, size_t n, size_t cap)
+{
+    atf_wtf_reader *r1, *r2;
+    atf_error e1, e2;
+    atf_status o1 = atf_wtf_reader_open_memory(&r1, d, n, "t.wtf-trace", &e1);
+    assert_int_equal(atf_wtf_reader_open_memory(&r2, d, n, "t.wtf-trace", &e2), o1);
+    if (o1 != ATF_OK)
+        return;
+    atf_wtf_event evs[17];
+    assert_true(cap <= 17);
+    const atf_wtf_chunk *c1, *c2;
+    atf_status s1, s2;
+    do {
+        s1 = atf_wtf_reader_next_chunk(r1, &c1, &e1);
+        s2 = atf_wtf_reader_next_chunk(r2, &c2, &e2);
+        assert_int_equal(s1, s2);
+        if (s1 != ATF_OK && s1 != ATF_E_NOT_FOUND)
+            continue;   /* a chunk that cannot be read: the next call goes on */
+        if (s1 != ATF_OK)
+            break;
+        for (;;) {
+            size_t got = 99;
+            s2 = atf_wtf_reader_next_events(r2, evs, cap, &got, &e2);
+            if (s2 != ATF_OK) {
+                assert_int_equal(got, 0);
+                atf_wtf_event one;
+                assert_int_equal(atf_wtf_reader_next_event(r1, &one, &e1), s2);
+                if (s2 != ATF_E_NOT_FOUND)
+                    assert_int_equal(e1.offset, e2.offset);
+                break;
+            }
+            assert_true(got >= 1 && got <= cap);
+            for (size_t k = 0; k < got; k++) {
+                atf_wtf_event one;
+                assert_int_equal(atf_wtf_reader_next_event(r1, &one, &e1), ATF_OK);
+                const atf_wtf_event *b = &evs[k];
+                assert_int_equal(one.offset, b->offset);
+                assert_int_equal(one.wire_id, b->wire_id);
+                assert_int_equal(one.time, b->time);
+                assert_int_equal(one.zone, b->zone);
+                assert_int_equal(one.depth, b->depth);
+                assert_int_equal(one.chunk, b->chunk);
+                assert_int_equal(one.size, b->size);
+                assert_ptr_equal(one.args, b->args);
+                assert_string_equal(one.def->name, b->def->name);
+                assert_string_equal(one.def->signature, b->def->signature);
+                for (size_t i = 0; i < one.def->arg_count; i++) {
+                    atf_wtf_value v1, v2;
+                    assert_int_equal(atf_wtf_event_arg(r1, &one, i, &v1, &e1),
+                                     atf_wtf_event_arg(r2, b, i, &v2, &e2));
+                    assert_int_equal(v1.u, v2.u);
+                    assert_int_equal(v1.i, v2.i);
+                    assert_int_equal(v1.s_len, v2.s_len);
+                    assert_int_equal(v1.is_null, v2.is_null);
+                    assert_int_equal(v1.count, v2.count);
+                    assert_memory_equal(&v1.f, &v2.f, sizeof v1.f);
+                    if (v1.s)
+                        assert_memory_equal(v1.s, v2.s, v1.s_len);
+                }
+            }
+        }
+    } while (s1 != ATF_E_NOT_FOUND);
+    atf_wtf_summary a, b;
+    atf_wtf_reader_summary(r1, &a);
+    atf_wtf_reader_summary(r2, &b);
+    assert_int_equal(a.state, b.state);
+    assert_int_equal(a.chunks, b.chunks);
+    assert_int_equal(a.events, b.events);
+    assert_int_equal(a.events_in_cut_chunk, b.events_in_cut_chunk);
+    assert_int_equal(a.chunks_skipped, b.chunks_skipped);
+    assert_int_equal(a.bytes_unread, b.bytes_unread);
+    assert_int_equal(a.first_damage.code, b.first_damage.code);
+    assert_int_equal(a.first_damage.offset, b.first_damage.offset);
+    atf_wtf_reader_close(r1);
+    atf_wtf_reader_close(r2);
+}
+
+/* Every scalar type read by its form (wtf_scalar_forms) as the byte-by-
+ * byte definition of each type says. */
+static void test_scalar_forms(void **state)
+{
+    (void)state;
+    static const uint32_t words[] = { 0, 1, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x10000, 0x3F800000,
+                                      0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF, 0x12345678, 0xC0490FDB };
+    static const char tbl[] = "a\0bc\0";
+    static const uint32_t starts[] = { 0, 2 };
+    atf_wtf_strings st;
+    memset(&st, 0, sizeof st);
+    st.data = tbl;
+    st.size = sizeof tbl - 1;
+    st.starts = (uint32_t *)starts;
+    st.count = 2;
+    for (unsigned t = 0; t <= 17; t++)
+        for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+            uint32_t v = words[k];
+            uint8_t p[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+            atf_wtf_value got, want;
+            memset(&got, 0, sizeof got);
+            memset(&want, 0, sizeof want);
+            wtf_scalar((atf_wtf_type)t, p, &st, &got);
+            want.type = (atf_wtf_type)t;
+            switch (t) {
+            case ATF_WTF_BOOL: want.u = p[0] != 0; break;
+            case ATF_WTF_INT8: want.i = (int8_t)p[0]; break;
+            case ATF_WTF_UINT8:
+            case ATF_WTF_CHAR: want.u = p[0]; break;
+            case ATF_WTF_INT16: want.i = (int16_t)(p[0] | p[1] << 8); break;
+            case ATF_WTF_UINT16:
+            case ATF_WTF_WCHAR: want.u = (uint16_t)(p[0] | p[1] << 8); break;
+            case ATF_WTF_INT32: want.i = (int32_t)v; break;
+            case ATF_WTF_FLOAT32: {
+                float f;
+                memcpy(&f, &v, 4);
+                want.f = f;
+                break;
+            }
+            case ATF_WTF_ASCII:
+            case ATF_WTF_UTF8:
+            case ATF_WTF_ANY:
+                want.u = v;
+                want.s = v == 0 ? tbl : v == 1 ? tbl + 2 : v == ATF_WTF_STRING_EMPTY ? "" : NULL;
+                want.s_len = v == 0 ? 1 : v == 1 ? 2 : 0;
+                want.is_null = want.s == NULL;
+                break;
+            default: want.u = v; break;
+            }
+            assert_int_equal(got.type, want.type);
+            assert_int_equal(got.u, want.u);
+            assert_int_equal(got.i, want.i);
+            assert_memory_equal(&got.f, &want.f, sizeof got.f);
+            assert_int_equal(got.is_null, want.is_null);
+            assert_int_equal(got.s_len, want.s_len);
+            if (want.s && want.s_len)
+                assert_memory_equal(got.s, want.s, want.s_len);
+            assert_true((got.s == NULL) == (want.s == NULL));
+        }
+}
+
 static int has(const uint8_t *d, size_t n, const char *clause)
 {
     atf_validation *a;
@@ -245,6 +388,8 @@ static void test_same_findings(void **state)
     /* The file exercises what the fast path refuses. */
     assert_true(compare(base, n) > 0);
     check_reader(base, n);
+    for (size_t cap = 1; cap <= 17; cap += 4)
+        check_batches(base, n, cap);
     static const char *const want[] = { "WTF-SCO-001", "WTF-SCO-003", "WTF-EVT-005", "WTF-EVT-006" };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!has(base, n, want[i]))
@@ -264,6 +409,7 @@ static void test_same_findings(void **state)
         }
         changed += compare(m, n) != base_findings;
         check_reader(m, n);
+        check_batches(m, n, 1 + (size_t)it % 17);
     }
     assert_true(changed > 1000);   /* the mutations reach what is checked */
     free(m);
@@ -275,6 +421,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_findings),
         cmocka_unit_test(test_json_plain),
+        cmocka_unit_test(test_scalar_forms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
