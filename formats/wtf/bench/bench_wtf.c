@@ -15,8 +15,11 @@
  *             the file in 128 KiB blocks (no fork, and no dependence on
  *             /dev/null being the null device: in some containers it is a
  *             regular file, and cat then writes the whole file to memory);
- *   read      atf_wtf_reader over every chunk and event, every argument
- *             decoded (atf_wtf_event_arg);
+ *   read      every chunk and event, every argument decoded
+ *             (atf_wtf_event_arg): in parts side by side
+ *             (atf_wtf_read_parts, as many as validate uses), and again on
+ *             one reader in batches (atf_wtf_reader_next_events) and one
+ *             atf_wtf_reader_next_event call per event;
  *   validate  atf_validate_path(): every clause of SPEC-WTF (what
  *             `atf validate FILE` does), its chunks in parts on every
  *             core (one part per CPU, at least 16 MiB each, or
@@ -156,7 +159,37 @@ static int reusable(const char *path, uint64_t size)
     return ok;
 }
 
-/* Seconds to read every event and decode every argument. */
+/* Every event of @r's chunks and every argument decoded, @batches at a
+ * time (0: one atf_wtf_reader_next_event call each): counts in *n, a sum
+ * of what was decoded in *acc. @return ATF_E_NOT_FOUND at the end. */
+static atf_status read_all(atf_wtf_reader *r, int batches, uint64_t *n, uint64_t *acc, atf_error *err)
+{
+    const atf_wtf_chunk *c;
+    atf_status st;
+    atf_wtf_event evs[256];
+    size_t got = 0;
+    while ((st = atf_wtf_reader_next_chunk(r, &c, err)) == ATF_OK) {
+        while ((st = batches ? atf_wtf_reader_next_events(r, evs, 256, &got, err)
+                             : (got = 1, atf_wtf_reader_next_event(r, evs, err))) == ATF_OK) {
+            for (size_t e = 0; e < got; e++) {
+                const atf_wtf_event *ev = &evs[e];
+                ++*n;
+                *acc += ev->time + (uint64_t)ev->depth;
+                for (size_t i = 0; i < ev->def->arg_count; i++) {
+                    atf_wtf_value v;
+                    if (atf_wtf_event_arg(r, ev, i, &v, err) != ATF_OK)
+                        break;
+                    *acc += v.u + (uint64_t)v.i + v.s_len + (uint64_t)v.f;
+                }
+            }
+        }
+        if (st != ATF_E_NOT_FOUND)
+            break;
+    }
+    return st;
+}
+
+/* Seconds to read every event and decode every argument, on one thread. */
 static double time_read(const char *path, int batches, uint64_t *events, uint64_t *sum)
 {
     double t0 = bench_now();
@@ -167,34 +200,47 @@ static double time_read(const char *path, int batches, uint64_t *events, uint64_
         return -1;
     }
     uint64_t n = 0, acc = 0;
-    const atf_wtf_chunk *c;
-    atf_status st;
-    atf_wtf_event evs[256];
-    size_t got = 0;
-    while ((st = atf_wtf_reader_next_chunk(r, &c, &err)) == ATF_OK) {
-        while ((st = batches ? atf_wtf_reader_next_events(r, evs, 256, &got, &err)
-                             : (got = 1, atf_wtf_reader_next_event(r, evs, &err))) == ATF_OK) {
-            for (size_t e = 0; e < got; e++) {
-                const atf_wtf_event *ev = &evs[e];
-                n++;
-                acc += ev->time + (uint64_t)ev->depth;
-                for (size_t i = 0; i < ev->def->arg_count; i++) {
-                    atf_wtf_value v;
-                    if (atf_wtf_event_arg(r, ev, i, &v, &err) != ATF_OK)
-                        break;
-                    acc += v.u + (uint64_t)v.i + v.s_len + (uint64_t)v.f;
-                }
-            }
-        }
-        if (st != ATF_E_NOT_FOUND)
-            break;
-    }
+    atf_status st = read_all(r, batches, &n, &acc, &err);
     atf_wtf_summary s;
     atf_wtf_reader_summary(r, &s);
     atf_wtf_reader_close(r);
     if (st != ATF_E_NOT_FOUND || s.state != ATF_WTF_COMPLETE) {
         fprintf(stderr, "atf-bench: %s: not read whole: %s\n", path, err.message);
         return -1;
+    }
+    *events = n;
+    *sum = acc;
+    return bench_now() - t0;
+}
+
+typedef struct read_counts {
+    uint64_t n, acc;
+} read_counts;
+
+static atf_status read_part(void *user, const atf_wtf_read_part *part)
+{
+    read_counts *c = (read_counts *)user + part->index;
+    atf_error err;
+    atf_status st = read_all(part->reader, 1, &c->n, &c->acc, &err);
+    return st == ATF_E_NOT_FOUND ? ATF_OK : st;
+}
+
+/* The same in parts side by side (atf_wtf_read_parts, @threads of them). */
+static double time_read_parts(const char *path, unsigned threads, uint64_t *events, uint64_t *sum)
+{
+    double t0 = bench_now();
+    read_counts counts[64];
+    memset(counts, 0, sizeof counts);
+    atf_wtf_summary s;
+    atf_error err;
+    if (atf_wtf_read_parts(path, threads, read_part, counts, &s, &err) != ATF_OK || s.state != ATF_WTF_COMPLETE) {
+        fprintf(stderr, "atf-bench: %s: not read whole in parts: %s\n", path, err.message);
+        return -1;
+    }
+    uint64_t n = 0, acc = 0;
+    for (unsigned i = 0; i < 64; i++) {
+        n += counts[i].n;
+        acc += counts[i].acc;
     }
     *events = n;
     *sum = acc;
@@ -400,7 +446,7 @@ static int bench_wtf(int argc, char **argv)
         fprintf(stderr, "atf-bench: cannot read %s\n", o.file);
         return 2;
     }
-    double cat_t[100], read_t[100], read1_t[100], val_t[100], read_cpu[100], val_cpu[100], walk_t[100], val1_t[100], walkn_t[100];
+    double cat_t[100], read_t[100], read1_t[100], readb_t[100], val_t[100], read_cpu[100], val_cpu[100], walk_t[100], val1_t[100], walkn_t[100];
     unsigned v_threads = validate_threads((double)cat_bytes);
     const char *env_threads = getenv("ATF_WTF_THREADS");
     char *saved_threads = env_threads ? strdup(env_threads) : NULL;
@@ -408,9 +454,10 @@ static int bench_wtf(int argc, char **argv)
     for (int i = 0; i < o.repeat; i++) {
         cat_t[i] = bench_cat_equivalent(o.file, &cat_bytes);
         double c0 = bench_cpu_seconds();
-        read_t[i] = time_read(o.file, 1, &events, &sum);
+        read_t[i] = time_read_parts(o.file, v_threads, &events, &sum);
         double c1 = bench_cpu_seconds();
-        uint64_t events1 = 0, sum1 = 0;
+        uint64_t events1 = 0, sum1 = 0, eventsb = 0, sumb = 0;
+        readb_t[i] = time_read(o.file, 1, &eventsb, &sumb);
         read1_t[i] = time_read(o.file, 0, &events1, &sum1);
         double c2 = bench_cpu_seconds();
         val_t[i] = time_validate(o.file);
@@ -424,7 +471,7 @@ static int bench_wtf(int argc, char **argv)
             setenv("ATF_WTF_THREADS", saved_threads, 1);
         else
             unsetenv("ATF_WTF_THREADS");
-        if (cat_t[i] < 0 || read_t[i] < 0 || read1_t[i] < 0 || events1 != events || sum1 != sum || val_t[i] < 0 || walk_t[i] < 0 || val1_t[i] < 0 || walkn_t[i] < 0 ||
+        if (cat_t[i] < 0 || read_t[i] < 0 || read1_t[i] < 0 || events1 != events || sum1 != sum || readb_t[i] < 0 || eventsb != events || sumb != sum || val_t[i] < 0 || walk_t[i] < 0 || val1_t[i] < 0 || walkn_t[i] < 0 ||
             walked != events || walkedn != events) {
             fprintf(stderr, "atf-bench: a pass failed (events read %" PRIu64 ", walked %" PRIu64 ")\n", events,
                     walked);
@@ -440,11 +487,11 @@ static int bench_wtf(int argc, char **argv)
     double rc = bench_median(read_cpu, reps), vc = bench_median(val_cpu, reps);
     double c = bench_median(cat_t, reps), rd = bench_median(read_t, reps), va = bench_median(val_t, reps);
     free(saved_threads);
-    double v1 = bench_median(val1_t, reps), rd1 = bench_median(read1_t, reps);
+    double v1 = bench_median(val1_t, reps), rd1 = bench_median(read1_t, reps), rdb = bench_median(readb_t, reps);
     double r_ratio = c / rd, v_ratio = c / va;
     /* Per core: the speed over the threads used, against the walk's (one thread). */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned r_threads = 1;
+    unsigned r_threads = v_threads;
     double r_core = wk / rd / r_threads, v_core = wk / va / v_threads, v1_core = wk / v1;
     double wn_core = wk / wkn / v_threads;   /* the walk's own: what this machine gives each of N threads */
     int every_core = (long)v_threads >= cpus && (long)r_threads >= cpus;
@@ -458,24 +505,27 @@ static int bench_wtf(int argc, char **argv)
                "\"read_ratio\":%.3f,\"validate_ratio\":%.3f,\"read_cpu_seconds\":%.6f,\"validate_cpu_seconds\":%.6f,"
                "\"walk_seconds\":%.6f,\"walk_ratio\":%.3f,\"read_threads\":%u,\"validate_threads\":%u,"
                "\"read_per_core_walk_ratio\":%.3f,\"validate_per_core_walk_ratio\":%.3f,"
-               "\"read_per_event_seconds\":%.6f,\"read_per_event_per_core_walk_ratio\":%.3f,"
+               "\"read_1thread_seconds\":%.6f,\"read_1thread_walk_ratio\":%.3f,\"read_per_event_seconds\":%.6f,\"read_per_event_per_core_walk_ratio\":%.3f,"
                "\"validate_1thread_seconds\":%.6f,\"validate_1thread_walk_ratio\":%.3f,\"cpus\":%ld,"
                "\"walk_threads_seconds\":%.6f,\"walk_threads_per_core_walk_ratio\":%.3f,"
                "\"target_per_core_walk_ratio\":%.2f,\"met\":%s,\"load_average\":%.2f,\"repeat\":%d,"
                "\"checksum\":%" PRIu64 "}\n",
                bytes, events, bytes / (double)events, c, rd, va, bytes / c / 1e6, bytes / rd / 1e6, bytes / va / 1e6,
                (double)events / rd, (double)events / va, r_ratio, v_ratio, rc, vc, wk, c / wk, r_threads, v_threads,
-               r_core, v_core, rd1, wk / rd1, v1, v1_core, cpus, wkn, wn_core, WTF_TARGET, met ? "true" : "false", load, o.repeat, sum + wsum);
+               r_core, v_core, rdb, wk / rdb, rd1, wk / rd1, v1, v1_core, cpus, wkn, wn_core, WTF_TARGET, met ? "true" : "false", load, o.repeat, sum + wsum);
     } else {
         printf("file:            %s (%.1f MiB, %" PRIu64 " events, %.1f bytes/event, page-cached)\n", o.file,
                bytes / 1048576.0, events, bytes / (double)events);
         printf("cat-equivalent:  %.3f s  %8.1f MB/s                       (read() in 128 KiB blocks, median of %d)\n",
                c, bytes / c / 1e6, o.repeat);
         printf("atf read:        %.3f s  %8.1f MB/s  %7.1f M events/s  ratio to cat %.3f  %u thread(s), per core %.3fx "
-               "walk  (CPU %.3f s; every event and argument decoded)\n",
+               "walk  (CPU %.3f s; every event and argument decoded; atf_wtf_read_parts)\n",
                rd, bytes / rd / 1e6, (double)events / rd / 1e6, r_ratio, r_threads, r_core, rc);
+        printf("read, 1 thr:     %.3f s  %8.1f MB/s  %7.1f M events/s  ratio to cat %.3f  1 thread,    per core %.3fx "
+               "walk  (atf_wtf_reader_next_events on one reader)\n",
+               rdb, bytes / rdb / 1e6, (double)events / rdb / 1e6, c / rdb, wk / rdb);
         printf("read, per event: %.3f s  %8.1f MB/s  %7.1f M events/s  ratio to cat %.3f  1 thread,    per core %.3fx "
-               "walk  (one atf_wtf_reader_next_event call per event; above: atf_wtf_reader_next_events)\n",
+               "walk  (one atf_wtf_reader_next_event call per event)\n",
                rd1, bytes / rd1 / 1e6, (double)events / rd1 / 1e6, c / rd1, wk / rd1);
         printf("atf validate:    %.3f s  %8.1f MB/s  %7.1f M events/s  ratio to cat %.3f  %u thread(s), per core %.3fx "
                "walk  (CPU %.3f s; every SPEC-WTF clause)\n",

@@ -199,6 +199,11 @@ const atf_wtf_part *wtf_reader_event_part(const atf_wtf_reader *r);
  * calls @fn for every zone with open scopes. Zone -1: no zone set. */
 void wtf_reader_open_scopes(const atf_wtf_reader *r, void (*fn)(void *user, int32_t zone, uint32_t depth),
                             void *user);
+/* atf_wtf_read_parts_memory(), and in *settled the parts whose start
+ * state the scan ahead gave (not read again): for tests. */
+atf_status wtf_read_parts_memory(const void *data, size_t size, const char *name, unsigned threads,
+                                 atf_wtf_part_fn fn, void *user, atf_wtf_summary *sum, unsigned *settled,
+                                 atf_error *err);
 /* Name given to the reader (for messages). */
 const char *wtf_reader_name(const atf_wtf_reader *r);
 

@@ -51,6 +51,13 @@ struct atf_wtf_reader {
     wtf_event_notes notes;
     int notes_set;                /* notes hold something: cleared before the next event */
     atf_wtf_summary sum;
+
+    /* A reader of one part (atf_wtf_read_parts): it stops before the chunk
+     * at stop (0: the end of the file); chunks_before: chunk headers read
+     * before its first one. */
+    uint64_t stop;
+    uint64_t chunks_before;
+    uint32_t depth_base;          /* a zone's depth before its first event: 0, SCAN_BASE in a scan ahead */
 };
 
 static void note_damage(atf_wtf_reader *r, const atf_error *e)
@@ -231,6 +238,14 @@ static atf_status read_file_header_chunk(atf_wtf_reader *r)
     return ATF_OK;
 }
 
+/* The built-in definition of wire id 1 (wtf.event#define). */
+static atf_wtf_def *new_define(atf_error *err)
+{
+    return wtf_def_new(ATF_WTF_WIRE_DEFINE, ATF_WTF_CLASS_INSTANCE, ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL,
+                       "wtf.event#define", strlen("wtf.event#define"), WTF_DEFINE_SIGNATURE,
+                       strlen(WTF_DEFINE_SIGNATURE), err);
+}
+
 static atf_status open_common(atf_wtf_reader *r, atf_error *err)
 {
     atf_error e;
@@ -238,9 +253,7 @@ static atf_status open_common(atf_wtf_reader *r, atf_error *err)
     r->zone = -1;
     r->sum.file_size = r->blob.size;
     r->end = r->blob.data_end < r->blob.size ? r->blob.data_end : r->blob.size;
-    r->define = wtf_def_new(ATF_WTF_WIRE_DEFINE, ATF_WTF_CLASS_INSTANCE, ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL,
-                            "wtf.event#define", strlen("wtf.event#define"), WTF_DEFINE_SIGNATURE,
-                            strlen(WTF_DEFINE_SIGNATURE), err);
+    r->define = new_define(err);
     if (!r->define)
         return err ? err->code : ATF_E_NOMEM;
     atf_status s = atf_wtf_parse_file_header(r->blob.data, r->blob.size, &r->header, &e);
@@ -503,12 +516,16 @@ atf_status atf_wtf_reader_next_chunk(atf_wtf_reader *r, const atf_wtf_chunk **ou
     r->ev_part = NULL;
     if (r->done)
         return ATF_E_NOT_FOUND;
+    if (r->stop && r->pos >= r->stop) {
+        r->done = 1;   /* the next part's first chunk */
+        return ATF_E_NOT_FOUND;
+    }
     if (r->started)
         r->chunk_index++;
     r->started = 1;
     uint64_t size = r->blob.size;
     if (r->pos >= size) {
-        if (r->sum.chunks == 0)
+        if (r->sum.chunks + r->chunks_before == 0)
             note_cut(r, 0);   /* only the file header: stopped before its first chunk (SPEC-WTF 6) */
         r->done = 1;
         return ATF_E_NOT_FOUND;
@@ -648,8 +665,8 @@ static void apply_builtin(atf_wtf_reader *r, atf_wtf_event *ev)
         if (d->arg_count >= 1 && wtf_arg_value(d, ev->args, avail, &r->strings, 0, &v) == ATF_OK && !v.array) {
             uint32_t z = (uint32_t)(v.u & 0xFFFF);
             r->zone = (int32_t)z;
-            if (z + 2 > r->depth_hi)
-                r->depth_hi = z + 2;
+            for (; r->depth_hi < z + 2; r->depth_hi++)
+                r->depth[r->depth_hi] = r->depth_base;
             if (!(r->zone_made[z / 8] & (1u << (z % 8))))
                 notes(r)->zone_unknown = 1;
         }
@@ -865,4 +882,449 @@ void wtf_reader_open_scopes(const atf_wtf_reader *r, void (*fn)(void *user, int3
 void atf_wtf_reader_summary(const atf_wtf_reader *r, atf_wtf_summary *out)
 {
     *out = r->sum;
+}
+
+/* ---- Reading in parts -------------------------------------------------------
+ *
+ * atf_wtf_read_parts() gives each thread a reader of its share of the
+ * chunks that starts with the state the sequential reader has there: the
+ * definitions, the zone, every zone's scope depth and the zones created.
+ * That state is what the events before leave, so it is found in two steps:
+ *
+ * 1. every part but the last is scanned ahead, side by side, from no
+ *    state: no definitions, the zone unknown (the scan's "no zone" stands
+ *    for the zone the part starts in), every depth at SCAN_BASE. What it
+ *    learns: the definitions the part makes, the zone it leaves set, each
+ *    zone's net change of depth and the lowest depth it reaches, and the
+ *    zones it creates;
+ * 2. in file order, each part's start state is its predecessor's start
+ *    state with what the predecessor's scan learned applied. That is exact
+ *    unless the scan met an event it could not read (a wire id defined
+ *    before the part, or damage) or a zone's depth would have reached
+ *    below 0 (where the sequential reader clamps at 0): then the
+ *    predecessor is read again from its exact start state, on one thread.
+ *
+ * Then every part is read by the caller's function, side by side. The
+ * chunks the parts cover follow the sequential reader's own walk of the
+ * chunk headers (which does not depend on the events), so every part ends
+ * where the next begins; the summaries are joined in file order. */
+
+#define SCAN_BASE 0x80000000u
+
+/* The state at the start of a part. defs are borrowed from the reader that
+ * made them (kept open until the parts' readers have their copies). */
+typedef struct wtf_rstate {
+    const atf_wtf_def **defs;   /* WTF_WIRE_IDS */
+    uint32_t defs_hi;
+    int32_t zone;
+    uint32_t depth_hi;
+    uint32_t *depth;            /* WTF_ZONES + 1 */
+    uint8_t *zone_made;         /* WTF_ZONES / 8 */
+} wtf_rstate;
+
+/* Where a part starts: the chunk walk's place before one of its calls. */
+typedef struct wtf_bound {
+    uint64_t pos, chunks;
+    uint32_t chunk_index;
+    int started;
+} wtf_bound;
+
+typedef struct wtf_rpart {
+    atf_wtf_read_part pub;
+    wtf_bound from;
+    uint64_t stop;               /* the next part's first chunk, 0: the end */
+    atf_wtf_reader *scan;        /* step 1's reader (or step 2's exact one) */
+    uint32_t *drop;              /* step 1: per depth index, how far below SCAN_BASE it went (calloc'd) */
+    int scan_failed;             /* step 1 met an event it could not read */
+    wtf_rstate start;
+    atf_wtf_part_fn fn;
+    void *user;
+    atf_status status;           /* the function's, or ATF_E_NOMEM */
+} wtf_rpart;
+
+static int rstate_alloc(wtf_rstate *st)
+{
+    memset(st, 0, sizeof *st);
+    st->defs = (const atf_wtf_def **)calloc(WTF_WIRE_IDS, sizeof *st->defs);
+    st->depth = (uint32_t *)calloc(WTF_ZONES + 1, sizeof *st->depth);
+    st->zone_made = (uint8_t *)calloc(WTF_ZONES / 8, 1);
+    st->zone = -1;
+    st->depth_hi = 1;
+    return st->defs && st->depth && st->zone_made;
+}
+
+static void rstate_free(wtf_rstate *st)
+{
+    free(st->defs);
+    free(st->depth);
+    free(st->zone_made);
+    memset(st, 0, sizeof *st);
+}
+
+/* The state reader @r has reached (its definitions borrowed). */
+static void rstate_of(wtf_rstate *st, const atf_wtf_reader *r)
+{
+    /* (@st is new: zero past what is copied) */
+    for (uint32_t w = 0; w < r->defs_hi; w++)
+        if (w != ATF_WTF_WIRE_DEFINE)
+            st->defs[w] = r->defs[w];
+    st->defs_hi = r->defs_hi;
+    st->zone = r->zone;
+    st->depth_hi = r->depth_hi;
+    memcpy(st->depth, r->depth, r->depth_hi * sizeof *st->depth);
+    memcpy(st->zone_made, r->zone_made, WTF_ZONES / 8);
+}
+
+/* A reader of the bytes of @r0 from @b, stopping at @stop: with the state
+ * @st, or for a scan (@scan) with @st's definitions alone (NULL: none) and
+ * every depth at SCAN_BASE. */
+static atf_status part_reader(atf_wtf_reader **out, const atf_wtf_reader *r0, const wtf_bound *b, uint64_t stop,
+                              const wtf_rstate *st, int scan, atf_error *err)
+{
+    *out = NULL;
+    atf_wtf_reader *r = (atf_wtf_reader *)calloc(1, sizeof *r);
+    if (!r)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    memcpy(r->name, r0->name, sizeof r->name);
+    r->blob = r0->blob;
+    r->blob.map = r->blob.heap = NULL;   /* borrowed: closed with r0 */
+    r->header = r0->header;
+    r->header_json = r0->header_json;
+    r->header_json_len = r0->header_json_len;
+    r->timebase = r0->timebase;
+    r->file_flags = r0->file_flags;
+    r->end = r0->end;
+    r->sum.file_size = r0->sum.file_size;
+    r->zone = -1;
+    r->pos = b->pos;
+    r->started = b->started;
+    r->chunk_index = b->chunk_index;
+    r->chunks_before = b->chunks;
+    r->stop = stop;
+    r->define = new_define(err);
+    atf_status s = r->define ? ensure_tables(r, err) : ATF_E_NOMEM;
+    if (s == ATF_OK && scan) {
+        r->depth_base = SCAN_BASE;   /* every zone's, as its index is first used */
+        r->depth[0] = SCAN_BASE;
+    }
+    if (s == ATF_OK && st) {
+        for (uint32_t w = 0; w < st->defs_hi && s == ATF_OK; w++) {
+            const atf_wtf_def *d = st->defs[w];
+            if (!d)
+                continue;
+            atf_wtf_def *c = wtf_def_new(d->wire_id, d->event_class, d->flags, d->name, strlen(d->name),
+                                         d->signature, strlen(d->signature), err);
+            if (!c)
+                s = err && err->code != ATF_OK ? err->code : ATF_E_NOMEM;
+            else
+                set_def(r, w, c);
+        }
+    }
+    if (s == ATF_OK && st && !scan) {
+        r->zone = st->zone;
+        r->depth_hi = st->depth_hi;
+        memcpy(r->depth, st->depth, st->depth_hi * sizeof *r->depth);
+        memcpy(r->zone_made, st->zone_made, WTF_ZONES / 8);
+    }
+    if (s != ATF_OK) {
+        atf_wtf_reader_close(r);
+        return s;
+    }
+    *out = r;
+    return ATF_OK;
+}
+
+/* Reads the part's events to its end: with @drop, the scan (step 1: stops
+ * at the first event it cannot read, sets *failed); without, the exact
+ * read of step 2's fallback (reads everything, as the sequential reader).
+ * @return ATF_E_NOMEM or ATF_OK. */
+static atf_status read_through(atf_wtf_reader *r, uint32_t *drop, int *failed)
+{
+    const atf_wtf_chunk *c;
+    atf_error e;
+    atf_status s;
+    atf_wtf_event evs[256];
+    size_t n;
+    while ((s = atf_wtf_reader_next_chunk(r, &c, &e)) != ATF_E_NOT_FOUND) {
+        if (s == ATF_E_NOMEM)
+            return s;
+        if (s != ATF_OK)
+            continue;   /* a chunk that cannot be read costs no state */
+        while ((s = atf_wtf_reader_next_events(r, evs, sizeof evs / sizeof evs[0], &n, &e)) == ATF_OK)
+            if (drop)
+                for (size_t k = 0; k < n; k++) {
+                    /* The lowest depth is one an event reports (a leave's is the one after it). */
+                    uint32_t i = (uint32_t)(evs[k].zone + 1), d = evs[k].depth;
+                    uint32_t below = d < SCAN_BASE ? SCAN_BASE - d : 0;
+                    if (below > drop[i])
+                        drop[i] = below;
+                }
+        if (s == ATF_E_NOMEM)
+            return s;
+        if (s != ATF_E_NOT_FOUND && drop) {
+            *failed = 1;
+            return ATF_OK;
+        }
+    }
+    return ATF_OK;
+}
+
+static void scan_main(void *arg)
+{
+    wtf_rpart *p = arg;
+    if (!p->scan)
+        return;   /* the last part: no scan */
+    if (read_through(p->scan, p->drop, &p->scan_failed) != ATF_OK)
+        p->status = ATF_E_NOMEM;
+}
+
+/* Applies one depth index's change (step 1's) to the depth @d: 0 when
+ * the sequential reader would have clamped at 0 in between (or the depth
+ * would not fit). */
+static int apply_depth(uint32_t *d, uint32_t drop, uint32_t end)
+{
+    int64_t v = (int64_t)*d;
+    if (v < (int64_t)drop)
+        return 0;
+    v += (int64_t)end - SCAN_BASE;
+    if (v > UINT32_MAX - 1)
+        return 0;
+    *d = (uint32_t)v;
+    return 1;
+}
+
+/* Step 2: @next from @cur and the scan of the part that starts with @cur.
+ * @return 0 when the scan cannot say (read the part again). */
+static int apply_scan(wtf_rstate *next, const wtf_rstate *cur, const atf_wtf_reader *scan, const uint32_t *drop,
+                      const wtf_rstate *seed)
+{
+    /* A scan that started with the seed's definitions read what one pass
+     * reads only if every one of them is the one in force at its start. */
+    for (uint32_t w = 0; seed && w < seed->defs_hi; w++)
+        if (seed->defs[w] && (w >= cur->defs_hi || !cur->defs[w] || !wtf_def_same(cur->defs[w], seed->defs[w])))
+            return 0;
+    /* (@next is new: zero past what is copied) */
+    memcpy(next->defs, cur->defs, cur->defs_hi * sizeof *next->defs);
+    for (uint32_t w = 0; w < scan->defs_hi; w++)
+        if (w != ATF_WTF_WIRE_DEFINE && scan->defs[w])
+            next->defs[w] = scan->defs[w];
+    next->defs_hi = cur->defs_hi > scan->defs_hi ? cur->defs_hi : scan->defs_hi;
+    next->zone = scan->zone >= 0 ? scan->zone : cur->zone;
+    for (uint32_t i = 0; i < WTF_ZONES / 8; i++)
+        next->zone_made[i] = cur->zone_made[i] | scan->zone_made[i];
+    memcpy(next->depth, cur->depth, cur->depth_hi * sizeof *next->depth);
+    /* The scan's index 0 is the zone the part starts in; its events come
+     * before any wtf.zone#set, so before the scan's own index of that zone. */
+    uint32_t in = (uint32_t)(cur->zone + 1);
+    if (!apply_depth(&next->depth[in], drop[0], scan->depth[0]))
+        return 0;
+    for (uint32_t i = 1; i < scan->depth_hi; i++)
+        if (!apply_depth(&next->depth[i], drop[i], scan->depth[i]))
+            return 0;
+    next->depth_hi = cur->depth_hi > scan->depth_hi ? cur->depth_hi : scan->depth_hi;
+    if (in + 1 > next->depth_hi)
+        next->depth_hi = in + 1;
+    return 1;
+}
+
+static void read_main(void *arg)
+{
+    wtf_rpart *p = arg;
+    if (p->status == ATF_OK && p->pub.reader)
+        p->status = p->fn(p->user, &p->pub);
+}
+
+/* The summary of the whole file from the parts' (in file order). */
+static void join_summaries(atf_wtf_summary *out, wtf_rpart *parts, unsigned n, uint64_t file_size)
+{
+    memset(out, 0, sizeof *out);
+    out->file_size = file_size;
+    for (unsigned i = 0; i < n; i++) {
+        if (!parts[i].pub.reader)
+            continue;
+        const atf_wtf_summary *s = &parts[i].pub.reader->sum;
+        if (s->state > out->state)
+            out->state = s->state;
+        out->chunks += s->chunks;
+        out->event_chunks += s->event_chunks;
+        out->events += s->events;
+        out->events_in_cut_chunk += s->events_in_cut_chunk;
+        out->bytes_unread += s->bytes_unread;
+        out->chunks_skipped += s->chunks_skipped;
+        out->parts_not_read += s->parts_not_read;
+        if (out->first_damage.code == ATF_OK && s->first_damage.code != ATF_OK)
+            out->first_damage = s->first_damage;
+    }
+}
+
+/* The places the parts start: the sequential reader's walk of the chunk
+ * headers, split by bytes. @return the number of parts (at least 1). */
+static unsigned find_bounds(atf_wtf_reader *r0, unsigned want, wtf_bound *b)
+{
+    b[0] = (wtf_bound){ r0->pos, 0, r0->chunk_index, r0->started };
+    unsigned n = 1;
+    uint64_t size = r0->blob.size;
+    const atf_wtf_chunk *c;
+    while (!r0->done && n < want) {
+        if (r0->pos < size && r0->pos >= size / want * n) {
+            b[n] = (wtf_bound){ r0->pos, r0->sum.chunks, r0->chunk_index, r0->started };
+            n++;
+        }
+        if (atf_wtf_reader_next_chunk(r0, &c, NULL) == ATF_E_NOT_FOUND)
+            break;
+    }
+    return n;
+}
+
+/* atf_wtf_read_parts() over the open reader @r0 (closed here); *settled:
+ * parts whose start state step 1 gave (not read again). */
+static atf_status read_parts(atf_wtf_reader *r0, unsigned threads, atf_wtf_part_fn fn, void *user,
+                             atf_wtf_summary *sum, unsigned *settled, atf_error *err)
+{
+    atf_status s = ATF_OK;
+    if (settled)
+        *settled = 0;
+    /* As many parts as threads (ATF_WTF_THREADS, or one per CPU with at
+     * least 16 MiB each), at most 64, a part no smaller than a chunk. */
+    if (!threads) {
+        const char *env = getenv("ATF_WTF_THREADS");
+        threads = env ? (unsigned)strtoul(env, NULL, 10) : 0;
+    }
+    unsigned want = atf_part_count(threads, r0->blob.size, r0->blob.size / ATF_WTF_CHUNK_HEADER_SIZE + 1, 64);
+    if (r0->done) {
+        /* Nothing past the file header (a cut one): the one reader says so. */
+        atf_wtf_read_part one = { 0, 1, r0 };
+        s = fn(user, &one);
+        if (s != ATF_OK)
+            atf_fail(err, s, ATF_NO_OFFSET, NULL, "part 1 of 1 stopped");
+        if (sum)
+            *sum = r0->sum;
+        atf_wtf_reader_close(r0);
+        return s;
+    }
+    wtf_bound bounds[64];
+    unsigned n = find_bounds(r0, want, bounds);
+    wtf_rpart *parts = (wtf_rpart *)calloc(n, sizeof *parts);
+    if (!parts) {
+        atf_wtf_reader_close(r0);
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    }
+    /* The later parts' scans start with the definitions the file's first
+     * two chunks make (a reference writer's are all there, and its event
+     * chunks define nothing); step 2 checks they are the ones in force. */
+    wtf_rstate seed_store, *seed = NULL;
+    atf_wtf_reader *sr = NULL;
+    if (n > 1 && rstate_alloc(&seed_store)) {
+        if (part_reader(&sr, r0, &bounds[0], 0, &seed_store, 0, NULL) == ATF_OK) {
+            const atf_wtf_chunk *c;
+            atf_wtf_event evs[64];
+            size_t got;
+            for (int k = 0; k < 2 && atf_wtf_reader_next_chunk(sr, &c, NULL) != ATF_E_NOT_FOUND; k++)
+                while (atf_wtf_reader_next_events(sr, evs, 64, &got, NULL) == ATF_OK)
+                    ;
+            rstate_of(&seed_store, sr);
+            seed = &seed_store;
+        }
+    }
+    for (unsigned i = 0; i < n && s == ATF_OK; i++) {
+        wtf_rpart *p = &parts[i];
+        p->pub.index = i;
+        p->pub.count = n;
+        p->from = bounds[i];
+        p->stop = i + 1 < n ? bounds[i + 1].pos : 0;
+        p->fn = fn;
+        p->user = user;
+        if (!rstate_alloc(&p->start))
+            s = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+        else if (i + 1 < n && s == ATF_OK) {
+            /* Step 1's reader (a part of 8 GiB or more could count past
+             * SCAN_BASE: read again from its exact state instead). */
+            p->drop = (uint32_t *)calloc(WTF_ZONES + 1, sizeof *p->drop);
+            if (!p->drop)
+                s = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+            else {
+                p->scan_failed = p->stop - p->from.pos >= ((uint64_t)8 << 30);
+                if (!p->scan_failed)
+                    s = part_reader(&p->scan, r0, &p->from, p->stop, i ? seed : NULL, 1, err);
+            }
+        }
+    }
+    /* Step 1, side by side. */
+    if (s == ATF_OK && n > 1)
+        atf_parts_run(parts, sizeof *parts, n - 1, scan_main);
+    for (unsigned i = 0; i < n && s == ATF_OK; i++)
+        s = parts[i].status;
+    /* Step 2, in order: part 0 starts with no state. */
+    for (unsigned i = 0; i + 1 < n && s == ATF_OK; i++) {
+        wtf_rpart *p = &parts[i], *q = &parts[i + 1];
+        if (!p->scan_failed && apply_scan(&q->start, &p->start, p->scan, p->drop, i ? seed : NULL)) {
+            if (settled)
+                ++*settled;
+            continue;
+        }
+        /* Read again from its exact state: what it leaves is exact. */
+        atf_wtf_reader_close(p->scan);
+        p->scan = NULL;
+        s = part_reader(&p->scan, r0, &p->from, p->stop, &p->start, 0, err);
+        if (s == ATF_OK && (s = read_through(p->scan, NULL, NULL)) != ATF_OK)
+            atf_fail(err, s, ATF_NO_OFFSET, NULL, NULL);
+        if (s == ATF_OK)
+            rstate_of(&q->start, p->scan);
+    }
+    /* The parts' readers, each with its exact state, then the scans go. */
+    for (unsigned i = 0; i < n && s == ATF_OK; i++)
+        s = part_reader(&parts[i].pub.reader, r0, &parts[i].from, parts[i].stop, &parts[i].start, 0, err);
+    for (unsigned i = 0; i < n; i++) {
+        atf_wtf_reader_close(parts[i].scan);
+        parts[i].scan = NULL;
+        free(parts[i].drop);
+        rstate_free(&parts[i].start);
+    }
+    if (s == ATF_OK) {
+        atf_parts_run(parts, sizeof *parts, n, read_main);
+        for (unsigned i = 0; i < n && s == ATF_OK; i++)
+            if ((s = parts[i].status) != ATF_OK)
+                atf_fail(err, s, ATF_NO_OFFSET, NULL, "part %u of %u stopped", i + 1, n);
+        if (sum)
+            join_summaries(sum, parts, n, r0->sum.file_size);
+    }
+    for (unsigned i = 0; i < n; i++)
+        atf_wtf_reader_close(parts[i].pub.reader);
+    free(parts);
+    if (n > 1)
+        rstate_free(&seed_store);
+    atf_wtf_reader_close(sr);
+    atf_wtf_reader_close(r0);
+    return s;
+}
+
+atf_status atf_wtf_read_parts(const char *path, unsigned threads, atf_wtf_part_fn fn, void *user,
+                              atf_wtf_summary *sum, atf_error *err)
+{
+    if (sum)
+        memset(sum, 0, sizeof *sum);
+    if (!fn)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "no function");
+    atf_wtf_reader *r0;
+    atf_status s = atf_wtf_reader_open(&r0, path, NULL, err);
+    return s == ATF_OK ? read_parts(r0, threads, fn, user, sum, NULL, err) : s;
+}
+
+atf_status wtf_read_parts_memory(const void *data, size_t size, const char *name, unsigned threads,
+                                 atf_wtf_part_fn fn, void *user, atf_wtf_summary *sum, unsigned *settled,
+                                 atf_error *err)
+{
+    if (sum)
+        memset(sum, 0, sizeof *sum);
+    if (!fn)
+        return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, "no function");
+    atf_wtf_reader *r0;
+    atf_status s = atf_wtf_reader_open_memory(&r0, data, size, name, err);
+    return s == ATF_OK ? read_parts(r0, threads, fn, user, sum, settled, err) : s;
+}
+
+atf_status atf_wtf_read_parts_memory(const void *data, size_t size, const char *name, unsigned threads,
+                                     atf_wtf_part_fn fn, void *user, atf_wtf_summary *sum, atf_error *err)
+{
+    return wtf_read_parts_memory(data, size, name, threads, fn, user, sum, NULL, err);
 }

@@ -381,44 +381,76 @@ atf_status wtf_tool_dump(FILE *out, const char *path, const atf_tool_options *op
     return st;
 }
 
-atf_status wtf_tool_info(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
+/* What `atf info` counts in one part of a file (atf_wtf_read_parts). */
+typedef struct info_part {
+    uint64_t resources, strings;
+    uint32_t t_min, t_max;
+    /* the first part's: the file's header */
+    atf_wtf_file_header header;
+    double timebase;
+    unsigned file_flags;
+} info_part;
+
+static atf_status info_read_part(void *user, const atf_wtf_read_part *part)
 {
-    atf_wtf_reader *r = NULL;
-    atf_status st = open_reader(&r, path, err);
-    if (st != ATF_OK)
-        return st;
+    info_part *ip = (info_part *)user + part->index;
+    atf_wtf_reader *r = part->reader;
     const atf_wtf_chunk *c;
     atf_wtf_event evs[256];
     atf_error e;
-    uint64_t resources = 0, strings = 0;
-    uint32_t t_min = UINT32_MAX, t_max = 0;
+    atf_status st;
+    ip->header = *atf_wtf_reader_header(r);
+    ip->timebase = atf_wtf_reader_timebase(r);
+    ip->file_flags = atf_wtf_reader_file_flags(r);
     while ((st = atf_wtf_reader_next_chunk(r, &c, &e)) != ATF_E_NOT_FOUND) {
         if (st == ATF_E_NOMEM)
-            break;
+            return st;
         if (st != ATF_OK)
             continue;   /* a skipped chunk: counted in the summary */
         for (uint32_t i = 0; i < c->part_count; i++)
             if ((c->parts[i].type & 0xFFFF0000u) == 0x40000u)
-                resources++;
-        strings += atf_wtf_reader_strings(r)->count;
-        atf_status es;
+                ip->resources++;
+        ip->strings += atf_wtf_reader_strings(r)->count;
         size_t got;
-        while ((es = atf_wtf_reader_next_events(r, evs, sizeof evs / sizeof evs[0], &got, &e)) == ATF_OK)
+        while ((st = atf_wtf_reader_next_events(r, evs, sizeof evs / sizeof evs[0], &got, &e)) == ATF_OK)
             for (size_t k = 0; k < got; k++) {
                 const atf_wtf_event *ev = &evs[k];
                 if (ev->def->flags & (ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL))
                     continue;
-                if (ev->time < t_min)
-                    t_min = ev->time;
-                if (ev->time > t_max)
-                    t_max = ev->time;
+                if (ev->time < ip->t_min)
+                    ip->t_min = ev->time;
+                if (ev->time > ip->t_max)
+                    ip->t_max = ev->time;
             }
-        if (es == ATF_E_NOMEM)
-            break;
+        if (st == ATF_E_NOMEM)
+            return st;
     }
+    return ATF_OK;
+}
+
+atf_status wtf_tool_info(FILE *out, const char *path, const atf_tool_options *opts, atf_error *err)
+{
+    /* The events in parts on every core (a part per CPU with 16 MiB each,
+     * or ATF_WTF_THREADS). */
+    info_part parts[64];
+    memset(parts, 0, sizeof parts);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        parts[i].t_min = UINT32_MAX;   /* (a part with no user event keeps t_min > t_max) */
     atf_wtf_summary s;
-    atf_wtf_reader_summary(r, &s);
-    const atf_wtf_file_header *h = atf_wtf_reader_header(r);
+    atf_status st = atf_wtf_read_parts(path, 0, info_read_part, parts, &s, err);
+    if (st != ATF_OK)
+        return st;
+    uint64_t resources = 0, strings = 0;
+    uint32_t t_min = UINT32_MAX, t_max = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        resources += parts[i].resources;
+        strings += parts[i].strings;
+        if (parts[i].t_min < t_min)
+            t_min = parts[i].t_min;
+        if (parts[i].t_max > t_max)
+            t_max = parts[i].t_max;
+    }
+    const atf_wtf_file_header *h = &parts[0].header;
     int json = opts && opts->json;
     static const char *const states[] = { "complete", "crash-truncated", "damaged" };
     if (json)
@@ -426,16 +458,16 @@ atf_status wtf_tool_info(FILE *out, const char *path, const atf_tool_options *op
                 "{\"format\":\"wtf\",\"wtf_version\":%u,\"format_version\":%u,\"timebase_ms\":%.17g,\"file_flags\":%u,"
                 "\"state\":\"%s\",\"size\":%llu,\"chunks\":%llu,\"event_chunks\":%llu,\"events\":%llu,"
                 "\"strings\":%llu,\"resources\":%llu,\"bytes_unread\":%llu}\n",
-                (unsigned)h->wtf_version, (unsigned)h->format_version, atf_wtf_reader_timebase(r),
-                atf_wtf_reader_file_flags(r), states[s.state], (unsigned long long)s.file_size,
+                (unsigned)h->wtf_version, (unsigned)h->format_version, parts[0].timebase,
+                parts[0].file_flags, states[s.state], (unsigned long long)s.file_size,
                 (unsigned long long)s.chunks, (unsigned long long)s.event_chunks, (unsigned long long)s.events,
                 (unsigned long long)strings, (unsigned long long)resources, (unsigned long long)s.bytes_unread);
     else {
         fprintf(out, "%s: WTF chunked file, version 0x%08x, format %u\n", path, (unsigned)h->wtf_version,
                 (unsigned)h->format_version);
-        fprintf(out, "  timebase    %.3f ms%s%s\n", atf_wtf_reader_timebase(r),
-                atf_wtf_reader_file_flags(r) & ATF_WTF_FILE_HIGH_RES_TIMES ? ", high-resolution times" : "",
-                atf_wtf_reader_file_flags(r) & ATF_WTF_FILE_TIMES_AS_COUNT ? ", times as counts" : "");
+        fprintf(out, "  timebase    %.3f ms%s%s\n", parts[0].timebase,
+                parts[0].file_flags & ATF_WTF_FILE_HIGH_RES_TIMES ? ", high-resolution times" : "",
+                parts[0].file_flags & ATF_WTF_FILE_TIMES_AS_COUNT ? ", times as counts" : "");
         fprintf(out, "  state       %s\n", states[s.state]);
         fprintf(out, "  chunks      %llu (%llu of events), %llu bytes\n", (unsigned long long)s.chunks,
                 (unsigned long long)s.event_chunks, (unsigned long long)s.file_size);
@@ -446,9 +478,6 @@ atf_status wtf_tool_info(FILE *out, const char *path, const atf_tool_options *op
                     (unsigned)t_max);
     }
     diag_summary(opts ? opts->diag : NULL, path, &s);
-    atf_wtf_reader_close(r);
-    if (st == ATF_E_NOMEM)
-        return atf_fail(err, st, ATF_NO_OFFSET, NULL, NULL);
     if (s.state == ATF_WTF_DAMAGED) {
         if (err)
             *err = s.first_damage;

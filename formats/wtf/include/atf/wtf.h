@@ -371,6 +371,41 @@ ATF_API atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *e
 ATF_API atf_status atf_wtf_reader_next_events(atf_wtf_reader *r, atf_wtf_event *evs, size_t cap, size_t *n,
                                               atf_error *err);
 
+/** One part of a file read on several threads (atf_wtf_read_parts()). */
+typedef struct atf_wtf_read_part {
+    unsigned index;             /**< 0 .. count - 1, in file order */
+    unsigned count;
+    atf_wtf_reader *reader;     /**< the part's reader (closed by atf_wtf_read_parts) */
+} atf_wtf_read_part;
+
+/** Reads one part: atf_wtf_reader_next_chunk() and atf_wtf_reader_next_event(s)
+ *  on @c part->reader, as on a reader of the whole file, until
+ *  ::ATF_E_NOT_FOUND. Called on the part's own thread. Any status but
+ *  ::ATF_OK is returned by atf_wtf_read_parts() (the other parts finish). */
+typedef atf_status (*atf_wtf_part_fn)(void *user, const atf_wtf_read_part *part);
+
+/**
+ * Reads the file at @p path in parts side by side: @p fn is called once per
+ * part, each on its own thread, with a reader of the part's chunks. Each
+ * part's reader starts with the state the sequential reader has at its
+ * first chunk (definitions, zone, scope depths), so the parts' chunks,
+ * events, argument values, statuses and errors, taken in part order, are
+ * the sequential reader's. @p threads: parts wanted (0: ATF_WTF_THREADS,
+ * else one per CPU with at least 16 MiB each; at most 64, never more than
+ * the chunks). @p sum: the whole file's summary (NULL: not wanted). Later
+ * parts are scanned ahead first (their events' sizes, definitions, zones
+ * and depths), which costs about a third of a read of their events; a
+ * part the scan cannot settle (an event it cannot read without what came
+ * before, damage, a depth that would go below 0) is read again on one
+ * thread before the parts start. @return ::ATF_OK, an open error, or the
+ * first part's status that is not ::ATF_OK.
+ */
+ATF_API atf_status atf_wtf_read_parts(const char *path, unsigned threads, atf_wtf_part_fn fn, void *user,
+                                      atf_wtf_summary *sum, atf_error *err);
+/** The same over bytes in memory (borrowed until it returns); @p name for errors. */
+ATF_API atf_status atf_wtf_read_parts_memory(const void *data, size_t size, const char *name, unsigned threads,
+                                             atf_wtf_part_fn fn, void *user, atf_wtf_summary *sum, atf_error *err);
+
 /** Argument @p i of @p ev decoded (strings resolved in the chunk's table). */
 ATF_API atf_status atf_wtf_event_arg(const atf_wtf_reader *r, const atf_wtf_event *ev, size_t i,
                                      atf_wtf_value *out, atf_error *err);

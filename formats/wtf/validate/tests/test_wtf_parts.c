@@ -14,7 +14,12 @@
  * first chunks, none in the event chunks), made longer by repeating their
  * event chunks, also with another file's defines chunk in the middle (its
  * wire ids defined otherwise: the parts after it must not be joined on the
- * definitions they started with). */
+ * definitions they started with). The reader in parts (atf_wtf_read_parts:
+ * later parts scanned ahead, their start states joined in order) is checked
+ * on every one of those files too: read in 3 and in 8 parts, everything the
+ * parts' readers give (chunks, events, arguments, statuses, errors) taken
+ * in part order, and the summary, must be one reader's; some parts must be
+ * settled by their scan, in the writer's and in the reference-shaped files. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +36,7 @@
 #include <atf/validator.h>
 #include <atf/wtf.h>
 
+#include "wtf_internal.h"   /* wtf_read_parts_memory */
 #include "wtf_pass.h"
 #include "wtf_test_util.h"
 
@@ -159,6 +165,141 @@ static void same(const atf_validation *a, const atf_validation *b, const char *w
         assert_int_equal(atf_validation_recovered_at(a, i)->events, atf_validation_recovered_at(b, i)->events);
 }
 
+/* ---- The reader in parts (atf_wtf_read_parts) ---------------------------- */
+
+typedef struct rbuf {
+    char *p;
+    size_t n, cap;
+} rbuf;
+
+static void rput(rbuf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        assert_true(k >= 0);
+        if (b->p && (size_t)k < b->cap - b->n) {
+            b->n += (size_t)k;
+            return;
+        }
+        b->cap = b->cap * 2 + (size_t)k + 4096;
+        b->p = realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+}
+
+/* Everything a reader gives, as text: chunks, events (batches of 7), every
+ * argument, statuses and errors. */
+static void record(atf_wtf_reader *r, rbuf *b)
+{
+    const atf_wtf_chunk *c;
+    atf_error e;
+    atf_status s;
+    while ((s = atf_wtf_reader_next_chunk(r, &c, &e)) != ATF_E_NOT_FOUND) {
+        if (s != ATF_OK) {
+            rput(b, "chunk error %d at %llu: %s\n", (int)s, (unsigned long long)e.offset, e.message);
+            continue;
+        }
+        rput(b, "chunk %u type %u length %u times %u..%u parts %u cut %d strings %u\n", (unsigned)c->index,
+             (unsigned)c->type, (unsigned)c->length, (unsigned)c->start_time, (unsigned)c->end_time,
+             (unsigned)c->part_count, atf_wtf_reader_chunk_cut(r), (unsigned)atf_wtf_reader_strings(r)->count);
+        atf_wtf_event evs[7];
+        size_t n;
+        while ((s = atf_wtf_reader_next_events(r, evs, 7, &n, &e)) == ATF_OK)
+            for (size_t k = 0; k < n; k++) {
+                const atf_wtf_event *ev = &evs[k];
+                rput(b, "%llu wire %u time %u zone %d depth %u chunk %u size %u %s(%s)", (unsigned long long)ev->offset,
+                     (unsigned)ev->wire_id, (unsigned)ev->time, (int)ev->zone, (unsigned)ev->depth,
+                     (unsigned)ev->chunk, (unsigned)ev->size, ev->def->name, ev->def->signature);
+                for (size_t i = 0; i < ev->def->arg_count; i++) {
+                    atf_wtf_value v;
+                    atf_status as = atf_wtf_event_arg(r, ev, i, &v, &e);
+                    rput(b, " [%d %llu %lld %a %d %u %.*s]", (int)as, (unsigned long long)v.u, (long long)v.i, v.f,
+                         (int)v.is_null, (unsigned)v.count, (int)v.s_len, v.s ? v.s : "");
+                }
+                rput(b, "\n");
+            }
+        if (s != ATF_E_NOT_FOUND)
+            rput(b, "event error %d at %llu: %s\n", (int)s, (unsigned long long)e.offset, e.message);
+    }
+}
+
+static atf_status record_part(void *user, const atf_wtf_read_part *part)
+{
+    record(part->reader, (rbuf *)user + part->index);
+    return ATF_OK;
+}
+
+static void same_summary(const atf_wtf_summary *a, const atf_wtf_summary *b, const char *what, unsigned threads)
+{
+    if (a->state != b->state || a->file_size != b->file_size || a->chunks != b->chunks ||
+        a->event_chunks != b->event_chunks || a->events != b->events ||
+        a->events_in_cut_chunk != b->events_in_cut_chunk || a->bytes_unread != b->bytes_unread ||
+        a->chunks_skipped != b->chunks_skipped || a->parts_not_read != b->parts_not_read ||
+        a->first_damage.code != b->first_damage.code || a->first_damage.offset != b->first_damage.offset)
+        fail_msg("%s, read in %u parts: summary (state %d, %llu chunks, %llu events, %llu unread, %llu skipped) "
+                 "differs from one reader's (state %d, %llu chunks, %llu events, %llu unread, %llu skipped)",
+                 what, threads, (int)b->state, (unsigned long long)b->chunks, (unsigned long long)b->events,
+                 (unsigned long long)b->bytes_unread, (unsigned long long)b->chunks_skipped, (int)a->state,
+                 (unsigned long long)a->chunks, (unsigned long long)a->events, (unsigned long long)a->bytes_unread,
+                 (unsigned long long)a->chunks_skipped);
+}
+
+/* @d read in 3 and in 8 parts gives what one reader gives. @return parts
+ * whose start the scan ahead settled (not read again). */
+static unsigned check_read(const uint8_t *d, size_t n, const char *what)
+{
+    atf_wtf_reader *r;
+    atf_error e;
+    rbuf one = { 0 };
+    atf_wtf_summary s1;
+    atf_status os = atf_wtf_reader_open_memory(&r, d, n, "t.wtf-trace", &e);
+    if (os == ATF_OK) {
+        record(r, &one);
+        atf_wtf_reader_summary(r, &s1);
+        atf_wtf_reader_close(r);
+    }
+    unsigned settled_all = 0;
+    static const unsigned threads[] = { 3, MAX_THREADS };   /* (few: the validator's checks take 1 to 8) */
+    for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
+        unsigned t = threads[ti];
+        rbuf parts[MAX_THREADS];
+        memset(parts, 0, sizeof parts);
+        atf_wtf_summary s2;
+        unsigned settled = 0;
+        atf_status ps = wtf_read_parts_memory(d, n, "t.wtf-trace", t, record_part, parts, &s2, &settled, &e);
+        assert_int_equal(ps, os);
+        settled_all += settled;
+        rbuf all = { 0 };
+        rput(&all, "%s", "");
+        for (unsigned i = 0; i < MAX_THREADS; i++) {
+            if (parts[i].n)
+                rput(&all, "%s", parts[i].p);
+            free(parts[i].p);
+        }
+        if (os == ATF_OK) {
+            same_summary(&s1, &s2, what, t);
+            size_t k = 0;
+            while (k < one.n && k < all.n && one.p[k] == all.p[k])
+                k++;
+            if (k < one.n || k < all.n) {
+                size_t line = k;
+                while (line > 0 && one.p[line - 1] != '\n')
+                    line--;
+                fail_msg("%s, read in %u parts: from byte %zu of the record, \"%.160s\"; one reader: \"%.160s\"", what,
+                         t, line, all.p + (line < all.n ? line : all.n), one.p + (line < one.n ? line : one.n));
+            }
+        }
+        free(all.p);
+    }
+    free(one.p);
+    return settled_all;
+}
+
+static unsigned read_settled;   /* parts the reader's scan settled, over every check */
+
 /* @d in 1 to 8 threads, under both limits. @return parts joined as found. */
 static unsigned check(const uint8_t *d, size_t n, const char *what)
 {
@@ -174,6 +315,7 @@ static unsigned check(const uint8_t *d, size_t n, const char *what)
         }
         atf_validation_free(one);
     }
+    read_settled += check_read(d, n, what);
     return joined_all;
 }
 
@@ -257,7 +399,8 @@ static void test_writer_files(void **state)
                                         1000 + (uint64_t)c + 10 * (uint64_t)variant);
             free(d);
         }
-    print_message("writer files: %u parts joined as found\n", joined);
+    print_message("writer files: %u parts joined as found; the reader's: %u\n", joined, read_settled);
+    assert_true(read_settled > 0);
 }
 
 static uint8_t *load(const char *path, size_t *n)
@@ -344,7 +487,7 @@ static void test_reference_files(void **state)
 {
     (void)state;
     static const char *const names[] = { "chunks.wtf-trace", "ring.wtf-trace", "append.wtf-trace" };
-    unsigned joined = 0;
+    unsigned joined = 0, settled0 = read_settled;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         size_t n;
         uint8_t *d = reference_shaped(names[i], 6, NULL, &n);
@@ -366,7 +509,9 @@ static void test_reference_files(void **state)
         joined += check(d, n, what);
         free(d);
     }
-    print_message("reference-shaped files: %u parts joined as found\n", joined);
+    print_message("reference-shaped files: %u parts joined as found; the reader's: %u\n", joined,
+                  read_settled - settled0);
+    assert_true(read_settled > settled0);   /* the reader's scans start with the first chunks' definitions */
 }
 
 /* A file validated from disk (atf_validate_path: mapped, the pages each
