@@ -392,12 +392,12 @@ typedef atf_status (*atf_wtf_part_fn)(void *user, const atf_wtf_read_part *part)
  * events, argument values, statuses and errors, taken in part order, are
  * the sequential reader's. @p threads: parts wanted (0: ATF_WTF_THREADS,
  * else one per CPU with at least 16 MiB each; at most 64, never more than
- * the chunks). @p sum: the whole file's summary (NULL: not wanted). Later
- * parts are scanned ahead first (their events' sizes, definitions, zones
- * and depths), which costs about a third of a read of their events; a
- * part the scan cannot settle (an event it cannot read without what came
- * before, damage, a depth that would go below 0) is read again on one
- * thread before the parts start. @return ::ATF_OK, an open error, or the
+ * the chunks). @p sum: the whole file's summary (NULL: not wanted). Every
+ * part but the last is first scanned side by side (its events without
+ * their arguments: definitions, zones, depths), before any @p fn is called;
+ * a part the scan cannot settle (an event it cannot read without what
+ * came before, damage, a depth that would go below 0) is then read again
+ * on one thread. @return ::ATF_OK, an open error, or the
  * first part's status that is not ::ATF_OK.
  */
 ATF_API atf_status atf_wtf_read_parts(const char *path, unsigned threads, atf_wtf_part_fn fn, void *user,
