@@ -1,5 +1,6 @@
 /* What the WTF tests share (formats/wtf/tests, and the validator's WTF fast
- * path test): argument values, a temporary file, a file read back.
+ * path and parts tests): argument values, summaries compared, a temporary
+ * file, a file read back.
  * Header-only (static inline); include after cmocka.h. */
 #ifndef ATF_WTF_TEST_UTIL_H
 #define ATF_WTF_TEST_UTIL_H
@@ -21,6 +22,17 @@ static inline atf_wtf_value wtu_str(atf_wtf_type type, const char *s)
 static inline atf_wtf_value wtu_u32(uint32_t x)
 {
     return (atf_wtf_value){ .type = ATF_WTF_UINT32, .u = x };
+}
+
+/* 1 when two readers' summaries say the same (every count, the state and
+ * where the first damage is). */
+static inline int wtu_same_summary(const atf_wtf_summary *a, const atf_wtf_summary *b)
+{
+    return a->state == b->state && a->file_size == b->file_size && a->chunks == b->chunks &&
+           a->event_chunks == b->event_chunks && a->events == b->events &&
+           a->events_in_cut_chunk == b->events_in_cut_chunk && a->bytes_unread == b->bytes_unread &&
+           a->chunks_skipped == b->chunks_skipped && a->parts_not_read == b->parts_not_read &&
+           a->first_damage.code == b->first_damage.code && a->first_damage.offset == b->first_damage.offset;
 }
 
 /* A new empty file named from @tmpl ("/tmp/name-XXXXXX", rewritten). */

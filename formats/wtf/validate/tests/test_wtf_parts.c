@@ -234,11 +234,7 @@ static atf_status record_part(void *user, const atf_wtf_read_part *part)
 
 static void same_summary(const atf_wtf_summary *a, const atf_wtf_summary *b, const char *what, unsigned threads)
 {
-    if (a->state != b->state || a->file_size != b->file_size || a->chunks != b->chunks ||
-        a->event_chunks != b->event_chunks || a->events != b->events ||
-        a->events_in_cut_chunk != b->events_in_cut_chunk || a->bytes_unread != b->bytes_unread ||
-        a->chunks_skipped != b->chunks_skipped || a->parts_not_read != b->parts_not_read ||
-        a->first_damage.code != b->first_damage.code || a->first_damage.offset != b->first_damage.offset)
+    if (!wtu_same_summary(a, b))
         fail_msg("%s, read in %u parts: summary (state %d, %llu chunks, %llu events, %llu unread, %llu skipped) "
                  "differs from one reader's (state %d, %llu chunks, %llu events, %llu unread, %llu skipped)",
                  what, threads, (int)b->state, (unsigned long long)b->chunks, (unsigned long long)b->events,
