@@ -868,6 +868,112 @@ static void check_summary(atf_wtf_reader *r, const fz_wtf_model *m, size_t size,
         fz_check_error(&sum.first_damage, sum.first_damage.code, "first damage");
 }
 
+/* ---- The reader in parts against the model ------------------------------ */
+
+typedef struct part_ev {
+    uint64_t offset;
+    uint32_t size, wire, time, chunk, depth;
+    int32_t zone;
+} part_ev;
+
+/* What one part's reader gave (atf_wtf_read_parts_memory, on its thread). */
+typedef struct part_rec {
+    part_ev *ev;
+    size_t n, cap;
+    uint64_t chunks, refusals;
+    int oom;
+} part_rec;
+
+static atf_status record_part(void *user, const atf_wtf_read_part *part)
+{
+    part_rec *pr = (part_rec *)user + part->index;
+    atf_wtf_reader *r = part->reader;
+    const atf_wtf_chunk *c;
+    atf_error e;
+    atf_status st;
+    atf_wtf_event evs[5];   /* small batches: their ends fall everywhere */
+    size_t got;
+    while ((st = atf_wtf_reader_next_chunk(r, &c, &e)) != ATF_E_NOT_FOUND) {
+        if (st != ATF_OK) {
+            pr->refusals++;
+            continue;
+        }
+        pr->chunks++;
+        while ((st = atf_wtf_reader_next_events(r, evs, 5, &got, &e)) == ATF_OK)
+            for (size_t k = 0; k < got; k++) {
+                if (pr->n == pr->cap) {
+                    size_t cap = pr->cap * 2 + 64;
+                    part_ev *ne = (part_ev *)realloc(pr->ev, cap * sizeof *ne);
+                    if (!ne) {
+                        pr->oom = 1;
+                        return ATF_E_NOMEM;
+                    }
+                    pr->ev = ne;
+                    pr->cap = cap;
+                }
+                const atf_wtf_event *v = &evs[k];
+                pr->ev[pr->n++] = (part_ev){ v->offset, v->size, v->wire_id, v->time, v->chunk, v->depth, v->zone };
+            }
+        if (st != ATF_E_NOT_FOUND)
+            pr->refusals++;
+    }
+    return ATF_OK;
+}
+
+/* @d read in 3 parts side by side (atf_wtf_read_parts_memory: later parts
+ * start with the state scanned ahead or read again) gives the model's
+ * chunks, events (place, wire id, time, zone, depth), error returns and
+ * summary, as one reader does. */
+static void check_reader_parts(const uint8_t *d, size_t size, const fz_wtf_model *m)
+{
+    part_rec pr[3];
+    memset(pr, 0, sizeof pr);
+    atf_wtf_summary sum;
+    atf_error err;
+    atf_status st = atf_wtf_read_parts_memory(d, size, "fuzz.wtf-trace", 3, record_part, pr, &sum, &err);
+    int oom = pr[0].oom || pr[1].oom || pr[2].oom;
+    if (st == ATF_E_NOMEM || oom) {
+        for (int i = 0; i < 3; i++)
+            free(pr[i].ev);
+        return;
+    }
+    FZ_CHECK(st == m->open_status, "in parts: open returned %s, the rules say %s", atf_status_name(st),
+             atf_status_name(m->open_status));
+    uint64_t k = 0, chunks = 0, refusals = 0;
+    for (int i = 0; i < 3 && st == ATF_OK; i++) {
+        chunks += pr[i].chunks;
+        refusals += pr[i].refusals;
+        for (size_t j = 0; j < pr[i].n; j++, k++) {
+            const part_ev *v = &pr[i].ev[j];
+            FZ_CHECK(k < m->events, "in parts: event %llu at %llu, the rules have %llu events", (unsigned long long)k,
+                     (unsigned long long)v->offset, (unsigned long long)m->events);
+            const fz_wtf_event *me = &m->ev[k];
+            FZ_CHECK(v->offset == me->offset && v->size == me->size && v->wire == me->wire && v->time == me->time &&
+                         v->chunk == me->chunk && v->zone == me->zone && v->depth == me->depth,
+                     "in parts (part %d): event %llu at %llu wire %u chunk %u zone %d depth %u; the rules: at %llu "
+                     "wire %u chunk %u zone %d depth %u",
+                     i, (unsigned long long)k, (unsigned long long)v->offset, v->wire, v->chunk, (int)v->zone, v->depth,
+                     (unsigned long long)me->offset, me->wire, me->chunk, (int)me->zone, me->depth);
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        free(pr[i].ev);
+    if (st != ATF_OK)
+        return;
+    FZ_CHECK(k == m->events && chunks == m->chunks && refusals == m->chunks_skipped,
+             "in parts: %llu events, %llu chunks, %llu error returns; the rules say %llu, %llu, %llu skipped",
+             (unsigned long long)k, (unsigned long long)chunks, (unsigned long long)refusals,
+             (unsigned long long)m->events, (unsigned long long)m->chunks, (unsigned long long)m->chunks_skipped);
+    FZ_CHECK(sum.state == m->state && sum.file_size == size && sum.chunks == m->chunks &&
+                 sum.event_chunks == m->event_chunks && sum.events == m->events &&
+                 sum.events_in_cut_chunk == m->events_in_cut_chunk && sum.chunks_skipped == m->chunks_skipped,
+             "in parts: summary (state %d, %llu chunks, %llu events, %llu skipped) is not the rules' (state %d, "
+             "%llu, %llu, %llu)",
+             (int)sum.state, (unsigned long long)sum.chunks, (unsigned long long)sum.events,
+             (unsigned long long)sum.chunks_skipped, (int)m->state, (unsigned long long)m->chunks,
+             (unsigned long long)m->events, (unsigned long long)m->chunks_skipped);
+}
+
 void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m)
 {
     if (m->undetermined) {
@@ -925,6 +1031,7 @@ void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m)
              (unsigned long long)m->chunks);
     check_summary(r, m, size, refusals);
     atf_wtf_reader_close(r);
+    check_reader_parts(d, size, m);
 }
 
 /* ---- Checks of the validator ------------------------------------------------------- */
