@@ -1031,7 +1031,12 @@ void fz_wtf_check_reader(const uint8_t *d, size_t size, const fz_wtf_model *m)
              (unsigned long long)m->chunks);
     check_summary(r, m, size, refusals);
     atf_wtf_reader_close(r);
-    check_reader_parts(d, size, m);
+}
+
+void fz_wtf_check_reader_parts(const uint8_t *d, size_t size, const fz_wtf_model *m)
+{
+    if (!m->undetermined)
+        check_reader_parts(d, size, m);
 }
 
 /* ---- Checks of the validator ------------------------------------------------------- */
@@ -1302,8 +1307,10 @@ static void open_check(const uint8_t *data, size_t size, int verify, fz_params *
     fz_wtf_check_reader(data, size, &m);
     if (with_validator)
         fz_wtf_check_validator(data, size, &m);
-    else
+    else {
         fz_wtf_check_dump(data, size, &m);
+        fz_wtf_check_reader_parts(data, size, &m);
+    }
     fz_wtf_model_free(&m);
 }
 

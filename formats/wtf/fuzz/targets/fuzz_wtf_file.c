@@ -10,7 +10,9 @@
  *  - every chunk the reader returns has the header and part table its bytes
  *    hold; every event has the model's offset, size, wire id, time,
  *    definition, zone and scope depth; every argument and array element
- *    decodes to the value of its bytes; no event more or less;
+ *    decodes to the value of its bytes; no event more or less; read in
+ *    3 parts side by side (atf_wtf_read_parts_memory), the same chunks,
+ *    events, zones, depths, error returns and summary;
  *  - the summary's state (complete, crash-truncated, damaged) and counts are
  *    the model's; damage is reported through an error return;
  *  - `atf dump --json` exits by the state, writes one JSON object per line:

@@ -18,7 +18,8 @@
  *    already created and zone sets to the current zone, which the writer
  *    repeats in every chunk) is exactly the sequence of events written: name,
  *    time, every argument and array element, the zone set before each event;
- *    the reader matches the model (fz_wtf_check_reader) and the file is
+ *    the reader matches the model (fz_wtf_check_reader), one reader and 3
+ *    parts side by side (fz_wtf_check_reader_parts), and the file is
  *    complete; the writer's event count is the file's;
  *  - the validator finds no error (warnings: scopes left open, non-UTF-8
  *    strings, arrays the reference library cannot read), and agrees with
@@ -583,6 +584,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FZ_CHECK(m.open_status == ATF_OK && m.state == ATF_WTF_COMPLETE && !m.undetermined, "written file: state %d",
              (int)m.state);
     fz_wtf_check_reader(file, fsize, &m);
+    fz_wtf_check_reader_parts(file, fsize, &m);
     uint64_t total;
     size_t got = compare_events(&g, file, fsize, &total);
     FZ_CHECK(got == g.nev, "%zu of %zu written events read back", got, g.nev);
