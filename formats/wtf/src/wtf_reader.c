@@ -964,7 +964,8 @@ static void rstate_free(wtf_rstate *st)
 /* The state reader @r has reached (its definitions borrowed). */
 static void rstate_of(wtf_rstate *st, const atf_wtf_reader *r)
 {
-    /* (@st is new: zero past what is copied) */
+    memset(st->defs, 0, WTF_WIRE_IDS * sizeof *st->defs);   /* (a step 2 that failed may have written) */
+    memset(st->depth, 0, (WTF_ZONES + 1) * sizeof *st->depth);
     for (uint32_t w = 0; w < r->defs_hi; w++)
         if (w != ATF_WTF_WIRE_DEFINE)
             st->defs[w] = r->defs[w];
@@ -1253,7 +1254,8 @@ static atf_status read_parts(atf_wtf_reader *r0, unsigned threads, atf_wtf_part_
     if (s == ATF_OK && n > 1)
         atf_parts_run(parts, sizeof *parts, n - 1, scan_main);
     for (unsigned i = 0; i < n && s == ATF_OK; i++)
-        s = parts[i].status;
+        if ((s = parts[i].status) != ATF_OK)
+            atf_fail(err, s, ATF_NO_OFFSET, NULL, "scanning part %u of %u", i + 1, n);
     /* Step 2, in order: part 0 starts with no state. */
     for (unsigned i = 0; i + 1 < n && s == ATF_OK; i++) {
         wtf_rpart *p = &parts[i], *q = &parts[i + 1];
