@@ -685,6 +685,24 @@ static void apply_builtin(atf_wtf_reader *r, atf_wtf_event *ev)
         (*depth)++;
 }
 
+/* What every event handed out carries: its place, wire id, time, definition,
+ * zone, depth, chunk, size and arguments (one fill for the fast path, the
+ * batch loop and the general decoder). */
+static inline void fill_event(atf_wtf_event *ev, uint64_t offset, const uint8_t *p, uint32_t wire,
+                              const atf_wtf_def *def, int32_t zone, uint32_t depth, uint32_t chunk,
+                              uint32_t size)
+{
+    ev->offset = offset;
+    ev->wire_id = wire;
+    ev->time = atf_load_le32(p + 4);
+    ev->def = def;
+    ev->zone = zone;
+    ev->depth = depth;
+    ev->chunk = chunk;
+    ev->size = size;
+    ev->args = p + 8;
+}
+
 atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_error *err)
 {
     if (r->retired) {
@@ -713,14 +731,6 @@ atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_e
         const wtf_plan *pl = wire < WTF_WIRE_IDS ? &r->plan[wire] : &wtf_plan_none;
         uint32_t size = pl->size;
         if (pl->fast && size <= r->ev_len - r->ev_pos && wtf_plan_strings_ok(pl, &r->strings, p)) {
-            ev->offset = r->ev_base + r->ev_pos;
-            ev->wire_id = wire;
-            ev->time = atf_load_le32(p + 4);
-            ev->def = r->defs[wire];
-            ev->chunk = r->chunk_index;
-            ev->size = size;
-            ev->args = p + 8;
-            r->ev_pos += size;
             /* r->zone is -1 (none set) or a zone id: index 0 is "none". A
              * scope's depth is the one before it, a leave's the one after. */
             uint32_t *depth = &r->depth[(uint32_t)(r->zone + 1)];
@@ -730,8 +740,9 @@ atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_e
                 after = 0;
             }
             *depth = after;
-            ev->depth = after - (uint32_t)(pl->delta > 0);
-            ev->zone = r->zone;
+            fill_event(ev, r->ev_base + r->ev_pos, p, wire, r->defs[wire], r->zone,
+                       after - (uint32_t)(pl->delta > 0), r->chunk_index, size);
+            r->ev_pos += size;
             r->sum.events++;
             r->sum.events_in_cut_chunk += (uint64_t)(r->chunk_cut != 0);
             return ATF_OK;
@@ -741,17 +752,11 @@ atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_e
     uint32_t size = wtf_fast_size(defs, WTF_WIRE_IDS, &r->strings, r->ev, r->ev_len, r->ev_pos);
     if (size == 0 && (s = decode_slow(r, &size, err)) != ATF_OK)
         return s;
-    ev->offset = r->ev_base + r->ev_pos;
-    ev->wire_id = atf_load_le32(p);
-    ev->time = atf_load_le32(p + 4);
-    ev->def = r->defs[ev->wire_id];
-    ev->depth = 0;
-    ev->chunk = r->chunk_index;
-    ev->size = size;
-    ev->args = p + 8;
+    /* Its zone is the one in effect before it (a wtf.zone#set is in the
+     * zone it leaves); apply_builtin sets its depth. */
+    uint32_t wire = atf_load_le32(p);
+    fill_event(ev, r->ev_base + r->ev_pos, p, wire, r->defs[wire], r->zone, 0, r->chunk_index, size);
     r->ev_pos += size;
-    /* Its zone is the one in effect before it (a wtf.zone#set is in the zone it leaves). */
-    ev->zone = r->zone;
     apply_builtin(r, ev);
     r->sum.events++;
     if (r->chunk_cut)
@@ -795,16 +800,8 @@ atf_status atf_wtf_reader_next_events(atf_wtf_reader *r, atf_wtf_event *evs, siz
         uint32_t after = depth + (uint32_t)(int32_t)pl->delta;
         if (after == UINT32_MAX)
             break;   /* a leave with no scope open: the one-event way notes it */
-        atf_wtf_event *ev = &evs[k++];
-        ev->offset = at0 + (uint64_t)(p - base);
-        ev->wire_id = wire;
-        ev->time = atf_load_le32(p + 4);
-        ev->def = defs[wire];
-        ev->zone = zone;
-        ev->depth = after - (uint32_t)(pl->delta > 0);
-        ev->chunk = chunk;
-        ev->size = size;
-        ev->args = p + 8;
+        fill_event(&evs[k++], at0 + (uint64_t)(p - base), p, wire, defs[wire], zone,
+                   after - (uint32_t)(pl->delta > 0), chunk, size);
         depth = after;
         p += size;
     }
