@@ -119,4 +119,12 @@ typedef struct atf_bytebuf {
 /* Room for @more bytes after b->n. @return 0, or -1 when out of memory (b unchanged). */
 int atf_bytebuf_reserve(atf_bytebuf *b, size_t more);
 
+/* A zeroed table of @n elements of @size bytes that a reader indexes
+ * sparsely (a definition per wire id, a depth per zone): a large one is
+ * mapped, so that only the pages written are ever zeroed or resident and
+ * freeing it gives them back at once (table.c). NULL when out of memory or
+ * when n * size overflows. Freed with atf_table_free() (NULL: nothing). */
+void *atf_table_new(size_t n, size_t size);
+void atf_table_free(void *table);
+
 #endif /* ATF_COMMON_H */

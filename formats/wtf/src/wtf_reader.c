@@ -174,15 +174,15 @@ static atf_status ensure_tables(atf_wtf_reader *r, atf_error *err)
 {
     if (r->defs)
         return ATF_OK;
-    r->defs = (atf_wtf_def **)calloc(WTF_WIRE_IDS, sizeof *r->defs);
-    r->plan = (wtf_plan *)calloc(WTF_WIRE_IDS, sizeof *r->plan);
-    r->depth = (uint32_t *)calloc(WTF_ZONES + 1, sizeof *r->depth);
-    r->zone_made = (uint8_t *)calloc(WTF_ZONES / 8, 1);
+    r->defs = (atf_wtf_def **)atf_table_new(WTF_WIRE_IDS, sizeof *r->defs);
+    r->plan = (wtf_plan *)atf_table_new(WTF_WIRE_IDS, sizeof *r->plan);
+    r->depth = (uint32_t *)atf_table_new(WTF_ZONES + 1, sizeof *r->depth);
+    r->zone_made = (uint8_t *)atf_table_new(WTF_ZONES / 8, 1);
     if (!r->defs || !r->plan || !r->depth || !r->zone_made) {
-        free(r->defs);
-        free(r->plan);
-        free(r->depth);
-        free(r->zone_made);
+        atf_table_free(r->defs);
+        atf_table_free(r->plan);
+        atf_table_free(r->depth);
+        atf_table_free(r->zone_made);
         r->defs = NULL;   /* tried again at the next event */
         r->plan = NULL;
         r->depth = NULL;
@@ -339,13 +339,13 @@ void atf_wtf_reader_close(atf_wtf_reader *r)
         for (size_t i = 0; i < r->defs_hi; i++)
             if (r->defs[i] != r->define)
                 wtf_def_free(r->defs[i]);
-        free(r->defs);
+        atf_table_free(r->defs);
     }
     wtf_def_free(r->define);
     wtf_def_free(r->retired);
-    free(r->plan);
-    free(r->depth);
-    free(r->zone_made);
+    atf_table_free(r->plan);
+    atf_table_free(r->depth);
+    atf_table_free(r->zone_made);
     atf_wtf_strings_free(&r->strings);
     if (r->blob.map || r->blob.heap)
         atf_blob_close(&r->blob);
@@ -931,7 +931,7 @@ typedef struct wtf_rpart {
     wtf_bound from;
     uint64_t stop;               /* the next part's first chunk, 0: the end */
     atf_wtf_reader *scan;        /* step 1's reader (or step 2's exact one) */
-    uint32_t *drop;              /* step 1: per depth index, how far below SCAN_BASE it went (calloc'd) */
+    uint32_t *drop;              /* step 1: per depth index, how far below SCAN_BASE it went (atf_table_new) */
     int scan_failed;             /* step 1 met an event it could not read */
     wtf_rstate start;
     atf_wtf_part_fn fn;
@@ -942,9 +942,9 @@ typedef struct wtf_rpart {
 static int rstate_alloc(wtf_rstate *st)
 {
     memset(st, 0, sizeof *st);
-    st->defs = (const atf_wtf_def **)calloc(WTF_WIRE_IDS, sizeof *st->defs);
-    st->depth = (uint32_t *)calloc(WTF_ZONES + 1, sizeof *st->depth);
-    st->zone_made = (uint8_t *)calloc(WTF_ZONES / 8, 1);
+    st->defs = (const atf_wtf_def **)atf_table_new(WTF_WIRE_IDS, sizeof *st->defs);
+    st->depth = (uint32_t *)atf_table_new(WTF_ZONES + 1, sizeof *st->depth);
+    st->zone_made = (uint8_t *)atf_table_new(WTF_ZONES / 8, 1);
     st->zone = -1;
     st->depth_hi = 1;
     return st->defs && st->depth && st->zone_made;
@@ -952,17 +952,18 @@ static int rstate_alloc(wtf_rstate *st)
 
 static void rstate_free(wtf_rstate *st)
 {
-    free(st->defs);
-    free(st->depth);
-    free(st->zone_made);
+    atf_table_free((void *)st->defs);
+    atf_table_free(st->depth);
+    atf_table_free(st->zone_made);
     memset(st, 0, sizeof *st);
 }
 
 /* The state reader @r has reached (its definitions borrowed). */
 static void rstate_of(wtf_rstate *st, const atf_wtf_reader *r)
 {
-    memset(st->defs, 0, WTF_WIRE_IDS * sizeof *st->defs);   /* (a step 2 that failed may have written) */
-    memset(st->depth, 0, (WTF_ZONES + 1) * sizeof *st->depth);
+    /* A step 2 that failed may have written up to the extents it set. */
+    memset(st->defs, 0, st->defs_hi * sizeof *st->defs);
+    memset(st->depth, 0, st->depth_hi * sizeof *st->depth);
     for (uint32_t w = 0; w < r->defs_hi; w++)
         if (w != ATF_WTF_WIRE_DEFINE)
             st->defs[w] = r->defs[w];
@@ -1101,27 +1102,29 @@ static int apply_scan(wtf_rstate *next, const wtf_rstate *cur, const atf_wtf_rea
     for (uint32_t w = 0; seed && w < seed->defs_hi; w++)
         if (seed->defs[w] && (w >= cur->defs_hi || !cur->defs[w] || !wtf_def_same(cur->defs[w], seed->defs[w])))
             return 0;
-    /* (@next is new: zero past what is copied) */
+    /* (@next is new: zero past what is copied.) Its extents are set before
+     * anything is written, so that they bound what a failure leaves
+     * (rstate_of() clears that much). */
+    uint32_t in = (uint32_t)(cur->zone + 1);
+    next->defs_hi = cur->defs_hi > scan->defs_hi ? cur->defs_hi : scan->defs_hi;
+    next->depth_hi = cur->depth_hi > scan->depth_hi ? cur->depth_hi : scan->depth_hi;
+    if (in + 1 > next->depth_hi)
+        next->depth_hi = in + 1;
     memcpy(next->defs, cur->defs, cur->defs_hi * sizeof *next->defs);
     for (uint32_t w = 0; w < scan->defs_hi; w++)
         if (w != ATF_WTF_WIRE_DEFINE && scan->defs[w])
             next->defs[w] = scan->defs[w];
-    next->defs_hi = cur->defs_hi > scan->defs_hi ? cur->defs_hi : scan->defs_hi;
     next->zone = scan->zone >= 0 ? scan->zone : cur->zone;
     for (uint32_t i = 0; i < WTF_ZONES / 8; i++)
         next->zone_made[i] = cur->zone_made[i] | scan->zone_made[i];
     memcpy(next->depth, cur->depth, cur->depth_hi * sizeof *next->depth);
     /* The scan's index 0 is the zone the part starts in; its events come
      * before any wtf.zone#set, so before the scan's own index of that zone. */
-    uint32_t in = (uint32_t)(cur->zone + 1);
     if (!apply_depth(&next->depth[in], drop[0], scan->depth[0]))
         return 0;
     for (uint32_t i = 1; i < scan->depth_hi; i++)
         if (!apply_depth(&next->depth[i], drop[i], scan->depth[i]))
             return 0;
-    next->depth_hi = cur->depth_hi > scan->depth_hi ? cur->depth_hi : scan->depth_hi;
-    if (in + 1 > next->depth_hi)
-        next->depth_hi = in + 1;
     return 1;
 }
 
@@ -1237,7 +1240,7 @@ static atf_status read_parts(atf_wtf_reader *r0, unsigned threads, atf_wtf_part_
         else if (i + 1 < n && s == ATF_OK) {
             /* Step 1's reader (a part of 8 GiB or more could count past
              * SCAN_BASE: read again from its exact state instead). */
-            p->drop = (uint32_t *)calloc(WTF_ZONES + 1, sizeof *p->drop);
+            p->drop = (uint32_t *)atf_table_new(WTF_ZONES + 1, sizeof *p->drop);
             if (!p->drop)
                 s = atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
             else {
@@ -1276,7 +1279,7 @@ static atf_status read_parts(atf_wtf_reader *r0, unsigned threads, atf_wtf_part_
     for (unsigned i = 0; i < n; i++) {
         atf_wtf_reader_close(parts[i].scan);
         parts[i].scan = NULL;
-        free(parts[i].drop);
+        atf_table_free(parts[i].drop);
         rstate_free(&parts[i].start);
     }
     if (s == ATF_OK) {

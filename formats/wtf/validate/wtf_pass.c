@@ -1219,16 +1219,16 @@ static int pass_init(wpass *w, atf_validation *v, size_t file, const uint8_t *d,
     w->spec = spec;
     w->dlo = spec ? 0u - (1u << 30) : 0;   /* a part run ahead: -2^30..2^30 */
     w->dspan = spec ? 1u << 31 : W_MAX_DEPTH;
-    w->defs = (atf_wtf_def **)calloc(W_WIRES, sizeof *w->defs);
-    w->plan = (wtf_plan *)calloc(W_WIRES, sizeof *w->plan);
-    w->zones = (wzone *)calloc(W_ZONES + 2, sizeof *w->zones);
+    w->defs = (atf_wtf_def **)atf_table_new(W_WIRES, sizeof *w->defs);
+    w->plan = (wtf_plan *)atf_table_new(W_WIRES, sizeof *w->plan);
+    w->zones = (wzone *)atf_table_new(W_ZONES + 2, sizeof *w->zones);
     if (!w->defs || !w->zones || !w->plan)
         return 0;
     if (spec) {
         w->rec = (wrec *)calloc(1, sizeof *w->rec);
-        w->wflags = (uint8_t *)calloc(W_WIRES, 1);
-        w->zflags = (uint8_t *)calloc(W_ZONES, 1);
-        w->zfirst = (uint32_t *)calloc(W_ZONES, sizeof *w->zfirst);
+        w->wflags = (uint8_t *)atf_table_new(W_WIRES, 1);
+        w->zflags = (uint8_t *)atf_table_new(W_ZONES, 1);
+        w->zfirst = (uint32_t *)atf_table_new(W_ZONES, sizeof *w->zfirst);
         if (!w->rec || !w->wflags || !w->zflags || !w->zfirst)
             return 0;
         w->rec->max_per_clause = v->opts.max_per_clause;
@@ -1261,17 +1261,17 @@ static void pass_free(wpass *w)
     if (w->defs)
         for (uint32_t i = 0; i < w->wires_hi; i++)
             wtf_def_free(w->defs[i]);
-    free(w->defs);
-    free(w->plan);
-    free(w->zones);
+    atf_table_free(w->defs);
+    atf_table_free(w->plan);
+    atf_table_free(w->zones);
     for (uint32_t i = 0; i < w->names_cap; i++)
         wtf_def_free(w->firsts[i]);
     free(w->firsts);
     free(w->ord_state);
     rec_free(w->rec);
-    free(w->wflags);
-    free(w->zflags);
-    free(w->zfirst);
+    atf_table_free(w->wflags);
+    atf_table_free(w->zflags);
+    atf_table_free(w->zfirst);
     memset(w, 0, sizeof *w);
 }
 
