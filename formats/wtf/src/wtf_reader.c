@@ -764,6 +764,53 @@ atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_e
     return ATF_OK;
 }
 
+/* The events after a batch's first that the fast path takes, with the
+ * reader's state in locals (a pointer, the end, the plan, the depth of the
+ * zone: zone events end a batch, they are not fast, so the zone does not
+ * change in one), up to @cap in all: into @evs, or with @evs NULL (a scan
+ * ahead, atf_wtf_read_parts()) only counted, the lowest depth one reports
+ * kept in *lowest. Inlined into both, so the scan stores no events.
+ * @return the events taken. */
+static inline __attribute__((always_inline)) size_t fast_events(atf_wtf_reader *r, atf_wtf_event *evs,
+                                                                  size_t cap, uint32_t *lowest)
+{
+    const uint8_t *base = r->ev, *p = base + r->ev_pos, *end = base + r->ev_len;
+    const wtf_plan *plan = r->plan;
+    const atf_wtf_def *const *defs = (const atf_wtf_def *const *)r->defs;
+    const atf_wtf_strings *st = &r->strings;
+    uint32_t *dslot = &r->depth[(uint32_t)(r->zone + 1)], depth = *dslot, low = UINT32_MAX;
+    int32_t zone = r->zone;
+    uint32_t chunk = r->chunk_index;
+    uint64_t at0 = r->ev_base;
+    size_t k = 0;
+    while (k < cap && end - p >= 8) {
+        uint32_t wire = atf_load_le32(p);
+        const wtf_plan *pl = wire < WTF_WIRE_IDS ? &plan[wire] : &wtf_plan_none;
+        uint32_t size = pl->size;
+        if (!pl->fast || size > (size_t)(end - p) || !wtf_plan_strings_ok(pl, st, p))
+            break;
+        uint32_t after = depth + (uint32_t)(int32_t)pl->delta;
+        if (after == UINT32_MAX)
+            break;   /* a leave with no scope open: the one-event way notes it */
+        uint32_t reported = after - (uint32_t)(pl->delta > 0);
+        if (evs)
+            fill_event(&evs[k], at0 + (uint64_t)(p - base), p, wire, defs[wire], zone, reported, chunk, size);
+        else
+            low = reported < low ? reported : low;
+        k++;
+        depth = after;
+        p += size;
+    }
+    *dslot = depth;
+    r->ev_pos = (size_t)(p - base);
+    r->sum.events += k;
+    if (r->chunk_cut)
+        r->sum.events_in_cut_chunk += k;
+    if (lowest)
+        *lowest = low;
+    return k;
+}
+
 atf_status atf_wtf_reader_next_events(atf_wtf_reader *r, atf_wtf_event *evs, size_t cap, size_t *n,
                                       atf_error *err)
 {
@@ -777,40 +824,8 @@ atf_status atf_wtf_reader_next_events(atf_wtf_reader *r, atf_wtf_event *evs, siz
     if (s != ATF_OK)
         return s;
     *n = 1;
-    if (r->notes_set || r->retired || !r->plan)
-        return ATF_OK;
-    /* Then every event the fast path takes, with the state in locals: a
-     * pointer, the end, the plan, the depth of the zone (zone events end
-     * a batch: they are not fast, so the zone does not change in one). */
-    const uint8_t *base = r->ev, *p = base + r->ev_pos, *end = base + r->ev_len;
-    const wtf_plan *plan = r->plan;
-    const atf_wtf_def *const *defs = (const atf_wtf_def *const *)r->defs;
-    const atf_wtf_strings *st = &r->strings;
-    uint32_t *dslot = &r->depth[(uint32_t)(r->zone + 1)], depth = *dslot;
-    int32_t zone = r->zone;
-    uint32_t chunk = r->chunk_index;
-    uint64_t at0 = r->ev_base;
-    size_t k = 1;
-    while (k < cap && end - p >= 8) {
-        uint32_t wire = atf_load_le32(p);
-        const wtf_plan *pl = wire < WTF_WIRE_IDS ? &plan[wire] : &wtf_plan_none;
-        uint32_t size = pl->size;
-        if (!pl->fast || size > (size_t)(end - p) || !wtf_plan_strings_ok(pl, st, p))
-            break;
-        uint32_t after = depth + (uint32_t)(int32_t)pl->delta;
-        if (after == UINT32_MAX)
-            break;   /* a leave with no scope open: the one-event way notes it */
-        fill_event(&evs[k++], at0 + (uint64_t)(p - base), p, wire, defs[wire], zone,
-                   after - (uint32_t)(pl->delta > 0), chunk, size);
-        depth = after;
-        p += size;
-    }
-    *dslot = depth;
-    r->ev_pos = (size_t)(p - base);
-    r->sum.events += k - 1;
-    if (r->chunk_cut)
-        r->sum.events_in_cut_chunk += k - 1;
-    *n = k;
+    if (!r->notes_set && !r->retired && r->plan)
+        *n += fast_events(r, evs + 1, cap - 1, NULL);
     return ATF_OK;
 }
 
@@ -1033,6 +1048,31 @@ static atf_status part_reader(atf_wtf_reader **out, const atf_wtf_reader *r0, co
     return ATF_OK;
 }
 
+/* Keeps in @drop how far below SCAN_BASE an event of @zone reported @depth. */
+static inline void note_below(uint32_t *drop, int32_t zone, uint32_t depth)
+{
+    uint32_t i = (uint32_t)(zone + 1), below = depth < SCAN_BASE ? SCAN_BASE - depth : 0;
+    if (below > drop[i])
+        drop[i] = below;
+}
+
+/* A scan's step: the next event the one-event way, then every event after
+ * it that the fast path takes, stored nowhere (what the scan keeps is the
+ * reader's state and the lowest depth each zone reports, in @drop). Returns
+ * as atf_wtf_reader_next_events() does. */
+static atf_status scan_events(atf_wtf_reader *r, uint32_t *drop, atf_error *e)
+{
+    atf_wtf_event ev;
+    atf_status s = atf_wtf_reader_next_event(r, &ev, e);
+    if (s != ATF_OK)
+        return s;
+    note_below(drop, ev.zone, ev.depth);   /* (a leave reports the depth after it) */
+    uint32_t low;
+    if (!r->notes_set && !r->retired && r->plan && fast_events(r, NULL, SIZE_MAX, &low))
+        note_below(drop, r->zone, low);
+    return ATF_OK;
+}
+
 /* Reads the part's events to its end: with @drop, the scan (step 1: stops
  * at the first event it cannot read, sets *failed); without, the exact
  * read of step 2's fallback (reads everything, as the sequential reader).
@@ -1049,15 +1089,12 @@ static atf_status read_through(atf_wtf_reader *r, uint32_t *drop, int *failed)
             return s;
         if (s != ATF_OK)
             continue;   /* a chunk that cannot be read costs no state */
-        while ((s = atf_wtf_reader_next_events(r, evs, sizeof evs / sizeof evs[0], &n, &e)) == ATF_OK)
-            if (drop)
-                for (size_t k = 0; k < n; k++) {
-                    /* The lowest depth is one an event reports (a leave's is the one after it). */
-                    uint32_t i = (uint32_t)(evs[k].zone + 1), d = evs[k].depth;
-                    uint32_t below = d < SCAN_BASE ? SCAN_BASE - d : 0;
-                    if (below > drop[i])
-                        drop[i] = below;
-                }
+        if (drop)
+            while ((s = scan_events(r, drop, &e)) == ATF_OK)
+                ;
+        else
+            while ((s = atf_wtf_reader_next_events(r, evs, sizeof evs / sizeof evs[0], &n, &e)) == ATF_OK)
+                ;
         if (s == ATF_E_NOMEM)
             return s;
         if (s != ATF_E_NOT_FOUND && drop) {
