@@ -811,6 +811,14 @@ static inline __attribute__((always_inline)) size_t fast_events(atf_wtf_reader *
     return k;
 }
 
+/* Whether fast events may follow the event just read the one-event way:
+ * not after notes (a leave below 0, a define...), a replaced definition or
+ * before the tables are loaded. */
+static inline int fast_may_follow(const atf_wtf_reader *r)
+{
+    return !r->notes_set && !r->retired && r->plan;
+}
+
 atf_status atf_wtf_reader_next_events(atf_wtf_reader *r, atf_wtf_event *evs, size_t cap, size_t *n,
                                       atf_error *err)
 {
@@ -824,7 +832,7 @@ atf_status atf_wtf_reader_next_events(atf_wtf_reader *r, atf_wtf_event *evs, siz
     if (s != ATF_OK)
         return s;
     *n = 1;
-    if (!r->notes_set && !r->retired && r->plan)
+    if (fast_may_follow(r))
         *n += fast_events(r, evs + 1, cap - 1, NULL);
     return ATF_OK;
 }
@@ -1068,7 +1076,7 @@ static atf_status scan_events(atf_wtf_reader *r, uint32_t *drop, atf_error *e)
         return s;
     note_below(drop, ev.zone, ev.depth);   /* (a leave reports the depth after it) */
     uint32_t low;
-    if (!r->notes_set && !r->retired && r->plan && fast_events(r, NULL, SIZE_MAX, &low))
+    if (fast_may_follow(r) && fast_events(r, NULL, SIZE_MAX, &low))
         note_below(drop, r->zone, low);
     return ATF_OK;
 }
