@@ -547,7 +547,11 @@ static void persist_late(rec_writer *w, rec_wthread *wt, uint64_t now, int final
 /* ---- Draining ------------------------------------------------------------------- */
 
 /* Copies n events from the ring to the window, converting counter
- * timestamps on the way (one pass, no second read of the window). */
+ * timestamps on the way (one pass, no second read of the window). Each
+ * event goes straight from ring to window, the timestamp apart: built in
+ * a temporary, an event's 8-byte timestamp store followed by a 16-byte
+ * load across it defeated store forwarding, and that stall was 90 % of
+ * the writer's time (perf annotate of drain, 29 Nov 2026). */
 static void copy_events(const rec_clock *c, uint8_t *dst, const uint8_t *src, uint64_t n, int counter)
 {
     if (!counter) {
@@ -557,13 +561,16 @@ static void copy_events(const rec_clock *c, uint8_t *dst, const uint8_t *src, ui
     uint64_t next_c0 = 0;
     const rec_seg *sg = NULL;
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t e[4];
-        memcpy(e, src + i * ATF_INDEX_EVENT_SIZE, sizeof e);
-        uint64_t raw = REC_LE64(e[0]);
+        const uint8_t *s = src + i * ATF_INDEX_EVENT_SIZE;
+        uint8_t *d = dst + i * ATF_INDEX_EVENT_SIZE;
+        uint64_t raw;
+        memcpy(&raw, s, 8);
+        raw = REC_LE64(raw);
         if (!sg || raw >= next_c0)
             sg = rec_clock_find(c, raw, &next_c0);
-        e[0] = REC_LE64(rec_seg_apply(sg, raw));
-        memcpy(dst + i * ATF_INDEX_EVENT_SIZE, e, sizeof e);
+        uint64_t ts = REC_LE64(rec_seg_apply(sg, raw));
+        memcpy(d, &ts, 8);
+        memcpy(d + 8, s + 8, ATF_INDEX_EVENT_SIZE - 8);
     }
 }
 
