@@ -94,6 +94,30 @@ static void test_valid_strings(void **state)
     assert_false(atf_utf8_valid((const uint8_t *)ok, strlen(ok) - 1));
 }
 
+/* Long ASCII runs (read eight bytes at a time) with one sequence, good or
+ * bad, at every place: before, across and after each eight-byte step. */
+static void test_sequences_in_ascii_runs(void **state)
+{
+    (void)state;
+    uint8_t buf[48];
+    for (size_t len = 1; len <= 40; len++) {
+        memset(buf, 'a', len);
+        assert_true(atf_utf8_valid(buf, len));
+        for (size_t at = 0; at < len; at++) {
+            memset(buf, 'a', len);
+            buf[at] = 0x80;   /* a lone continuation byte */
+            assert_false(atf_utf8_valid(buf, len));
+            buf[at] = 0xC3;   /* a lead byte: good with its continuation, bad when cut */
+            if (at + 1 < len) {
+                buf[at + 1] = 0xA9;
+                assert_true(atf_utf8_valid(buf, len));
+                buf[at + 1] = 'a';
+            }
+            assert_false(atf_utf8_valid(buf, len));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -102,6 +126,7 @@ int main(void)
         cmocka_unit_test(test_surrogates_and_above_the_last_code_point),
         cmocka_unit_test(test_bad_or_missing_continuations),
         cmocka_unit_test(test_valid_strings),
+        cmocka_unit_test(test_sequences_in_ascii_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
