@@ -258,19 +258,25 @@ atf_status atf_wtf_strings_init(atf_wtf_strings *st, const void *data, uint32_t 
     st->size = size;
     if (size == 0)
         return ATF_OK;
-    const char *p = st->data, *end = p + size;
-    uint32_t n = 0;
-    for (const char *q = p; (q = memchr(q, 0, (size_t)(end - q))) != NULL; q++)
-        n++;
-    if (n) {
-        st->starts = (uint32_t *)malloc((size_t)n * sizeof *st->starts);
-        if (!st->starts)
-            return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, "string_table", "cannot index %u strings", (unsigned)n);
-    }
-    uint32_t k = 0, at = 0;
-    while (k < n) {
-        const char *z = memchr(p + at, 0, size - at);
-        st->starts[k++] = at;
+    const char *p = st->data;
+    /* One pass: the index grows by doubling (a table's strings are often
+     * short: a second pass to count them first cost as much as this one). */
+    uint32_t n = 0, cap = 0, at = 0;
+    const char *z;
+    while (at < size && (z = memchr(p + at, 0, size - at)) != NULL) {
+        if (n == cap) {
+            uint32_t grown = cap ? (cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2) : 256;
+            uint32_t *t = (uint32_t *)realloc(st->starts, (size_t)grown * sizeof *t);
+            if (!t) {
+                free(st->starts);
+                st->starts = NULL;
+                return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, "string_table", "cannot index %u strings",
+                                (unsigned)n + 1);
+            }
+            st->starts = t;
+            cap = grown;
+        }
+        st->starts[n++] = at;
         at = (uint32_t)(z - p) + 1;
     }
     st->count = n;
