@@ -137,8 +137,9 @@ static inline uint32_t wtf_fast_size(const atf_wtf_def *const *defs, size_t ndef
  * with no branch on the kind of event (random mixes of scopes and leaves
  * would mispredict). A plan never set (calloc'd) is not fast. */
 typedef struct wtf_plan {
-    uint32_t size;        /* every event's size, 0: not fixed (an array argument) */
-    uint8_t fast;         /* fixed-size, and not a define or a zone event (those update tables) */
+    uint32_t size;        /* every event's size when the fast paths may take it (fixed size, not a
+                             define or a zone event: those update tables); 0 otherwise */
+    uint8_t spare;
     int8_t delta;         /* scope depth after it: +1 a scope, -1 wtf.scope#leave, 0 */
     uint8_t ordered;      /* not built-in: WTF-EVT-006 orders its times */
     uint8_t any0;         /* the first string argument is an `any` */

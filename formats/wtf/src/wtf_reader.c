@@ -134,7 +134,6 @@ void wtf_plan_of(wtf_plan *p, const atf_wtf_def *d)
     memset(p, 0, sizeof *p);
     if (!d)
         return;
-    p->size = d->fixed_size;
     p->ordered = !(d->flags & (ATF_WTF_FLAG_BUILTIN | ATF_WTF_FLAG_INTERNAL)) && !d->builtin;
     p->anys = d->any_args;
     p->no_s0 = UINT32_MAX;
@@ -153,7 +152,7 @@ void wtf_plan_of(wtf_plan *p, const atf_wtf_def *d)
     case ATF_WTF_BI_SCOPE_LEAVE: p->delta = -1; break;
     default: p->delta = d->event_class == ATF_WTF_CLASS_SCOPE ? 1 : 0; break;
     }
-    p->fast = p->size != 0;
+    p->size = d->fixed_size;
 }
 
 int wtf_def_same(const atf_wtf_def *a, const atf_wtf_def *b)
@@ -730,7 +729,7 @@ atf_status atf_wtf_reader_next_event(atf_wtf_reader *r, atf_wtf_event *ev, atf_e
         uint32_t wire = atf_load_le32(p);
         const wtf_plan *pl = wire < WTF_WIRE_IDS ? &r->plan[wire] : &wtf_plan_none;
         uint32_t size = pl->size;
-        if (pl->fast && size <= r->ev_len - r->ev_pos && wtf_plan_strings_ok(pl, &r->strings, p)) {
+        if (size && size <= r->ev_len - r->ev_pos && wtf_plan_strings_ok(pl, &r->strings, p)) {
             /* r->zone is -1 (none set) or a zone id: index 0 is "none". A
              * scope's depth is the one before it, a leave's the one after. */
             uint32_t *depth = &r->depth[(uint32_t)(r->zone + 1)];
@@ -787,7 +786,7 @@ static inline __attribute__((always_inline)) size_t fast_events(atf_wtf_reader *
         uint32_t wire = atf_load_le32(p);
         const wtf_plan *pl = wire < WTF_WIRE_IDS ? &plan[wire] : &wtf_plan_none;
         uint32_t size = pl->size;
-        if (!pl->fast || size > (size_t)(end - p) || !wtf_plan_strings_ok(pl, st, p))
+        if (size - 1u >= (size_t)(end - p) || !wtf_plan_strings_ok(pl, st, p))   /* size 0: not fast */
             break;
         uint32_t after = depth + (uint32_t)(int32_t)pl->delta;
         if (after == UINT32_MAX)
