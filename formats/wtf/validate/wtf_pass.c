@@ -674,10 +674,13 @@ static void on_scope(wpass *w, const atf_wtf_event *ev)
  * ordinals in the table and not empty, `any` strings known to be JSON,
  * scope depth), with the state in registers and few branches (random
  * mixes of scopes and leaves would mispredict). @return where it stopped:
- * the event there goes the general way, which reports what is wrong. */
-__attribute__((noinline)) static size_t fast_run(wpass *w, const uint8_t *buf, size_t n, size_t pos,
-                                                 const atf_wtf_chunk *c, int times_set, const atf_wtf_strings *st,
-                                                 uint32_t *last_time)
+ * the event there goes the general way, which reports what is wrong.
+ * Inlined twice (fast_run): with @spec a constant 0, the main pass's depth
+ * window is two constants, not two registers. */
+static inline __attribute__((always_inline)) size_t fast_loop(wpass *w, const uint8_t *buf, size_t n, size_t pos,
+                                                              const atf_wtf_chunk *c, int times_set,
+                                                              const atf_wtf_strings *st, uint32_t *last_time,
+                                                              const int spec)
 {
     const uint8_t *state = w->ord_state;
     if (!state || w->general_only || (times_set && c->start_time > c->end_time))
@@ -693,8 +696,8 @@ __attribute__((noinline)) static size_t fast_run(wpass *w, const uint8_t *buf, s
      * depths a part run ahead has met (z->lo..z->hi, relative) as long as
      * they stay in w->dlo..w->dlo + w->dspan; the main pass's window is
      * that whole range (0..W_MAX_DEPTH) from the start. */
-    uint32_t depth = z->depth, wlo = w->dlo, wspan = w->dspan;
-    if (w->spec) {
+    uint32_t depth = z->depth, wlo = spec ? w->dlo : 0, wspan = spec ? w->dspan : W_MAX_DEPTH;
+    if (spec) {
         if ((uint32_t)z->lo - w->dlo > w->dspan || (uint32_t)z->hi - w->dlo > w->dspan)
             return pos;
         wlo = z->lo;
@@ -724,7 +727,7 @@ __attribute__((noinline)) static size_t fast_run(wpass *w, const uint8_t *buf, s
         if ((state[at] & need0) != need0)
             break;
         if (d - wlo > wspan) {   /* d wraps below 0 */
-            if (!w->spec || d - w->dlo > w->dspan)
+            if (!spec || d - w->dlo > w->dspan)
                 break;
             wspan = (int32_t)d < (int32_t)wlo ? wlo + wspan - d : d - wlo;
             wlo = (int32_t)d < (int32_t)wlo ? d : wlo;
@@ -747,13 +750,22 @@ __attribute__((noinline)) static size_t fast_run(wpass *w, const uint8_t *buf, s
         events++;
     }
     z->depth = depth;
-    if (w->spec) {
+    if (spec) {
         z->lo = wlo;
         z->hi = wlo + wspan;
     }
     *last_time = last;
     w->events += events;
     return (size_t)(p - buf);
+}
+
+__attribute__((noinline)) static size_t fast_run(wpass *w, const uint8_t *buf, size_t n, size_t pos,
+                                                 const atf_wtf_chunk *c, int times_set, const atf_wtf_strings *st,
+                                                 uint32_t *last_time)
+{
+    /* (the main pass's window is 0..W_MAX_DEPTH: w->dlo, w->dspan) */
+    return w->spec ? fast_loop(w, buf, n, pos, c, times_set, st, last_time, 1)
+                   : fast_loop(w, buf, n, pos, c, times_set, st, last_time, 0);
 }
 
 /* The events of one binary event buffer (@n of its bytes are in the file). */
@@ -1105,8 +1117,19 @@ static int chunk_strings(wpass *w, const wchunk *k, const atf_wtf_part *strings,
                 wrep(w, C_WTF_STR_001, strings->file_offset + strings->length - 1, "string_table",
                          "the table does not end with a NUL byte");
             if (st->count < UINT32_MAX - 2 && (w->ord_state = (uint8_t *)malloc((size_t)st->count + 3)) != NULL) {
-                for (uint32_t i = 0; i < st->count; i++)
-                    w->ord_state[i + 2] = st->data[st->starts[i]] ? S_FULL : 0;
+                /* Strings that are plain JSON are known as such from the
+                 * start (the rest is decided by json_at when an `any` uses
+                 * them): the first event to use one as an `any` stays on
+                 * the fast path. A check of a string that is not JSON
+                 * stops at its first bytes. */
+                for (uint32_t i = 0; i < st->count; i++) {
+                    const char *sp;
+                    uint32_t len;
+                    wtf_string_at(st, i, &sp, &len);
+                    w->ord_state[i + 2] = !len                         ? 0
+                                          : v_wtf_json_plain(sp, len) ? S_FULL | S_JSON
+                                                                      : S_FULL;
+                }
             }
             if (!atf_utf8_valid(w->d + strings->file_offset, strings->length))
                 wrep(w, C_WTF_STR_003, strings->file_offset, "string_table",
