@@ -77,6 +77,7 @@ typedef struct wpass {
     uint64_t size;
     atf_wtf_def **defs;   /* [W_WIRES] */
     wtf_plan *plan;       /* [W_WIRES], kept with defs by set_def() */
+    uint8_t *tables;      /* the mapping that holds defs, plan, fsize, zones and, ahead, wflags, zflags, zfirst */
     uint32_t *fsize;      /* [W_WIRES], plan[wire].size on its own: fast_run's step from event to event
                              is then one indexed load, as short as a walk by sizes */
     wzone *zones;         /* [W_ZONES + 1]: index 0 is "no zone set" */
@@ -1247,18 +1248,36 @@ static int pass_init(wpass *w, atf_validation *v, size_t file, const uint8_t *d,
     w->spec = spec;
     w->dlo = spec ? 0u - (1u << 30) : 0;   /* a part run ahead: -2^30..2^30 */
     w->dspan = spec ? 1u << 31 : W_MAX_DEPTH;
-    w->defs = (atf_wtf_def **)atf_table_new(W_WIRES, sizeof *w->defs);
-    w->plan = (wtf_plan *)atf_table_new(W_WIRES, sizeof *w->plan);
-    w->fsize = (uint32_t *)atf_table_new(W_WIRES, sizeof *w->fsize);
-    w->zones = (wzone *)atf_table_new(W_ZONES + 2, sizeof *w->zones);
-    if (!w->defs || !w->zones || !w->plan || !w->fsize)
+    /* The tables indexed by wire id or zone, in one mapping: one mmap and
+     * one munmap a pass, not seven (test_wtf_parts, thousands of passes,
+     * spent a fifth of its time in them). */
+    size_t at = 0, o_plan, o_fsize, o_zones, o_wflags = 0, o_zflags = 0, o_zfirst = 0;
+#define W_TAKE(o, n, size) ((o) = at, at = (at + (size_t)(n) * (size) + 63) & ~(size_t)63)
+    W_TAKE(o_plan, W_WIRES, sizeof *w->plan);   /* first: 64-byte aligned, as the table is */
+    W_TAKE(o_fsize, W_WIRES, sizeof *w->fsize);
+    W_TAKE(o_zones, W_ZONES + 2, sizeof *w->zones);
+    if (spec) {
+        W_TAKE(o_wflags, W_WIRES, 1);
+        W_TAKE(o_zflags, W_ZONES, 1);
+        W_TAKE(o_zfirst, W_ZONES, sizeof *w->zfirst);
+    }
+    size_t o_defs;
+    W_TAKE(o_defs, W_WIRES, sizeof *w->defs);
+#undef W_TAKE
+    uint8_t *t = (uint8_t *)atf_table_new(at, 1);
+    if (!t)
         return 0;
+    w->tables = t;
+    w->plan = (wtf_plan *)(void *)(t + o_plan);
+    w->fsize = (uint32_t *)(void *)(t + o_fsize);
+    w->zones = (wzone *)(void *)(t + o_zones);
+    w->defs = (atf_wtf_def **)(void *)(t + o_defs);
     if (spec) {
         w->rec = (wrec *)calloc(1, sizeof *w->rec);
-        w->wflags = (uint8_t *)atf_table_new(W_WIRES, 1);
-        w->zflags = (uint8_t *)atf_table_new(W_ZONES, 1);
-        w->zfirst = (uint32_t *)atf_table_new(W_ZONES, sizeof *w->zfirst);
-        if (!w->rec || !w->wflags || !w->zflags || !w->zfirst)
+        w->wflags = t + o_wflags;
+        w->zflags = t + o_zflags;
+        w->zfirst = (uint32_t *)(void *)(t + o_zfirst);
+        if (!w->rec)
             return 0;
         w->rec->max_per_clause = v->opts.max_per_clause;
         w->rec->max_total = v->opts.max_findings;
@@ -1290,18 +1309,12 @@ static void pass_free(wpass *w)
     if (w->defs)
         for (uint32_t i = 0; i < w->wires_hi; i++)
             wtf_def_free(w->defs[i]);
-    atf_table_free(w->defs);
-    atf_table_free(w->plan);
-    atf_table_free(w->fsize);
-    atf_table_free(w->zones);
+    atf_table_free(w->tables);   /* defs, plan, fsize, zones, wflags, zflags, zfirst */
     for (uint32_t i = 0; i < w->names_cap; i++)
         wtf_def_free(w->firsts[i]);
     free(w->firsts);
     free(w->ord_state);
     rec_free(w->rec);
-    atf_table_free(w->wflags);
-    atf_table_free(w->zflags);
-    atf_table_free(w->zfirst);
     memset(w, 0, sizeof *w);
 }
 
