@@ -18,10 +18,14 @@
  * The same conditions for all four (docs/pack.md "Speed"): every input is
  * in the page cache (the session is read once first; the packed file was
  * just written); every output is a new file on the same filesystem as the
- * input (the previous one removed, not timed); before each timed step the
- * filesystem's dirty pages are written back (syncfs, not timed), so that no
- * step pays for the writeback of an earlier one, and no step waits for its
- * own (none calls fdatasync: atf pack without --sync, like cat). MB/s count
+ * input; before each timed step the filesystem's dirty pages are written
+ * back (syncfs, not timed), so that no step pays for the writeback of an
+ * earlier one, and no step waits for its own (none calls fdatasync: atf
+ * pack without --sync, like cat); then an earlier output as big as the
+ * step's is removed (not timed), so that every step writes into memory
+ * just freed (see rtc_time_pass: on a VM that gives freed memory back to
+ * its host, which step paid the host's faults depended on the order, and
+ * the two cat copies were 1.5-5x apart). MB/s count
  * the session's bytes for pack and unpack, and the bytes copied for cat;
  * each ratio is cat's time over the tool's for the same bytes. The two cat
  * copies move about the same bytes (the session, or the packed file: 2.4 %
@@ -276,6 +280,16 @@ static int rtc_prepare_session(bench_file_opts *o, rtc_run *r)
 }
 
 /* Pass i of the pack/unpack timings (cat copy, pack, cat copy, unpack).
+ * Each step starts right after the output of an earlier step, as big as
+ * its own, is removed (the dirty pages written back first, settle()):
+ * cat (pack) after the previous pass's unpacked session (or the warm-up
+ * copy), pack after the previous packed file, cat (unpack) after cat
+ * (pack)'s copy, unpack after cat (unpack)'s. So every step writes into
+ * memory the kernel has just freed. On a VM that hands freed pages back to
+ * its host (virtio-balloon free page reporting: recorder/README.md, "Guest
+ * memory") a step that finds only pages freed seconds before pays the
+ * host's faults on every page it writes: with cat (unpack) run after pack,
+ * its copy took 1.3-2.3 s against 0.4 s for cat (pack), 3-5x apart.
  * @return 0, or 2 with the reason on stderr. */
 static int rtc_time_pass(rtc_run *r, int i)
 {
@@ -283,14 +297,13 @@ static int rtc_time_pass(rtc_run *r, int i)
     atf_error err;
     char one[1][4400];
     snprintf(one[0], sizeof one[0], "%s", r->file);
-    unlink(r->catout);
     settle(r->session);
+    bench_rm_rf(r->out);
     double c0 = bench_cpu_seconds();
     r->cp_t[i] = time_cat_copy(r->fl->paths, r->fl->n, r->catout);
     r->cp_cpu[i] = bench_cpu_seconds() - c0;
-    unlink(r->catout);
-    unlink(r->file);
     settle(r->session);
+    unlink(r->file);
     c0 = bench_cpu_seconds();
     double t0 = bench_now();
     atf_status st = atf_pack(r->session, r->file, NULL, &r->ps, NULL, &err);
@@ -301,12 +314,12 @@ static int rtc_time_pass(rtc_run *r, int i)
         return 2;
     }
     settle(r->session);
+    unlink(r->catout);
     c0 = bench_cpu_seconds();
     r->cu_t[i] = time_cat_copy(one, 1, r->catout);
     r->cu_cpu[i] = bench_cpu_seconds() - c0;
-    unlink(r->catout);
-    bench_rm_rf(r->out);
     settle(r->session);
+    unlink(r->catout);
     c0 = bench_cpu_seconds();
     t0 = bench_now();
     st = atf_unpack(r->file, r->out, NULL, &us, NULL, &err);
@@ -317,7 +330,6 @@ static int rtc_time_pass(rtc_run *r, int i)
                 st ? err.message : "data lost");
         return 2;
     }
-    bench_rm_rf(r->out);
     if (r->cp_t[i] < 0 || r->cu_t[i] < 0) {
         fprintf(stderr, "atf-bench: cat copy failed: %s\n", strerror(errno));
         return 2;
@@ -528,8 +540,9 @@ static int bench_rtc(int argc, char **argv)
     int rc = rtc_prepare_session(&o, r);
     if (rc == 0)
         rc = rtc_measure(r, &o);
+    unlink(r->catout);
+    bench_rm_rf(r->out);   /* the last pass's unpacked session */
     if (rc == 0) {
-        unlink(r->catout);
         if (!o.keep) {
             unlink(r->file);
             bench_rm_rf(r->session);
