@@ -139,7 +139,7 @@ static inline uint32_t wtf_fast_size(const atf_wtf_def *const *defs, size_t ndef
 typedef struct wtf_plan {
     uint32_t size;        /* every event's size when the fast paths may take it (fixed size, not a
                              define or a zone event: those update tables); 0 otherwise */
-    uint8_t spare;
+    uint8_t pad;          /* (the plan stays 32 bytes) */
     int8_t delta;         /* scope depth after it: +1 a scope, -1 wtf.scope#leave, 0 */
     uint8_t ordered;      /* not built-in: WTF-EVT-006 orders its times */
     uint8_t any0;         /* the first string argument is an `any` */
