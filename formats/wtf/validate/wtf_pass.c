@@ -23,6 +23,13 @@
 #define W_WIRES 65536u
 #define W_ZONES 65536u
 #define W_MAX_DEPTH 1024u
+/* The depths the fast path keeps to, lo..lo + span (unsigned, so that a
+ * depth below lo wraps above span): the main pass's are 0..W_MAX_DEPTH; a
+ * part run ahead counts from its unknown start depth, -2^30..2^30. */
+#define W_MAIN_DLO 0u
+#define W_MAIN_DSPAN W_MAX_DEPTH
+#define W_SPEC_DLO (0u - (1u << 30))
+#define W_SPEC_DSPAN (1u << 31)
 #define W_RELEASE (8u << 20)   /* bytes of chunks checked between two v_release() calls */
 
 typedef struct wzone {
@@ -98,7 +105,6 @@ typedef struct wpass {
     uint8_t *ord_state;
     int general_only;     /* the fast path off (tests) */
     int oom;
-    uint32_t dlo, dspan;  /* the fast path's depths: dlo..dlo + dspan */
     /* A part run ahead of its turn (chunk-parallel validation): it starts
      * with no definitions, no zones and depths relative to its start, and
      * notes what it assumed so that the join can tell whether the state
@@ -695,11 +701,11 @@ static inline __attribute__((always_inline)) size_t fast_loop(wpass *w, const ui
     wzone *z = cur_zone(w);
     /* Depths: the loop checks a window, widened in a rare branch to the
      * depths a part run ahead has met (z->lo..z->hi, relative) as long as
-     * they stay in w->dlo..w->dlo + w->dspan; the main pass's window is
-     * that whole range (0..W_MAX_DEPTH) from the start. */
-    uint32_t depth = z->depth, wlo = spec ? w->dlo : 0, wspan = spec ? w->dspan : W_MAX_DEPTH;
+     * they stay in W_SPEC_DLO..W_SPEC_DLO + W_SPEC_DSPAN; the main pass's
+     * window is its whole range from the start. */
+    uint32_t depth = z->depth, wlo = spec ? W_SPEC_DLO : W_MAIN_DLO, wspan = spec ? W_SPEC_DSPAN : W_MAIN_DSPAN;
     if (spec) {
-        if ((uint32_t)z->lo - w->dlo > w->dspan || (uint32_t)z->hi - w->dlo > w->dspan)
+        if ((uint32_t)z->lo - W_SPEC_DLO > W_SPEC_DSPAN || (uint32_t)z->hi - W_SPEC_DLO > W_SPEC_DSPAN)
             return pos;
         wlo = z->lo;
         wspan = z->hi - z->lo;
@@ -728,7 +734,7 @@ static inline __attribute__((always_inline)) size_t fast_loop(wpass *w, const ui
         if ((state[at] & need0) != need0)
             break;
         if (d - wlo > wspan) {   /* d wraps below 0 */
-            if (!spec || d - w->dlo > w->dspan)
+            if (!spec || d - W_SPEC_DLO > W_SPEC_DSPAN)
                 break;
             wspan = (int32_t)d < (int32_t)wlo ? wlo + wspan - d : d - wlo;
             wlo = (int32_t)d < (int32_t)wlo ? d : wlo;
@@ -764,7 +770,7 @@ __attribute__((noinline)) static size_t fast_run(wpass *w, const uint8_t *buf, s
                                                  const atf_wtf_chunk *c, int times_set, const atf_wtf_strings *st,
                                                  uint32_t *last_time)
 {
-    /* (the main pass's window is 0..W_MAX_DEPTH: w->dlo, w->dspan) */
+    /* Two copies: in the main pass's the depth window is constants. */
     return w->spec ? fast_loop(w, buf, n, pos, c, times_set, st, last_time, 1)
                    : fast_loop(w, buf, n, pos, c, times_set, st, last_time, 0);
 }
@@ -1246,8 +1252,6 @@ static int pass_init(wpass *w, atf_validation *v, size_t file, const uint8_t *d,
     w->wires_hi = ATF_WTF_WIRE_DEFINE + 1;
     w->zone = spec ? W_UNKNOWN_ZONE : -1;
     w->spec = spec;
-    w->dlo = spec ? 0u - (1u << 30) : 0;   /* a part run ahead: -2^30..2^30 */
-    w->dspan = spec ? 1u << 31 : W_MAX_DEPTH;
     /* The tables indexed by wire id or zone, in one mapping: one mmap and
      * one munmap a pass, not seven (test_wtf_parts, thousands of passes,
      * spent a fifth of its time in them). */
