@@ -276,8 +276,8 @@ static int side_measure(const char *what, const side_args *a, const char *recdir
     qsort(stream_t, (size_t)repeat, sizeof(double), bench_cmp_double);
     g->n = n;
     g->t = wall[repeat / 2], g->c = cpu[repeat / 2], g->open_t = open_t[repeat / 2];
-    g->threads = sysconf(_SC_NPROCESSORS_ONLN);
-    g->threads = g->threads < 1 ? 1 : g->threads > 4 ? 4 : g->threads;
+    g->threads = (long)atf_cpu_count();
+    g->threads = g->threads > 4 ? 4 : g->threads;
     /* merge: the target is the streaming merge; open + merge is printed too. */
     g->t_target = g->is_merge ? stream_t[repeat / 2] : g->t;
     g->eps = (double)n / g->t_target, g->ratio = g->eps / g->rec_eps;

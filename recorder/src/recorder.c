@@ -127,8 +127,8 @@ static atf_status bad_option(atf_error *err, const char *field, const char *why)
  * writer, 39-42 M/s with two, in the same conditions). */
 static uint32_t default_writers(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 2 ? 1u : n > 4 ? 4u : (uint32_t)n;
+    unsigned n = atf_cpu_count();
+    return n > 4 ? 4u : (uint32_t)n;
 }
 
 static atf_status normalize(atf_recorder_options *o, atf_error *err)
@@ -409,8 +409,7 @@ static atf_recorder *new_recorder(const atf_recorder_options *o)
         r->ring_min = r->ring_events;
     r->memory_bound = o->memory_budget_bytes;
     r->nwriters = o->writer_threads;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    r->ncpu = cpus < 1 ? 1u : (unsigned)cpus;
+    r->ncpu = atf_cpu_count();
     /* Each writer keeps one spare window out of the budget (rec_writer.c). */
     r->budget.limit = o->memory_budget_bytes - (uint64_t)r->nwriters * REC_SINK_MIN;
     /* Files keep their descriptors while they fit in half the process's

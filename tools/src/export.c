@@ -941,8 +941,8 @@ unsigned tool_jobs(const atf_tool_options *o, uint64_t events)
 {
     unsigned jobs = o ? o->jobs : 0;
     if (jobs == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = n < 2 || events < TOOL_PARALLEL_MIN ? 1 : n > TOOL_JOBS_MAX ? TOOL_JOBS_MAX : (unsigned)n;
+        unsigned n = atf_cpu_count();
+        jobs = n < 2 || events < TOOL_PARALLEL_MIN ? 1 : n > TOOL_JOBS_MAX ? TOOL_JOBS_MAX : n;
     }
     return jobs > TOOL_JOBS_MAX ? TOOL_JOBS_MAX : jobs;
 }

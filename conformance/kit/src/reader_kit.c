@@ -1018,9 +1018,8 @@ static int run_all(const atf_conform_reader_options *o, const reader_caps *caps,
                    case_result *res, FILE *log)
 {
     size_t R = o->reader_count, runs = n * R;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     /* Readers mostly start up and wait: by default twice as many as CPUs. */
-    size_t jobs = o->jobs ? o->jobs : cpus > 0 ? 2 * (size_t)cpus : 2;
+    size_t jobs = o->jobs ? o->jobs : 2 * (size_t)atf_cpu_count();
     if (jobs > KIT_PROC_MAX_WAIT)
         jobs = KIT_PROC_MAX_WAIT;
     if (jobs > runs)

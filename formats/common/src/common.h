@@ -36,9 +36,19 @@ void atf_error_clear(atf_error *err);
  * last 8 kept per thread), the field pointed at the copy. */
 void atf_error_detach_field(atf_error *err);
 
+/* The CPUs this process may run on (parts.c): those of its affinity mask
+ * (taskset, a container's cpuset), at most its cgroup v2 CPU quota (cpu.max
+ * of its cgroup and every parent, rounded up), at least 1; sysconf's
+ * online count when the mask cannot be read. What every default thread
+ * count here starts from: a CI runner given 2 CPUs of a 64-CPU host gets 2. */
+unsigned atf_cpu_count(void);
+/* The CPUs a cgroup v2 cpu.max text allows ("QUOTA PERIOD", rounded up),
+ * 0 for no limit ("max ...") or text that is not one. */
+unsigned atf_cgroup_quota_cpus(const char *cpu_max);
+
 /* Parts to check @bytes made of @units indivisible units (events, or bytes)
  * in, side by side: @wanted when not 0 (a reader's or validator's threads
- * option), else one per CPU with at least 16 MiB each; at most @max and
+ * option), else one per CPU (atf_cpu_count) with at least 16 MiB each; at most @max and
  * @units, at least 1 (parts.c). */
 unsigned atf_part_count(unsigned wanted, uint64_t bytes, uint64_t units, unsigned max);
 

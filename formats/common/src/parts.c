@@ -4,11 +4,86 @@
  * whose variable-length events form one chain, checksums each part and walks
  * a guessed chain behind it, then joins the chains; the WTF validator runs
  * its later parts ahead from no state and joins them in order. */
+#include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common.h"
+
+unsigned atf_cgroup_quota_cpus(const char *cpu_max)
+{
+    char *end;
+    if (!cpu_max || !strncmp(cpu_max, "max", 3))
+        return 0;
+    unsigned long long quota = strtoull(cpu_max, &end, 10);
+    if (end == cpu_max || *end != ' ')
+        return 0;
+    const char *q = end + 1;
+    unsigned long long period = strtoull(q, &end, 10);
+    if (end == q || period == 0 || quota == 0 || (*end && *end != '\n'))
+        return 0;
+    unsigned long long n = (quota + period - 1) / period;
+    return n > UINT_MAX ? UINT_MAX : (unsigned)n;
+}
+
+/* The tightest cpu.max quota of the process's cgroup and its parents (cgroup
+ * v2: /proc/self/cgroup's "0::PATH" under /sys/fs/cgroup), 0 for none. Read
+ * once: a quota is set when a container starts. */
+static unsigned cgroup_cpus;
+static pthread_once_t cgroup_once = PTHREAD_ONCE_INIT;
+
+static void read_cgroup_cpus(void)
+{
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    if (!f)
+        return;
+    char line[4096], path[4096 + 64];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        found = !strncmp(line, "0::", 3);
+    fclose(f);
+    if (!found)
+        return;   /* cgroup v1 only: no cpu.max */
+    line[strcspn(line, "\n")] = 0;
+    char *dir = line + 3;
+    for (;;) {
+        snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpu.max", strcmp(dir, "/") ? dir : "");
+        FILE *m = fopen(path, "re");
+        if (m) {
+            char text[64];
+            if (fgets(text, sizeof text, m)) {
+                unsigned n = atf_cgroup_quota_cpus(text);
+                if (n && (!cgroup_cpus || n < cgroup_cpus))
+                    cgroup_cpus = n;
+            }
+            fclose(m);
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+            break;
+        *slash = 0;
+    }
+}
+
+unsigned atf_cpu_count(void)
+{
+    unsigned n = 0;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        n = (unsigned)CPU_COUNT(&set);
+    if (n == 0) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        n = online < 1 ? 1u : (unsigned)online;
+    }
+    pthread_once(&cgroup_once, read_cgroup_cpus);
+    if (cgroup_cpus && cgroup_cpus < n)
+        n = cgroup_cpus;
+    return n;
+}
 
 /* Bytes per part below which the default stays on one thread (16 MiB): a
  * thread's start costs tens of microseconds, 16 MiB about a millisecond. */
@@ -20,9 +95,9 @@ unsigned atf_part_count(unsigned wanted, uint64_t bytes, uint64_t units, unsigne
     if (n == 0) {
         n = bytes / PART_MIN_BYTES;
         if (n < 2)
-            return 1; /* (no sysconf, which reads /sys, for the many small files of a session) */
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        n = cpus < 1 ? 1 : (uint64_t)cpus < n ? (uint64_t)cpus : n;
+            return 1; /* (no CPU count, a system call, for the many small files of a session) */
+        unsigned cpus = atf_cpu_count();
+        n = cpus < n ? cpus : n;
     }
     n = n > max ? max : n;
     n = n > units ? units : n;

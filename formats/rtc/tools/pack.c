@@ -2066,8 +2066,8 @@ static void wqueue_worker(void *arg)
 static atf_status wqueue_run(wqueue *q, atf_error *err)
 {
     enum { WORKERS_MAX = 4 };
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned n = cpus < 1 ? 1 : cpus > WORKERS_MAX ? WORKERS_MAX : (unsigned)cpus;
+    unsigned n = atf_cpu_count();
+    n = n > WORKERS_MAX ? WORKERS_MAX : n;
     if (n > q->n)
         n = (unsigned)q->n;
     atomic_store(&q->next, 0);

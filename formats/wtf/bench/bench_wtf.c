@@ -378,10 +378,10 @@ static unsigned validate_threads(double bytes)
     if (env && *env && strtoul(env, NULL, 10) > 0)
         return (unsigned)strtoul(env, NULL, 10);
     uint64_t k = (uint64_t)bytes / ((uint64_t)16 << 20);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned cpus = atf_cpu_count();
     if (k < 2 || cpus < 2)
         return 1;
-    return (uint64_t)cpus < k ? (unsigned)cpus : (unsigned)k;
+    return cpus < k ? cpus : (unsigned)k;
 }
 
 static double time_validate(const char *path)
@@ -490,7 +490,7 @@ static int bench_wtf(int argc, char **argv)
     double v1 = bench_median(val1_t, reps), rd1 = bench_median(read1_t, reps), rdb = bench_median(readb_t, reps);
     double r_ratio = c / rd, v_ratio = c / va;
     /* Per core: the speed over the threads used, against the walk's (one thread). */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long cpus = (long)atf_cpu_count();
     unsigned r_threads = v_threads;
     double r_core = wk / rd / r_threads, v_core = wk / va / v_threads, v1_core = wk / v1;
     double wn_core = wk / wkn / v_threads;   /* the walk's own: what this machine gives each of N threads */
