@@ -366,6 +366,18 @@ static int sync_parent(const char *path)
     return rc;
 }
 
+/* fdatasync (a file) or fsync (a directory) of path; -1 with errno. */
+static int sync_path(const char *path, int directory)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
+    int rc = fd < 0 ? -1 : directory ? fsync(fd) : fdatasync(fd);
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    errno = e;
+    return rc;
+}
+
 static atf_status out_close(outfile *o, const char *path, atf_error *err)
 {
     out_finish(o);
@@ -391,6 +403,60 @@ static atf_status out_close(outfile *o, const char *path, atf_error *err)
         return st;
     }
     return ATF_OK;
+}
+
+/* unpack --sync: the data of every file unpack writes (manifest.json,
+ * thread_K/index.atf and detail.atf) reaches the disk, then the names
+ * (each thread_K/ and the session directory; its own entry in its parent
+ * is the caller's): a file's fdatasync does not make its name durable.
+ * What else a forced unpack found in the directory is left as it is. */
+static atf_status sync_session(const char *dir, atf_error *err)
+{
+    static const char *const lanes[] = { "index.atf", "detail.atf" };
+    const char *what = NULL;
+    char *bad = NULL;   /* the path that failed */
+    int eno = 0;
+    struct dirent **ents = NULL;
+    int n = scandir(dir, &ents, NULL, alphasort);   /* in one order: manifest.json, thread_0, ... */
+    if (n < 0)
+        what = "cannot open", eno = errno, bad = strdup(dir);
+    for (int k = 0; k < n && !what; k++) {
+        const struct dirent *e = ents[k];
+        int thread = !strncmp(e->d_name, "thread_", 7);
+        if (!thread && strcmp(e->d_name, "manifest.json"))
+            continue;
+        char *p = atf_path_join(dir, e->d_name);
+        struct stat sb;
+        if (!p || lstat(p, &sb) != 0) {
+            what = "cannot stat", eno = p ? errno : ENOMEM, bad = p;
+            break;
+        }
+        if (!thread && S_ISREG(sb.st_mode) && sync_path(p, 0) != 0)
+            what = "cannot fdatasync", eno = errno, bad = p;
+        for (size_t i = 0; thread && S_ISDIR(sb.st_mode) && !what && i < 2; i++) {
+            char *f = atf_path_join(p, lanes[i]);
+            if (!f)
+                what = "cannot fdatasync", eno = ENOMEM;
+            else if (access(f, F_OK) == 0 && sync_path(f, 0) != 0)
+                what = "cannot fdatasync", eno = errno, bad = f, f = NULL;
+            free(f);   /* (no detail.atf: a thread without a detail lane) */
+        }
+        if (!what && thread && S_ISDIR(sb.st_mode) && sync_path(p, 1) != 0)
+            what = "cannot fsync the directory", eno = errno, bad = p;
+        if (bad != p)
+            free(p);
+    }
+    for (int k = 0; k < n; k++)
+        free(ents[k]);
+    free(ents);
+    if (!what && sync_path(dir, 1) != 0)
+        what = "cannot fsync the directory", eno = errno, bad = strdup(dir);
+    if (!what)
+        return ATF_OK;
+    atf_status st = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "%s: %s", what, strerror(eno));
+    atf_error_set_file(err, bad ? bad : dir);
+    free(bad);
+    return st;
 }
 
 /* ---- Lanes ---------------------------------------------------------------------- */
@@ -1767,9 +1833,10 @@ static int stream_progress(void *user, const atf_rtc_reader *r, size_t first, si
     return 0;
 }
 
-static atf_status dir_ready(const char *dir, int force, atf_error *err)
+static atf_status dir_ready(const char *dir, int force, int *in_place, atf_error *err)
 {
     struct stat sb;
+    *in_place = 0;
     if (stat(dir, &sb) != 0)
         return ATF_OK;
     if (!S_ISDIR(sb.st_mode)) {
@@ -1777,8 +1844,6 @@ static atf_status dir_ready(const char *dir, int force, atf_error *err)
         atf_error_set_file(err, dir);
         return s;
     }
-    if (force)
-        return ATF_OK;
     DIR *d = opendir(dir);
     if (!d) {
         atf_status s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot open: %s", strerror(errno));
@@ -1790,7 +1855,9 @@ static atf_status dir_ready(const char *dir, int force, atf_error *err)
     while (empty && (e = readdir(d)) != NULL)
         empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
     closedir(d);
-    if (!empty) {
+    if (!empty && force)
+        *in_place = 1;
+    else if (!empty) {
         atf_status s = atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL,
                                 "is not empty: the unpacked session would mix with what it holds (give an empty or new "
                                 "directory, or --force)");
@@ -2181,6 +2248,86 @@ static atf_status unpack_nothing(const char *rtc_path, const atf_rtc_summary *su
     return s;
 }
 
+static atf_status unpack_into(const char *rtc_path, const char *dir, atf_unpack_stats *st, FILE *rep,
+                              atf_error *err);
+
+/* The last line of an unpack (the session is in place). */
+static void report_unpacked(FILE *rep, const char *dir, const atf_unpack_stats *st)
+{
+    fputs("atf: unpack: ", rep);
+    atf_fputs_escaped(dir, rep);
+    fprintf(rep,
+            ": %" PRIu64 " thread(s) (%" PRIu64 " byte for byte), %" PRIu64 " of %" PRIu64
+            " index events, %" PRIu64 " of %" PRIu64 " detail events, manifest %s%s\n",
+            st->threads, st->threads_whole, st->index_events, st->index_events_total, st->detail_events,
+            st->detail_events_total, st->manifest > 0 ? "written" : st->manifest < 0 ? "lost" : "none packed",
+            st->lost ? "; data was lost or the file is cut or damaged" : "");
+}
+
+/* The directory a session is unpacked into before it is renamed to @dir:
+ * a hidden sibling, ".NAME.unpacking-PID" (the same file system, so the
+ * rename is atomic). NULL without memory. */
+static char *staging_name(const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    size_t b = n;
+    while (b > 0 && dir[b - 1] != '/')
+        b--;
+    size_t cap = n + 48;
+    char *out = malloc(cap);
+    if (out)
+        snprintf(out, cap, "%.*s.%.*s.unpacking-%ld", (int)b, dir, (int)(n - b), dir + b, (long)getpid());
+    return out;
+}
+
+/* Whether @dir can be the target of a rename: not "/", nor a path whose
+ * last component is "." or ".." (those are written in place). */
+static int renamable(const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    size_t b = n;
+    while (b > 0 && dir[b - 1] != '/')
+        b--;
+    size_t len = n - b;
+    return len > 0 && !(len == 1 && dir[b] == '.') && !(len == 2 && dir[b] == '.' && dir[b + 1] == '.') &&
+           !(n == 1 && dir[0] == '/');
+}
+
+/* Makes @dir's parent (mkdir -p) and the staging directory @work in it. */
+static atf_status make_staging(const char *dir, const char *work, atf_error *err)
+{
+    const char *slash = strrchr(work, '/');
+    char *parent = slash && slash != work ? strndup(work, (size_t)(slash - work)) : NULL;
+    int ok = (!slash || slash == work || (parent && atf_make_dirs(parent) == 0)) && mkdir(work, 0777) == 0;
+    int eno = errno;
+    free(parent);
+    if (ok)
+        return ATF_OK;
+    atf_status s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(eno));
+    atf_error_set_file(err, dir);
+    return s;
+}
+
+/* The session written in @work goes to @dir (new, or an empty directory
+ * that the rename replaces), durable with @sync. */
+static atf_status publish_staging(const char *work, const char *dir, int sync, atf_error *err)
+{
+    const char *what = NULL;
+    if (rename(work, dir) != 0)
+        what = "cannot rename the unpacked session into place";
+    else if (sync && sync_parent(dir) != 0)
+        what = "cannot fsync the directory of";
+    if (!what)
+        return ATF_OK;
+    atf_status s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "%s: %s", what, strerror(errno));
+    atf_error_set_file(err, dir);
+    return s;
+}
+
 atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_options *opts, atf_unpack_stats *stats,
                       FILE *rep, atf_error *err)
 {
@@ -2190,9 +2337,45 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
     memset(st, 0, sizeof *st);
     if (!rtc_path || !dir)
         return atf_fail(err, ATF_E_ARG, ATF_NO_OFFSET, NULL, NULL);
-    atf_status s = dir_ready(dir, opts && opts->force, err);
+    int in_place, sync = opts && opts->sync;
+    atf_status s = dir_ready(dir, opts && opts->force, &in_place, err);
     if (s)
         return s;
+    /* The session is written beside dir and renamed to it when done, so
+     * that dir never holds half a session (a killed unpack leaves the
+     * staging directory); --force into a directory that holds something
+     * writes in place. */
+    in_place = in_place || !renamable(dir);
+    char *work = in_place ? NULL : staging_name(dir);
+    if (!in_place && !work)
+        return atf_fail(err, ATF_E_NOMEM, ATF_NO_OFFSET, NULL, NULL);
+    if (work && (s = make_staging(dir, work, err)) != ATF_OK) {
+        free(work);
+        return s;
+    }
+    const char *out = work ? work : dir;
+    s = unpack_into(rtc_path, out, st, rep, err);
+    if (!s && sync)
+        s = sync_session(out, err);
+    if (!s && work)
+        s = publish_staging(work, dir, sync, err);
+    else if (!s && sync && sync_parent(dir) != 0) {
+        s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot fsync the directory of: %s", strerror(errno));
+        atf_error_set_file(err, dir);
+    }
+    if (work && s)
+        (void)atf_remove_tree(work);
+    free(work);
+    if (!s && rep)
+        report_unpacked(rep, dir, st);
+    return s;
+}
+
+/* atf_unpack() into @dir (made by the caller): everything but the staging and the syncs. */
+static atf_status unpack_into(const char *rtc_path, const char *dir, atf_unpack_stats *st, FILE *rep,
+                              atf_error *err)
+{
+    atf_status s;
     atf_rtc_reader *r;
     streamer sm = { .dir = dir };
     /* ATF_UNPACK_STREAM=0: the usual way only (tests compare the two) */
@@ -2262,16 +2445,6 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
         s = unpack_write(ls, nl, dir, st, rep, err);
     st->lost = sum.state != ATF_RTC_COMPLETE || st->manifest < 0 || st->threads_whole < st->threads ||
                st->files_lost > 0 || bad_chunks > 0;
-    if (!s && rep) {
-        fputs("atf: unpack: ", rep);
-        atf_fputs_escaped(dir, rep);
-        fprintf(rep,
-                ": %" PRIu64 " thread(s) (%" PRIu64 " byte for byte), %" PRIu64 " of %" PRIu64
-                " index events, %" PRIu64 " of %" PRIu64 " detail events, manifest %s%s\n",
-                st->threads, st->threads_whole, st->index_events, st->index_events_total, st->detail_events,
-                st->detail_events_total, st->manifest > 0 ? "written" : st->manifest < 0 ? "lost" : "none packed",
-                st->lost ? "; data was lost or the file is cut or damaged" : "");
-    }
     streamer_drop_all(&sm, 0);   /* written, but not the session's: an error stopped unpack first */
     streamer_free(&sm);
     for (size_t i = 0; i < nl; i++)

@@ -36,6 +36,8 @@ static int cmd_pack(const atf_cli *cli, int unpack, int argc, char **argv)
             po.sync = 1;
         else if (unpack && !strcmp(a, "--force"))
             uo.force = 1;
+        else if (unpack && !strcmp(a, "--sync"))
+            uo.sync = 1;
         else {
             fprintf(stderr, "atf: %s: unknown option or bad value: ", cmd);
             atf_fputs_escaped(a, stderr);
@@ -101,10 +103,13 @@ const atf_cli_command rtc_cmd_pack = {
 
 const atf_cli_command rtc_cmd_unpack = {
     "unpack",
-    "  unpack [--force] FILE.rtc DIR    the session back into DIR (new or empty): byte\n"
+    "  unpack [--force] [--sync] FILE.rtc DIR\n"
+    "                                   the session back into DIR (new or empty): byte\n"
     "                                   for byte from a whole file; from a cut or damaged\n"
     "                                   one, every complete event of every intact Unit as\n"
     "                                   a crash-truncated session; what was lost on\n"
-    "                                   stderr; exit 1 when anything was lost\n",
+    "                                   stderr; exit 1 when anything was lost; --sync:\n"
+    "                                   durable (survives a power cut) when unpack exits\n"
+    "                                   0 or 1\n",
     run_unpack,
 };

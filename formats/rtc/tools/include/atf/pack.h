@@ -81,9 +81,13 @@ ATF_API atf_status atf_pack(const char *session, const char *rtc_path, const atf
 
 typedef struct atf_unpack_options {
     unsigned force;           /**< 1: write into a directory that is not empty */
-    unsigned reserved[4];     /**< must be zero */
+    unsigned sync;            /**< 1: the session is durable before atf_unpack() returns ATF_OK: every
+                                   file it wrote fdatasync'ed, then the thread directories, the
+                                   session directory and its parent fsync'ed; 0: as cp, the page
+                                   cache writes it back later (a power cut may cut it) */
+    unsigned reserved[3];     /**< must be zero */
 } atf_unpack_options;
-#define ATF_UNPACK_OPTIONS_INIT { 0u, { 0u, 0u, 0u, 0u } }
+#define ATF_UNPACK_OPTIONS_INIT { 0u, 0u, { 0u, 0u, 0u } }
 
 typedef struct atf_unpack_stats {
     uint64_t rtc_units;            /**< Units read (intact, or the last one cut) */
