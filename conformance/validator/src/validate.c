@@ -49,12 +49,8 @@ int v_is_dir(const char *path)
 
 void v_base_name(const char *path, char *dst, size_t cap)
 {
-    size_t n = strlen(path);
-    while (n > 1 && path[n - 1] == '/')
-        n--;
-    size_t b = n;
-    while (b > 0 && path[b - 1] != '/')
-        b--;
+    size_t b, n;
+    atf_path_last(path, &b, &n);
     size_t len = n - b < cap - 1 ? n - b : cap - 1;
     memcpy(dst, path + b, len);
     dst[len] = '\0';

@@ -107,6 +107,9 @@ int atf_parse_u64(const char *s, uint64_t *out);
 int atf_thread_dir_id(const char *name, uint64_t *id);
 /* Joins a directory and a name into a new string. */
 char *atf_path_join(const char *dir, const char *name);
+/* The last component of @path is path[*start .. *end) (trailing slashes
+ * left out; "/" is its own last component). */
+void atf_path_last(const char *path, size_t *start, size_t *end);
 /* mkdir -p (mode 0755). Returns 0, -1 (errno says why) or -2 (out of
  * memory, errno ENOMEM). Also used by the recorder, the kit and atf-bench. */
 int atf_make_dirs(const char *path);

@@ -239,6 +239,18 @@ char *atf_strdup(const char *s)
     return d;
 }
 
+void atf_path_last(const char *path, size_t *start, size_t *end)
+{
+    size_t e = strlen(path);
+    while (e > 1 && path[e - 1] == '/')
+        e--;
+    size_t s = e;
+    while (s > 0 && path[s - 1] != '/')
+        s--;
+    *start = s;
+    *end = e;
+}
+
 char *atf_path_join(const char *dir, const char *name)
 {
     size_t a = strlen(dir), b = strlen(name);

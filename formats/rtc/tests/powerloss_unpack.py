@@ -5,11 +5,7 @@ directory, cut by the power. Every state must hold a conformant session
 (or none yet), and once unpack has exited the whole session must be there:
 --sync makes every file it wrote and every name durable (fdatasync of the
 files, then fsync of the thread directories, the session directory and its
-parent).
-
-    TARGET               the --target name
-    target_class(Target, run)
-                         the target: a subclass of the harness's Target
+parent). The module's surface (TARGET, target_class) is powerloss_pack.py's.
 """
 
 import os

@@ -2264,26 +2264,13 @@ static void report_unpacked(FILE *rep, const char *dir, const atf_unpack_stats *
             st->lost ? "; data was lost or the file is cut or damaged" : "");
 }
 
-/* @dir's last component is dir[*b .. *n) (trailing slashes left out). */
-static void last_component(const char *dir, size_t *b, size_t *n)
-{
-    size_t e = strlen(dir);
-    while (e > 1 && dir[e - 1] == '/')
-        e--;
-    size_t s = e;
-    while (s > 0 && dir[s - 1] != '/')
-        s--;
-    *b = s;
-    *n = e;
-}
-
 /* The directory a session is unpacked into before it is renamed to @dir:
  * a hidden sibling, ".NAME.unpacking-PID" (the same file system, so the
  * rename is atomic). NULL without memory. */
 static char *staging_name(const char *dir)
 {
     size_t b, n;
-    last_component(dir, &b, &n);
+    atf_path_last(dir, &b, &n);
     size_t cap = n + 48;
     char *out = malloc(cap);
     if (out)
@@ -2296,7 +2283,7 @@ static char *staging_name(const char *dir)
 static int renamable(const char *dir)
 {
     size_t b, n;
-    last_component(dir, &b, &n);
+    atf_path_last(dir, &b, &n);
     size_t len = n - b;
     return len > 0 && !(len == 1 && dir[b] == '.') && !(len == 2 && dir[b] == '.' && dir[b + 1] == '.') &&
            !(n == 1 && dir[0] == '/');
