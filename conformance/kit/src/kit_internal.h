@@ -116,11 +116,6 @@ void kit_scrub_paths(char *msg, size_t cap, const char *const *paths, const char
  * schema, @suite: the JUnit suite name. */
 void kit_error_report(FILE *out, atf_conform_format format, const char *schema, const char *suite,
                       const atf_error *err);
-void kit_status_fail(atf_error *err, atf_status st, const char *file, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
 
 /* ---- Validator seam (validate_seam.c) -------------------------------- */
 

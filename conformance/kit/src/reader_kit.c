@@ -337,20 +337,20 @@ static int load_case(const char *dir, const char *file, corpus_case *k, atf_erro
     memset(k, 0, sizeof *k);
     char *path = atf_path_join(dir, file);
     if (!path) {
-        kit_status_fail(err, ATF_E_NOMEM, file, "out of memory");
+        atf_fail_file(err, ATF_E_NOMEM, file, "out of memory");
         return -1;
     }
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
-        kit_status_fail(err, ATF_E_FIELD, path, "not valid JSON: line %d: %s", je.line, je.text);
+        atf_fail_file(err, ATF_E_FIELD, path, "not valid JSON: line %d: %s", je.line, je.text);
         free(path);
         return -1;
     }
     size_t stem = strlen(file) - strlen(".expect.json");
     const char *why = expect_problem(root, file, stem, k);
     if (why) {
-        kit_status_fail(err, ATF_E_FIELD, path, "%s", why);
+        atf_fail_file(err, ATF_E_FIELD, path, "%s", why);
         json_decref(root);
         free(path);
         return -1;
@@ -365,7 +365,7 @@ static int load_case(const char *dir, const char *file, corpus_case *k, atf_erro
     int want_dump = json_is_string(jdump);
     struct stat st;
     if (k->path && stat(k->path, &st) != 0) {
-        kit_status_fail(err, ATF_E_NOT_FOUND, path, "target %s: %s", k->path, strerror(errno));
+        atf_fail_file(err, ATF_E_NOT_FOUND, path, "target %s: %s", k->path, strerror(errno));
         json_decref(root);
         free(path);
         free_case(k);
@@ -375,7 +375,7 @@ static int load_case(const char *dir, const char *file, corpus_case *k, atf_erro
     if (want_dump && k->dump &&
         (stat(k->dump, &st) != 0 || !S_ISREG(st.st_mode) || access(k->dump, R_OK) != 0)) {
         int e = errno;
-        kit_status_fail(err, ATF_E_NOT_FOUND, path, "broken corpus: the expected dump %s %s",
+        atf_fail_file(err, ATF_E_NOT_FOUND, path, "broken corpus: the expected dump %s %s",
                         json_string_value(jdump),
                         stat(k->dump, &st) == 0 && !S_ISREG(st.st_mode) ? "is not a regular file" : strerror(e));
         json_decref(root);
@@ -394,7 +394,7 @@ static int load_case(const char *dir, const char *file, corpus_case *k, atf_erro
     }
     if (!k->name || !k->target || !k->path || !k->errors || (want_dump && !k->dump)) {
         free_case(k);
-        kit_status_fail(err, ATF_E_NOMEM, file, "out of memory");
+        atf_fail_file(err, ATF_E_NOMEM, file, "out of memory");
         return -1;
     }
     return 0;
@@ -406,7 +406,7 @@ static int load_corpus(const atf_conform_reader_options *o, corpus_case **out, s
     *count = 0;
     DIR *d = opendir(o->corpus_dir);
     if (!d) {
-        kit_status_fail(err, ATF_E_IO, o->corpus_dir, "cannot open the corpus directory: %s", strerror(errno));
+        atf_fail_file(err, ATF_E_IO, o->corpus_dir, "cannot open the corpus directory: %s", strerror(errno));
         return -1;
     }
     char **names = NULL;
@@ -441,7 +441,7 @@ static int load_corpus(const atf_conform_reader_options *o, corpus_case **out, s
     int rc = 0;
     size_t loaded = 0;
     if (!cases) {
-        kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
+        atf_fail_file(err, ATF_E_NOMEM, NULL, "out of memory");
         rc = -1;
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -454,7 +454,7 @@ static int load_corpus(const atf_conform_reader_options *o, corpus_case **out, s
         free(names[i]);
     free(names);
     if (rc == 0 && loaded == 0) {
-        kit_status_fail(err, ATF_E_NOT_FOUND, o->corpus_dir, o->case_count ? "no corpus case matches"
+        atf_fail_file(err, ATF_E_NOT_FOUND, o->corpus_dir, o->case_count ? "no corpus case matches"
                                                                            : "no *.expect.json files: not a corpus");
         rc = -1;
     }
@@ -606,7 +606,7 @@ static int query_reader_caps(const char *cmd, reader_caps *k, atf_error *err)
         }
     }
     if (why[0]) {
-        kit_status_fail(err, ATF_E_FIELD, NULL, "the reader's capability declaration (%.200s --capabilities): %s",
+        atf_fail_file(err, ATF_E_FIELD, NULL, "the reader's capability declaration (%.200s --capabilities): %s",
                         cmd, why);
         return -1;
     }
@@ -1089,11 +1089,11 @@ static int report_run(FILE *out, const atf_conform_reader_options *o, const read
     else
         text_report(out, o, caps, cases, n, res, t);
     if (fflush(out) != 0 || ferror(out)) {
-        kit_status_fail(err, ATF_E_IO, NULL, "cannot write the report");
+        atf_fail_file(err, ATF_E_IO, NULL, "cannot write the report");
         rc = ATF_CONFORM_ERROR;
     }
     if (o->html_path && html_report(o->html_path, o, cases, n, res, t) != 0) {
-        kit_status_fail(err, ATF_E_IO, o->html_path, "cannot write the HTML matrix: %s", strerror(errno));
+        atf_fail_file(err, ATF_E_IO, o->html_path, "cannot write the HTML matrix: %s", strerror(errno));
         rc = ATF_CONFORM_ERROR;
     }
     return rc;
@@ -1102,16 +1102,16 @@ static int report_run(FILE *out, const atf_conform_reader_options *o, const read
 static int reader_run(FILE *out, FILE *log, const atf_conform_reader_options *o, atf_error *err, int *reported)
 {
     if (!out || !o || !o->reader_count || !o->readers || !o->corpus_dir) {
-        kit_status_fail(err, ATF_E_ARG, NULL, "a reader command and a corpus directory are needed");
+        atf_fail_file(err, ATF_E_ARG, NULL, "a reader command and a corpus directory are needed");
         return ATF_CONFORM_ERROR;
     }
     for (size_t j = 0; j < o->reader_count; j++)
         if (!o->readers[j] || !*o->readers[j]) {
-            kit_status_fail(err, ATF_E_ARG, NULL, "empty reader command");
+            atf_fail_file(err, ATF_E_ARG, NULL, "empty reader command");
             return ATF_CONFORM_ERROR;
         }
     if (o->format != ATF_CONFORM_TEXT && o->format != ATF_CONFORM_JSON) {
-        kit_status_fail(err, ATF_E_ARG, NULL, "the reader kit reports as text or JSON (and --html)");
+        atf_fail_file(err, ATF_E_ARG, NULL, "the reader kit reports as text or JSON (and --html)");
         return ATF_CONFORM_ERROR;
     }
     corpus_case *cases;
@@ -1127,11 +1127,11 @@ static int reader_run(FILE *out, FILE *log, const atf_conform_reader_options *o,
     for (size_t j = 0; caps && res && t && j < R && !caps_bad; j++)
         caps_bad = query_reader_caps(o->readers[j], &caps[j], err) != 0;
     if (!res || !t || !caps)
-        kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
+        atf_fail_file(err, ATF_E_NOMEM, NULL, "out of memory");
     else if (caps_bad)
         ;   /* err filled by query_reader_caps */
     else if (run_all(o, caps, cases, n, res, o->format == ATF_CONFORM_TEXT ? NULL : log) != 0) /* text: the table says it */
-        kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
+        atf_fail_file(err, ATF_E_NOMEM, NULL, "out of memory");
     else
         rc = report_run(out, o, caps, cases, n, res, t, err, reported);
     for (size_t i = 0; i < n; i++)

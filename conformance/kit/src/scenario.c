@@ -440,21 +440,21 @@ atf_status atf_scenario_open(atf_scenario_reader **out, const char *path, atf_er
     if (err)
         memset(err, 0, sizeof *err);
     if (!out || !path) {
-        kit_status_fail(err, ATF_E_ARG, path, "no path");
+        atf_fail_file(err, ATF_E_ARG, path, "no path");
         return ATF_E_ARG;
     }
     *out = NULL;
     atf_scenario_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->chunk = malloc(CHUNK))) {
         free(r);
-        kit_status_fail(err, ATF_E_NOMEM, path, "out of memory");
+        atf_fail_file(err, ATF_E_NOMEM, path, "out of memory");
         return ATF_E_NOMEM;
     }
     snprintf(r->path, sizeof r->path, "%s", path);
     char why[160];
     r->f = kit_fopen_regular(path, why, sizeof why);
     if (!r->f) {
-        kit_status_fail(err, ATF_E_IO, path, "%s", why);
+        atf_fail_file(err, ATF_E_IO, path, "%s", why);
         atf_scenario_close(r);
         return ATF_E_IO;
     }
@@ -644,7 +644,7 @@ int atf_scenario_next(atf_scenario_reader *r, atf_scenario_event *ev, atf_error 
     if (!r || !ev)
         return -1;
     if (r->failed) {
-        kit_status_fail(err, ATF_E_STATE, r->path, "the scenario reader already failed");
+        atf_fail_file(err, ATF_E_STATE, r->path, "the scenario reader already failed");
         return -1;
     }
     if (r->done)

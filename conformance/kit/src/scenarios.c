@@ -661,18 +661,18 @@ atf_status atf_builtin_scenario_write(const char *name, const char *path, atf_er
 {
     const atf_builtin_scenario *s = atf_builtin_scenario_find(name);
     if (!s) {
-        kit_status_fail(err, ATF_E_NOT_FOUND, NULL, "no built-in scenario named '%s'", name ? name : "");
+        atf_fail_file(err, ATF_E_NOT_FOUND, NULL, "no built-in scenario named '%s'", name ? name : "");
         return ATF_E_NOT_FOUND;
     }
     const builtin *b = (const builtin *)s;
     gen *g = calloc(1, sizeof *g);
     if (!g) {
-        kit_status_fail(err, ATF_E_NOMEM, path, "out of memory");
+        atf_fail_file(err, ATF_E_NOMEM, path, "out of memory");
         return ATF_E_NOMEM;
     }
     g->out = fopen(path, "wb");
     if (!g->out) {
-        kit_status_fail(err, ATF_E_IO, path, "cannot create: %s", strerror(errno));
+        atf_fail_file(err, ATF_E_IO, path, "cannot create: %s", strerror(errno));
         free(g);
         return ATF_E_IO;
     }
@@ -697,10 +697,10 @@ atf_status atf_builtin_scenario_write(const char *name, const char *path, atf_er
         g->status = ATF_E_IO;
     atf_status st = g->status;
     if (st == ATF_E_STATE)   /* the table and the generator disagree: a bug of the kit */
-        kit_status_fail(err, st, path, "generator: %" PRIu64 " events and %zu threads, the table says %" PRIu64
+        atf_fail_file(err, st, path, "generator: %" PRIu64 " events and %zu threads, the table says %" PRIu64
                         " and %u", g->emitted, g->info.thread_count, g->planned, s->threads);
     else if (st)
-        kit_status_fail(err, st, path, "cannot write the scenario (%" PRIu64 " of %" PRIu64 " events)", g->emitted,
+        atf_fail_file(err, st, path, "cannot write the scenario (%" PRIu64 " of %" PRIu64 " events)", g->emitted,
                         g->planned);
     for (size_t i = 0; i < 256; i++)
         free(g->stack[i].fid);
@@ -712,26 +712,26 @@ atf_status atf_builtin_scenarios_export(const char *dir, const char *const *name
                                         atf_error *err)
 {
     if (!dir) {
-        kit_status_fail(err, ATF_E_ARG, NULL, "no directory");
+        atf_fail_file(err, ATF_E_ARG, NULL, "no directory");
         return ATF_E_ARG;
     }
     size_t n = count ? count : N_BUILTINS;
     for (size_t i = 0; i < n; i++) { /* refuse unknown names before writing anything */
         const char *name = count ? names[i] : BUILTINS[i].pub.name;
         if (!atf_builtin_scenario_find(name)) {
-            kit_status_fail(err, ATF_E_NOT_FOUND, NULL, "no built-in scenario named '%s' (see --list)", name);
+            atf_fail_file(err, ATF_E_NOT_FOUND, NULL, "no built-in scenario named '%s' (see --list)", name);
             return ATF_E_NOT_FOUND;
         }
     }
     if (atf_make_dirs(dir) != 0) {
-        kit_status_fail(err, ATF_E_IO, dir, "cannot create: %s", strerror(errno));
+        atf_fail_file(err, ATF_E_IO, dir, "cannot create: %s", strerror(errno));
         return ATF_E_IO;
     }
     for (size_t i = 0; i < n; i++) {
         const char *name = count ? names[i] : BUILTINS[i].pub.name;
         char *path = kit_sprintf("%s/%s.scenario", dir, name);
         if (!path) {
-            kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
+            atf_fail_file(err, ATF_E_NOMEM, NULL, "out of memory");
             return ATF_E_NOMEM;
         }
         atf_status st = atf_builtin_scenario_write(name, path, err);

@@ -78,21 +78,6 @@ uint64_t kit_free_bytes(const char *dir)
     return (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 }
 
-void kit_status_fail(atf_error *err, atf_status st, const char *file, const char *fmt, ...)
-{
-    if (!err)
-        return;
-    memset(err, 0, sizeof *err);
-    err->code = st;
-    err->offset = UINT64_MAX;
-    if (file)
-        snprintf(err->file, sizeof err->file, "%s", file);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
-
 void kit_scrub_paths(char *msg, size_t cap, const char *const *paths, const char *const *names, size_t n)
 {
     if (!msg || !cap)

@@ -658,12 +658,12 @@ static int query_caps(const char *adapter, kit_caps *k, atf_error *err)
         return 0;
     char why[200];
     if (pr.out_total > KIT_PROC_HEAD) {
-        kit_status_fail(err, ATF_E_LIMIT, NULL, "the adapter's capability declaration is longer than %u bytes",
+        atf_fail_file(err, ATF_E_LIMIT, NULL, "the adapter's capability declaration is longer than %u bytes",
                         (unsigned)KIT_PROC_HEAD);
         return -1;
     }
     if (parse_caps(pr.out_head, k, why, sizeof why) != 0) {
-        kit_status_fail(err, ATF_E_FIELD, NULL, "the adapter's capability declaration (CMD --capabilities): %s",
+        atf_fail_file(err, ATF_E_FIELD, NULL, "the adapter's capability declaration (CMD --capabilities): %s",
                         why);
         return -1;
     }
@@ -1469,7 +1469,7 @@ static int select_builtins(const atf_conform_writer_options *o, const atf_builti
                 sel[(*nsel)++] = b;   /* each scenario once, whatever names and prefixes select it */
         }
         if (!matched || !*o->scenarios[i]) {
-            kit_status_fail(err, ATF_E_NOT_FOUND, NULL, "no built-in scenario is named or starts with '%s' "
+            atf_fail_file(err, ATF_E_NOT_FOUND, NULL, "no built-in scenario is named or starts with '%s' "
                             "(see --list)", o->scenarios[i]);
             return -1;
         }
@@ -1489,7 +1489,7 @@ static int read_scenario_files(const atf_conform_writer_options *o, const atf_bu
         for (size_t j = 0; j < nsel + i; j++) {
             const char *other = j < nsel ? sel[j]->name : probes[j - nsel].name;
             if (!strcmp(other, probes[i].name)) {
-                kit_status_fail(err, ATF_E_ARG, o->scenario_files[i], "a scenario named '%s' is already selected",
+                atf_fail_file(err, ATF_E_ARG, o->scenario_files[i], "a scenario named '%s' is already selected",
                                 other);
                 return -1;
             }
@@ -1509,7 +1509,7 @@ static char *open_work_dir(const atf_conform_writer_options *o, int *temp, atf_e
         if (atf_make_dirs(o->keep_dir) != 0 || stat(o->keep_dir, &kst) != 0 || !S_ISDIR(kst.st_mode) ||
             access(o->keep_dir, W_OK | X_OK) != 0) {
             int e = errno;
-            kit_status_fail(err, ATF_E_IO, o->keep_dir, "--keep: %s",
+            atf_fail_file(err, ATF_E_IO, o->keep_dir, "--keep: %s",
                             stat(o->keep_dir, &kst) == 0 && !S_ISDIR(kst.st_mode) ? "not a directory"
                                                                                   : strerror(e));
             return NULL;
@@ -1519,14 +1519,14 @@ static char *open_work_dir(const atf_conform_writer_options *o, int *temp, atf_e
         const char *tmp = getenv("TMPDIR");
         work = kit_sprintf("%s/atf-conform-XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (work && !mkdtemp(work)) {
-            kit_status_fail(err, ATF_E_IO, work, "cannot create a temporary directory: %s", strerror(errno));
+            atf_fail_file(err, ATF_E_IO, work, "cannot create a temporary directory: %s", strerror(errno));
             free(work);
             return NULL;
         }
         *temp = 1;
     }
     if (!work)
-        kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
+        atf_fail_file(err, ATF_E_NOMEM, NULL, "out of memory");
     return work;
 }
 
@@ -1540,7 +1540,7 @@ static int run_scenarios(FILE *out, FILE *log, run_ctx *c, const atf_builtin_sce
     for (size_t i = 0; i < nsel + o->scenario_file_count; i++) {
         scen_result *r = new_result(c);
         if (!r) {
-            kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
+            atf_fail_file(err, ATF_E_NOMEM, NULL, "out of memory");
             return ATF_CONFORM_ERROR;
         }
         if (i < nsel) {
@@ -1581,7 +1581,7 @@ static int report_run(FILE *out, run_ctx *c, atf_error *err)
                 why = &c->res[i];
         snprintf(c->error, sizeof c->error, "no scenario was tested: %zu skipped, %zu not applicable%s%.250s",
                  n.skipped, n.not_applicable, why ? "; first skip: " : "", why ? why->skip_reason : "");
-        kit_status_fail(err, ATF_E_NOT_FOUND, NULL, "%s", c->error);
+        atf_fail_file(err, ATF_E_NOT_FOUND, NULL, "%s", c->error);
         rc = ATF_CONFORM_ERROR;
     }
     if (c->o->format == ATF_CONFORM_TEXT)
@@ -1591,7 +1591,7 @@ static int report_run(FILE *out, run_ctx *c, atf_error *err)
     else
         junit_report(out, c);
     if (fflush(out) != 0 || ferror(out)) {
-        kit_status_fail(err, ATF_E_IO, NULL, "cannot write the report");
+        atf_fail_file(err, ATF_E_IO, NULL, "cannot write the report");
         rc = ATF_CONFORM_ERROR;
     }
     return rc;
@@ -1615,11 +1615,11 @@ static void free_results(run_ctx *c)
 static int writer_run(FILE *out, FILE *log, const atf_conform_writer_options *o, atf_error *err, int *reported)
 {
     if (!out || !o || !o->adapter || !*o->adapter) {
-        kit_status_fail(err, ATF_E_ARG, NULL, "no adapter command");
+        atf_fail_file(err, ATF_E_ARG, NULL, "no adapter command");
         return ATF_CONFORM_ERROR;
     }
     if (o->format != ATF_CONFORM_TEXT && o->format != ATF_CONFORM_JSON && o->format != ATF_CONFORM_JUNIT) {
-        kit_status_fail(err, ATF_E_ARG, NULL, "unknown report format");
+        atf_fail_file(err, ATF_E_ARG, NULL, "unknown report format");
         return ATF_CONFORM_ERROR;
     }
     /* Resolve what to run, and refuse unknown names and bad files before running anything. */
@@ -1633,7 +1633,7 @@ static int writer_run(FILE *out, FILE *log, const atf_conform_writer_options *o,
     char *work = NULL;
     int rc = ATF_CONFORM_ERROR;
     if (!sel || !probes)
-        kit_status_fail(err, ATF_E_NOMEM, NULL, "out of memory");
+        atf_fail_file(err, ATF_E_NOMEM, NULL, "out of memory");
     else if (select_builtins(o, sel, &nsel, err) == 0 && read_scenario_files(o, sel, nsel, probes, err) == 0 &&
              query_caps(o->adapter, &c.caps, err) == 0)
         work = open_work_dir(o, &c.temp_work, err);

@@ -110,6 +110,12 @@ def writer_checks(atf, adapter, work):
         rc, out, err = run(atf + ["conform"] + args)
         check(rc == 2 and needle in err, "usage %s: exit %d, stderr %r" % (args, rc, err[:200]))
 
+    # A name with control characters comes back escaped, on one line (the
+    # kit's errors go through atf_fail_file, as every other error).
+    rc, out, err = run(atf + ["conform", "--writer", adapter, "--scenario", "zz\x1b[31m\nx"])
+    check(rc == 2 and "'zz\\x1b[31m\\nx'" in err and "\x1b" not in err and err.count("\n") == 1,
+          "control characters in a scenario name: exit %d, stderr %r" % (rc, err[:200]))
+
     for i, (text, needle) in enumerate(BAD_SCENARIOS):
         p = os.path.join(work, "bad%d.scenario" % i)
         open(p, "w").write(text)
