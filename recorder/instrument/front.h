@@ -9,6 +9,8 @@
 
 #include <atf/recorder.h>
 
+#include "rec_producer.h"   /* the recorder's hot path, inline: rec_record() */
+
 #define FRONT_HIDDEN __attribute__((visibility("hidden")))
 #define FRONT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FRONT_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -62,12 +64,10 @@ static inline __attribute__((always_inline)) void front_event(uint32_t kind, uin
     if (FRONT_LIKELY(r != NULL)) {
         uintptr_t off = fn - t->lo;
         uint64_t id = FRONT_LIKELY(off < t->span) ? t->idbase + off : front_id_slow(fn);
-        /* The kind is a constant in the -finstrument-functions hooks: the
-         * entry points of one kind skip atf_recorder_event's checks of it. */
-        if (kind == ATF_EVENT_CALL)
-            atf_recorder_call(r, id);
-        else
-            atf_recorder_return(r, id);
+        /* The recorder's hot path inlined (no call; the kind a constant in
+         * the -finstrument-functions hooks): what atf_recorder_call() and
+         * atf_recorder_return() run. */
+        (void)rec_record(r, kind, id);
         if (FRONT_UNLIKELY(__atomic_load_n(&t->npending, __ATOMIC_RELAXED) != 0))
             front_replay(r);
     }

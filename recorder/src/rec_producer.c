@@ -27,14 +27,7 @@
 #include "rec_ring.h"
 #include "rec_writer.h"
 
-typedef struct rec_tls {
-    uint64_t rec_id;        /* recorder the cached thread belongs to (0: none) */
-    rec_thread *t;
-    rec_thread *list;       /* every registration of this thread (one reference each) */
-    int key_set;
-} rec_tls;
-
-static __thread rec_tls tls __attribute__((tls_model("initial-exec")));
+__thread rec_tls rec_self __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -129,18 +122,6 @@ static __attribute__((noinline)) int index_space(atf_recorder *r, rec_thread *t,
 
 /* ---- Events ----------------------------------------------------------------- */
 
-static inline uint32_t track_depth(rec_thread *t, uint32_t kind)
-{
-    uint32_t d = t->depth;
-    if (kind == ATF_EVENT_CALL) {
-        t->depth = d + 1;
-    } else if (kind == ATF_EVENT_RETURN) {
-        if (d)
-            d--;
-        t->depth = d;
-    }
-    return d;
-}
 
 typedef struct rec_args {
     uint32_t kind;          /* 0: attach to the last event */
@@ -156,16 +137,16 @@ static atf_status slow_record(atf_recorder *r, const rec_args *a);
 
 /* Everything but the common case: not registered yet or recorder stopped
  * (slow_record), a full ring (index_space), the system clock. */
-static __attribute__((noinline)) atf_status record_cold(atf_recorder *r, uint32_t kind, uint64_t fid)
+__attribute__((noinline)) atf_status rec_record_cold(atf_recorder *r, uint32_t kind, uint64_t fid)
 {
     if (REC_UNLIKELY(r == NULL))
         return ATF_E_STATE;
-    rec_thread *t = tls.t;
-    if (tls.rec_id != atomic_load_explicit(&r->live_id, RLX)) {
+    rec_thread *t = rec_self.t;
+    if (rec_self.rec_id != atomic_load_explicit(&r->live_id, RLX)) {
         rec_args a = { kind, fid, 0, 0, NULL, 0, NULL };
         return slow_record(r, &a);
     }
-    uint32_t depth = track_depth(t, kind);
+    uint32_t depth = rec_track_depth(t, kind);
     uint64_t h = atomic_load_explicit(&t->head, RLX);
     if (h == t->limit && !index_space(r, t, h))
         return ATF_E_LIMIT;
@@ -175,35 +156,18 @@ static __attribute__((noinline)) atf_status record_cold(atf_recorder *r, uint32_
 
 /* The system clock's path: the clock is read first, so that little is live
  * across the call. */
-static __attribute__((noinline)) atf_status record_system(atf_recorder *r, uint32_t kind, uint64_t fid)
+__attribute__((noinline)) atf_status rec_record_system(atf_recorder *r, uint32_t kind, uint64_t fid)
 {
     uint64_t ts = rec_clock_system_ns();
-    rec_thread *t = tls.t;
+    rec_thread *t = rec_self.t;
     uint64_t h = atomic_load_explicit(&t->head, RLX);
     if (REC_UNLIKELY(h == t->limit))
-        return record_cold(r, kind, fid);
-    uint32_t depth = track_depth(t, kind);
+        return rec_record_cold(r, kind, fid);
+    uint32_t depth = rec_track_depth(t, kind);
     rec_ring_put(t, h, ts, kind, fid, depth);
     return ATF_OK;
 }
 
-/* The hot path: registered, space in the ring, counter clock. A leaf: all
- * else is a tail call to record_system() or record_cold(). */
-static inline atf_status record(atf_recorder *r, uint32_t kind, uint64_t fid)
-{
-    rec_thread *t = tls.t;
-    if (REC_LIKELY(r != NULL) && REC_LIKELY(tls.rec_id == atomic_load_explicit(&r->live_id, RLX))) {
-        uint64_t h = atomic_load_explicit(&t->head, RLX);
-        if (REC_LIKELY(h != t->limit)) {
-            if (REC_UNLIKELY(!t->counter_clock))
-                return record_system(r, kind, fid);
-            uint32_t depth = track_depth(t, kind);
-            rec_ring_put(t, h, rec_counter_read(), kind, fid, depth);
-            return ATF_OK;
-        }
-    }
-    return record_cold(r, kind, fid);
-}
 
 /* Writes one detail record for index seq @p seq, its payload copied from
  * a->payload or encoded from a->arm64 straight into the ring (a record is
@@ -246,8 +210,8 @@ static atf_status record_detail(atf_recorder *r, const rec_args *a)
 {
     if (REC_UNLIKELY(r == NULL))
         return ATF_E_STATE;
-    rec_thread *t = tls.t;
-    if (REC_UNLIKELY(tls.rec_id != atomic_load_explicit(&r->live_id, RLX)))
+    rec_thread *t = rec_self.t;
+    if (REC_UNLIKELY(rec_self.rec_id != atomic_load_explicit(&r->live_id, RLX)))
         return slow_record(r, a);
     if (!t->has_detail)
         return ATF_E_STATE;
@@ -262,7 +226,7 @@ static atf_status record_detail(atf_recorder *r, const rec_args *a)
         }
         return detail_put(r, t, h - 1, t->last_ts, a) ? ATF_OK : ATF_E_LIMIT;
     }
-    uint32_t depth = track_depth(t, a->kind);
+    uint32_t depth = rec_track_depth(t, a->kind);
     /* Reserve the index slot first: a detail record must never name an index
      * event that is then dropped. */
     if (REC_UNLIKELY(h == t->limit) && !index_space(r, t, h)) {
@@ -294,10 +258,10 @@ static void leave(rec_thread *t)
 static void on_thread_exit(void *unused)
 {
     (void)unused;
-    rec_thread *t = tls.list;
-    tls.list = NULL;
-    tls.t = NULL;
-    tls.rec_id = 0;
+    rec_thread *t = rec_self.list;
+    rec_self.list = NULL;
+    rec_self.t = NULL;
+    rec_self.rec_id = 0;
     while (t) {
         rec_thread *next = t->tnext;
         leave(t);
@@ -313,14 +277,14 @@ static void make_key(void)
 /* Drops registrations the recorder has closed (stopped session). */
 static void prune_closed(void)
 {
-    rec_thread **pp = &tls.list;
+    rec_thread **pp = &rec_self.list;
     while (*pp) {
         rec_thread *t = *pp;
         if (atomic_load_explicit(&t->closed, ACQ)) {
             *pp = t->tnext;
-            if (tls.t == t) {
-                tls.t = NULL;
-                tls.rec_id = 0;
+            if (rec_self.t == t) {
+                rec_self.t = NULL;
+                rec_self.rec_id = 0;
             }
             rec_thread_release(t);
         } else {
@@ -331,7 +295,7 @@ static void prune_closed(void)
 
 static rec_thread *find_registration(uint64_t rec_id)
 {
-    for (rec_thread *t = tls.list; t; t = t->tnext)
+    for (rec_thread *t = rec_self.list; t; t = t->tnext)
         if (t->rec_id == rec_id)
             return t;
     return NULL;
@@ -449,11 +413,11 @@ static rec_thread *register_thread(atf_recorder *r, int *limit)
     atomic_fetch_add_explicit(&r->threads_live, 1, RLX);
     pthread_mutex_unlock(&r->reg_mu);
 
-    t->tnext = tls.list;
-    tls.list = t;
-    if (!tls.key_set) {
+    t->tnext = rec_self.list;
+    rec_self.list = t;
+    if (!rec_self.key_set) {
         pthread_setspecific(exit_key, (void *)1);
-        tls.key_set = 1;
+        rec_self.key_set = 1;
     }
     rec_writer_push(t->writer, t);
     return t;
@@ -463,7 +427,7 @@ static atf_status dispatch(atf_recorder *r, const rec_args *a)
 {
     if (a->detail)
         return record_detail(r, a);
-    return record(r, a->kind, a->fid);
+    return rec_record(r, a->kind, a->fid);
 }
 
 static __attribute__((noinline)) atf_status slow_record(atf_recorder *r, const rec_args *a)
@@ -492,8 +456,8 @@ static __attribute__((noinline)) atf_status slow_record(atf_recorder *r, const r
             return ATF_E_LIMIT;
         }
     }
-    tls.rec_id = r->id;
-    tls.t = t;
+    rec_self.rec_id = r->id;
+    rec_self.t = t;
     return dispatch(r, a);
 }
 
@@ -503,22 +467,22 @@ atf_status atf_recorder_event(atf_recorder *r, uint32_t kind, uint64_t function_
 {
     if (REC_UNLIKELY(kind - 1u > 2u))
         return ATF_E_ARG;
-    return record(r, kind, function_id);
+    return rec_record(r, kind, function_id);
 }
 
 atf_status atf_recorder_call(atf_recorder *r, uint64_t function_id)
 {
-    return record(r, ATF_EVENT_CALL, function_id);
+    return rec_record(r, ATF_EVENT_CALL, function_id);
 }
 
 atf_status atf_recorder_return(atf_recorder *r, uint64_t function_id)
 {
-    return record(r, ATF_EVENT_RETURN, function_id);
+    return rec_record(r, ATF_EVENT_RETURN, function_id);
 }
 
 atf_status atf_recorder_exception(atf_recorder *r, uint64_t function_id)
 {
-    return record(r, ATF_EVENT_EXCEPTION, function_id);
+    return rec_record(r, ATF_EVENT_EXCEPTION, function_id);
 }
 
 int atf_recorder_detail_capturing(const atf_recorder *r)
@@ -551,7 +515,7 @@ atf_status atf_recorder_attach_detail(atf_recorder *r, uint16_t detail_type, con
         return ATF_E_ARG;
     if (!r)
         return ATF_E_STATE;
-    if (tls.rec_id != atomic_load_explicit(&r->live_id, RLX))
+    if (rec_self.rec_id != atomic_load_explicit(&r->live_id, RLX))
         return ATF_E_STATE;   /* no event of this thread in this session yet */
     rec_args a = { 0, 0, 1, detail_type, payload, size, NULL };
     return record_detail(r, &a);
@@ -570,16 +534,16 @@ atf_status atf_recorder_thread_detach(atf_recorder *r)
 {
     if (!r)
         return ATF_E_ARG;
-    rec_thread **pp = &tls.list;
+    rec_thread **pp = &rec_self.list;
     while (*pp && (*pp)->rec_id != r->id)
         pp = &(*pp)->tnext;
     rec_thread *t = *pp;
     if (!t)
         return ATF_E_STATE;
     *pp = t->tnext;
-    if (tls.t == t) {
-        tls.t = NULL;
-        tls.rec_id = 0;
+    if (rec_self.t == t) {
+        rec_self.t = NULL;
+        rec_self.rec_id = 0;
     }
     rec_writer *w = atomic_load_explicit(&t->closed, ACQ) ? NULL : t->writer;
     leave(t);
@@ -593,6 +557,6 @@ void rec_producer_fork_child(void)
     /* The registrations are the parent's: the child never records into them
      * (the recorders they belong to refuse events in the child). They stay
      * listed, and so reachable, but are never released here. */
-    tls.rec_id = 0;
-    tls.t = NULL;
+    rec_self.rec_id = 0;
+    rec_self.t = NULL;
 }
