@@ -2278,15 +2278,26 @@ static char *staging_name(const char *dir)
     return out;
 }
 
-/* Whether @dir can be the target of a rename: not "/", nor a path whose
- * last component is "." or ".." (those are written in place). */
+/* Whether the session can be staged beside @dir and renamed to it: not
+ * for "/", a path whose last component is "." or "..", a symbolic link or
+ * a mount point (those are written in place). */
 static int renamable(const char *dir)
 {
     size_t b, n;
     atf_path_last(dir, &b, &n);
     size_t len = n - b;
-    return len > 0 && !(len == 1 && dir[b] == '.') && !(len == 2 && dir[b] == '.' && dir[b + 1] == '.') &&
-           !(n == 1 && dir[0] == '/');
+    if (len == 0 || (len == 1 && dir[b] == '.') || (len == 2 && dir[b] == '.' && dir[b + 1] == '.') ||
+        (n == 1 && dir[0] == '/'))
+        return 0;
+    /* An existing DIR is replaced only if it is a directory itself (not a
+     * symbolic link to one) on its parent's file system (not a mount point). */
+    struct stat ds, ps;
+    if (lstat(dir, &ds) != 0)
+        return 1;   /* new */
+    char *parent = b > 0 ? strndup(dir, b) : strdup(".");
+    int ok = parent && S_ISDIR(ds.st_mode) && stat(parent, &ps) == 0 && ps.st_dev == ds.st_dev;
+    free(parent);
+    return ok;
 }
 
 /* Makes @dir's parent (mkdir -p) and the staging directory @work in it. */
