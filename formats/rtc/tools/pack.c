@@ -348,12 +348,25 @@ static atf_status out_open(outfile *o, const char *path, atf_error *err)
     return ATF_OK;
 }
 
+/* The directory that holds @path's last component ("." when the path has
+ * no directory part; trailing slashes are not a component); NULL without
+ * memory. */
+static char *parent_of(const char *path)
+{
+    size_t b, n;
+    atf_path_last(path, &b, &n);
+    if (b == 0)
+        return strdup(".");
+    while (b > 1 && path[b - 1] == '/')
+        b--;
+    return strndup(path, b);
+}
+
 /* fsync of the directory that holds path: a new file's name is durable
  * only then (a file's fdatasync does not promise it). */
 static int sync_parent(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *dir = parent_of(path);
     if (!dir)
         return -1;
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -2294,7 +2307,7 @@ static int renamable(const char *dir)
     struct stat ds, ps;
     if (lstat(dir, &ds) != 0)
         return 1;   /* new */
-    char *parent = b > 0 ? strndup(dir, b) : strdup(".");
+    char *parent = parent_of(dir);
     int ok = parent && S_ISDIR(ds.st_mode) && stat(parent, &ps) == 0 && ps.st_dev == ds.st_dev;
     free(parent);
     return ok;
@@ -2303,30 +2316,13 @@ static int renamable(const char *dir)
 /* Makes @dir's parent (mkdir -p) and the staging directory @work in it. */
 static atf_status make_staging(const char *dir, const char *work, atf_error *err)
 {
-    const char *slash = strrchr(work, '/');
-    char *parent = slash && slash != work ? strndup(work, (size_t)(slash - work)) : NULL;
-    int ok = (!slash || slash == work || (parent && atf_make_dirs(parent) == 0)) && mkdir(work, 0777) == 0;
-    int eno = errno;
+    char *parent = parent_of(dir);
+    int ok = parent && atf_make_dirs(parent) == 0 && mkdir(work, 0777) == 0;
+    int eno = parent ? errno : ENOMEM;
     free(parent);
     if (ok)
         return ATF_OK;
     atf_status s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot create: %s", strerror(eno));
-    atf_error_set_file(err, dir);
-    return s;
-}
-
-/* The session written in @work goes to @dir (new, or an empty directory
- * that the rename replaces), durable with @sync. */
-static atf_status publish_staging(const char *work, const char *dir, int sync, atf_error *err)
-{
-    const char *what = NULL;
-    if (rename(work, dir) != 0)
-        what = "cannot rename the unpacked session into place";
-    else if (sync && sync_parent(dir) != 0)
-        what = "cannot fsync the directory of";
-    if (!what)
-        return ATF_OK;
-    atf_status s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "%s: %s", what, strerror(errno));
     atf_error_set_file(err, dir);
     return s;
 }
@@ -2360,10 +2356,13 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
     s = unpack_into(rtc_path, out, st, rep, err);
     if (!s && sync)
         s = sync_session(out, err);
-    if (!s && work)
-        s = publish_staging(work, dir, sync, err);
-    else if (!s && sync && sync_parent(dir) != 0) {
-        s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "cannot fsync the directory of: %s", strerror(errno));
+    const char *what = NULL;   /* (a new DIR, or an empty one the rename replaces) */
+    if (!s && work && rename(work, dir) != 0)
+        what = "cannot rename the unpacked session into place";
+    else if (!s && sync && sync_parent(dir) != 0)
+        what = "cannot fsync the directory of";
+    if (what) {
+        s = atf_fail(err, ATF_E_IO, ATF_NO_OFFSET, NULL, "%s: %s", what, strerror(errno));
         atf_error_set_file(err, dir);
     }
     if (work && s)
