@@ -375,13 +375,9 @@ static double time_walk(const char *path, const uint32_t *sizes, size_t nsizes, 
 static unsigned validate_threads(double bytes)
 {
     const char *env = getenv("ATF_WTF_THREADS");
-    if (env && *env && strtoul(env, NULL, 10) > 0)
-        return (unsigned)strtoul(env, NULL, 10);
-    uint64_t k = (uint64_t)bytes / ((uint64_t)16 << 20);
-    unsigned cpus = atf_cpu_count();
-    if (k < 2 || cpus < 2)
-        return 1;
-    return cpus < k ? cpus : (unsigned)k;
+    unsigned wanted = env && *env ? (unsigned)strtoul(env, NULL, 10) : 0;
+    uint64_t size = (uint64_t)bytes;
+    return atf_part_count(wanted, size, size ? size : 1, 64);   /* wtf_pass.c: W_PARTS_MAX */
 }
 
 static double time_validate(const char *path)
