@@ -122,7 +122,6 @@ static __attribute__((noinline)) int index_space(atf_recorder *r, rec_thread *t,
 
 /* ---- Events ----------------------------------------------------------------- */
 
-
 typedef struct rec_args {
     uint32_t kind;          /* 0: attach to the last event */
     uint64_t fid;
@@ -167,7 +166,6 @@ __attribute__((noinline)) atf_status rec_record_system(atf_recorder *r, uint32_t
     rec_ring_put(t, h, ts, kind, fid, depth);
     return ATF_OK;
 }
-
 
 /* Writes one detail record for index seq @p seq, its payload copied from
  * a->payload or encoded from a->arm64 straight into the ring (a record is
