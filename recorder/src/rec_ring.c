@@ -118,6 +118,9 @@ __attribute__((noinline)) void rec_ring_publish(rec_thread *t, uint64_t h)
         atomic_store_explicit(&t->flush_req, 0, RLX);
         maybe_shrink(t);
     }
+#if defined(__x86_64__) && defined(__SSE2__)
+    _mm_sfence();   /* the slots' non-temporal stores (rec_slot_store) before pub_head */
+#endif
     atomic_store_explicit(&t->pub_head, h, REL);
     t->pub_next = h + t->batch;
 }

@@ -9,6 +9,9 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#  include <emmintrin.h>
+#endif
 
 #include <atf/event_encode.h>
 #include <atf/format.h>
@@ -141,6 +144,27 @@ int rec_ring_grow(rec_thread *t);
  * calls it once per publish_batch events. */
 void rec_ring_publish(rec_thread *t, uint64_t h);
 
+/* One event into its ring slot, in the file's byte order. On x86-64 with
+ * non-temporal stores (movnti): the slot's line goes to memory, not into
+ * this core's cache, and the writer reads it from there. With ordinary
+ * stores every line the writer copies is one this core holds modified: a
+ * transfer from cache to cache for each 64 bytes, which on this project's
+ * 2-vCPU VM ran at 2.2 GB/s whenever the host placed the two vCPUs far
+ * apart (a 500 ns round trip), against 15 GB/s through memory (measured
+ * side by side, 29 Nov 2026; recorder/README.md). rec_ring_publish
+ * fences (sfence) before it publishes, so the writer sees the stores. */
+static inline void rec_slot_store(uint8_t *slot, const atf_index_event *e, atf_layout layout)
+{
+#if defined(__x86_64__) && defined(__SSE2__)
+    uint64_t w[4];
+    atf_index_event_words(e, layout, w);
+    for (int k = 0; k < 4; k++)
+        _mm_stream_si64((long long *)(void *)(slot + 8 * k), (long long)w[k]);
+#else
+    atf_index_event_store(slot, e, layout);
+#endif
+}
+
 /* Stores one index event at head h through the codec's encoder
  * (atf_index_event_store: four 8-byte stores) and advances the head;
  * publishes every batch events and when the writer asks. The hot path. */
@@ -148,7 +172,7 @@ static inline void rec_ring_put(rec_thread *t, uint64_t h, uint64_t ts, uint32_t
                                 uint32_t depth)
 {
     atf_index_event e = { ts, fid, ATF_NO_DETAIL, kind, t->os_tid, depth, 0 };
-    atf_index_event_store(t->slots + ((h & t->mask) << 5), &e, (atf_layout)t->layout);
+    rec_slot_store(t->slots + ((h & t->mask) << 5), &e, (atf_layout)t->layout);
     t->last_ts = ts;
     atomic_store_explicit(&t->head, h + 1, RLX);
     if (REC_UNLIKELY(h + 1 >= t->pub_next) || REC_UNLIKELY(atomic_load_explicit(&t->flush_req, RLX)))

@@ -28,23 +28,34 @@ static inline void atf_event_store_le64_(uint8_t *p, uint64_t v)
     memcpy(p, &v, sizeof v);
 }
 
+/** The four little-endian 64-bit words of @p e in @p layout, as numbers
+ *  (word k holds bytes 8k .. 8k+7): for a caller that stores them its own
+ *  way (the recorder's ring: non-temporal stores). */
+static inline void atf_index_event_words(const atf_index_event *e, atf_layout layout, uint64_t w[4])
+{
+    w[0] = e->timestamp_ns;
+    w[1] = e->function_id;
+    if (layout == ATF_LAYOUT_2) {
+        /* u64 detail_seq @16; u8 kind @24 and seven zero bytes */
+        w[2] = e->detail_seq;
+        w[3] = (uint64_t)e->event_kind;
+    } else {
+        /* u32 thread_id @16, kind @20, depth @24, detail_seq @28 */
+        uint64_t seq = e->detail_seq == ATF_NO_DETAIL ? ATF_NO_DETAIL_L1 : (uint32_t)e->detail_seq;
+        w[2] = (uint64_t)e->thread_id | (uint64_t)e->event_kind << 32;
+        w[3] = (uint64_t)e->call_depth | seq << 32;
+    }
+}
+
 /** Encodes @p e at @p dst in @p layout (see the file comment for what the
  *  caller guarantees); the bytes equal atf_index_event_encode()'s. */
 static inline void atf_index_event_store(void *dst, const atf_index_event *e, atf_layout layout)
 {
     uint8_t *p = (uint8_t *)dst;
-    atf_event_store_le64_(p, e->timestamp_ns);
-    atf_event_store_le64_(p + 8, e->function_id);
-    if (layout == ATF_LAYOUT_2) {
-        /* u64 detail_seq @16; u8 kind @24 and seven zero bytes */
-        atf_event_store_le64_(p + 16, e->detail_seq);
-        atf_event_store_le64_(p + 24, (uint64_t)e->event_kind);
-    } else {
-        /* u32 thread_id @16, kind @20, depth @24, detail_seq @28 */
-        uint64_t seq = e->detail_seq == ATF_NO_DETAIL ? ATF_NO_DETAIL_L1 : (uint32_t)e->detail_seq;
-        atf_event_store_le64_(p + 16, (uint64_t)e->thread_id | (uint64_t)e->event_kind << 32);
-        atf_event_store_le64_(p + 24, (uint64_t)e->call_depth | seq << 32);
-    }
+    uint64_t w[4];
+    atf_index_event_words(e, layout, w);
+    for (int k = 0; k < 4; k++)
+        atf_event_store_le64_(p + 8 * k, w[k]);
 }
 
 #endif /* ATF_EVENT_ENCODE_H */
