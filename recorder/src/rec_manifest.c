@@ -114,7 +114,10 @@ static json_t *build(atf_recorder *r, atf_jb *b)
     atf_jb_set(b, rec, "io_method", json_string(atf_recorder_io_name(r->io_method)));
     atf_jb_set(b, rec, "overflow", json_string(r->o.overflow == ATF_RECORDER_DROP ? "drop" : "backpressure"));
     atf_jb_set(b, rec, "ring_events", U64(r->ring_events));
-    atf_jb_set(b, rec, "publish_batch", json_integer(r->o.publish_batch));
+    if (r->o.publish_batch)
+        atf_jb_set(b, rec, "publish_batch", json_integer(r->o.publish_batch));
+    else
+        atf_jb_set(b, rec, "publish_batch", json_string("auto"));
     atf_jb_set(b, rec, "io_chunk_bytes", json_integer(r->o.io_chunk_bytes));
     atf_jb_set(b, rec, "max_threads", json_integer(r->o.max_threads));
     atf_jb_set(b, rec, "memory_bound_bytes", U64(r->memory_bound));

@@ -379,7 +379,8 @@ static rec_thread *register_thread(atf_recorder *r, int *limit)
     atomic_init(&t->mem_bytes, floor_bytes + g->bytes + dsize);
     t->accounted = 1;
     t->limit = g->mask + 1;
-    t->batch = r->o.publish_batch;
+    t->batch_fixed = r->o.publish_batch;
+    t->batch = rec_batch_for(t->batch_fixed, g->mask + 1);
     t->pub_next = t->batch;
     t->os_tid = (uint32_t)syscall(SYS_gettid);
     t->counter_clock = r->clock.source == ATF_RECORDER_CLOCK_COUNTER;

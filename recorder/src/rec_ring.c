@@ -73,6 +73,8 @@ static int switch_ring(rec_thread *t, uint64_t events, int kind)
             t->mask = g->mask;
             t->ring_start = h;
             t->limit = h + events;
+            t->batch = rec_batch_for(t->batch_fixed, events);
+            t->pub_next = t->pub_next < h + t->batch ? t->pub_next : h + t->batch;
             ok = 1;
             uint32_t grown = events > t->ring_min;
             if (grown != atomic_load_explicit(&t->grown, RLX)) {

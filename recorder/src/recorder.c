@@ -156,8 +156,7 @@ static atf_status normalize(atf_recorder_options *o, atf_error *err)
     if (o->ring_events < 256 || o->ring_events > (1u << 28))
         return bad_option(err, "ring_events", "must be between 256 and 2^28");
     o->ring_events = (uint32_t)pow2_at_least(o->ring_events);
-    if (o->publish_batch == 0)
-        o->publish_batch = 32;
+    /* publish_batch 0: it follows the ring (rec_batch_for). */
     if (o->publish_batch > o->ring_events / 4)
         return bad_option(err, "publish_batch", "at most a quarter of ring_events");
     if (o->io_chunk_bytes == 0)
@@ -403,8 +402,8 @@ static atf_recorder *new_recorder(const atf_recorder_options *o)
     r->ring_events = o->ring_events;
     /* A thread's first ring: one page, or 4 publish batches. */
     r->ring_min = 4096u / ATF_INDEX_EVENT_SIZE;
-    if (r->ring_min < 4u * o->publish_batch)
-        r->ring_min = pow2_at_least(4u * o->publish_batch);
+    if (r->ring_min < 4u * rec_batch_for(o->publish_batch, 0))
+        r->ring_min = pow2_at_least(4u * rec_batch_for(o->publish_batch, 0));
     if (r->ring_min > r->ring_events)
         r->ring_min = r->ring_events;
     r->memory_bound = o->memory_budget_bytes;

@@ -76,6 +76,7 @@ static fixture make_thread(uint64_t ring_min, uint64_t ring_events, uint32_t bat
     t->slots = g->slots;
     t->mask = g->mask;
     t->limit = ring_min;
+    t->batch_fixed = batch;
     t->batch = batch;
     t->pub_next = batch;
     t->os_tid = 77;
@@ -212,6 +213,36 @@ static void *producer_main(void *p)
     return NULL;
 }
 
+/* publish_batch 0: the batch follows the ring (a quarter, 32 to 256), also
+ * across a ring switch; a batch that is set stays. */
+static void test_batch_follows_ring(void **state)
+{
+    (void)state;
+    assert_int_equal(rec_batch_for(0, 0), REC_BATCH_MIN);
+    assert_int_equal(rec_batch_for(0, 128), 32);
+    assert_int_equal(rec_batch_for(0, 512), 128);
+    assert_int_equal(rec_batch_for(0, 1u << 17), REC_BATCH_MAX);
+    assert_int_equal(rec_batch_for(7, 1u << 17), 7);
+    fixture f = make_thread(128, 4096, 32, ATF_LAYOUT_2);
+    rec_thread *t = f.t;
+    t->batch_fixed = 0;
+    for (uint64_t i = 0; i < 128; i++)
+        assert_int_equal(put(t, i), 1);
+    assert_int_equal(atomic_load(&t->pub_head), 128);   /* four batches of 32 */
+    assert_int_equal(put(t, 128), 1);                   /* full: a ring of 512 */
+    assert_int_equal(t->mask + 1, 512);
+    assert_int_equal(t->batch, 128);
+    for (uint64_t i = 129; i < 160; i++)
+        assert_int_equal(put(t, i), 1);
+    assert_int_equal(atomic_load(&t->pub_head), 160);   /* the batch set before the switch */
+    for (uint64_t i = 160; i < 287; i++)
+        assert_int_equal(put(t, i), 1);
+    assert_int_equal(atomic_load(&t->pub_head), 160);   /* then every 128 */
+    assert_int_equal(put(t, 287), 1);
+    assert_int_equal(atomic_load(&t->pub_head), 288);
+    free_thread(&f);
+}
+
 static void test_spsc_threads(void **state)
 {
     (void)state;
@@ -255,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_store_matches_encoder),
         cmocka_unit_test(test_chain_layout2),
         cmocka_unit_test(test_chain_layout1),
+        cmocka_unit_test(test_batch_follows_ring),
         cmocka_unit_test(test_spsc_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -100,7 +100,8 @@ typedef struct atf_recorder_options {
                                         starts with 128 events (4 KiB) and its ring grows while
                                         it records faster than the writer drains it */
     uint32_t publish_batch;        /**< events a producer writes before publishing them to the
-                                        writer (default 32; 1 = publish every event) */
+                                        writer (1 = publish every event; default 0: a quarter
+                                        of the thread's ring, between 32 and 256) */
     atf_recorder_overflow overflow;/**< default ATF_RECORDER_BACKPRESSURE */
     atf_recorder_clock clock;      /**< default ATF_RECORDER_CLOCK_AUTO */
     atf_recorder_io io;            /**< default ATF_RECORDER_IO_AUTO */
