@@ -3,7 +3,8 @@
 Debian's source package) built with -finstrument-functions, recorded by
 `atf record`; the session validates, every function is named, and the
 per-function call counts of `atf report --json` equal `uftrace report`'s on
-the same binary and workload.
+the same binary and workload; and the Perfetto export of a smaller run,
+decoded by protoc, matches its session event by event, names included.
 
   real_program.py ATF_CLI WORKDIR FETCH_SCRIPT
 
@@ -33,6 +34,11 @@ local t = {}
 for i = 1, 5000 do t[i] = string.format("k%07d", (i * 7919) % 5003) end
 table.sort(t)
 print(t[1], #t)
+"""
+
+SMALL_SCRIPT = r"""
+local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+print(fib(12))
 """
 
 failures = []
@@ -111,6 +117,35 @@ def main():
           % (len(ours), sum(ours.values()), diff[:20]))
     for name in ("main", "luaV_execute", "luaD_precall", "luaH_getshortstr", "sort"):
         check(ours.get(name, 0) > 0, "%s counted (%d calls)" % (name, ours.get(name, 0)))
+    check_perfetto_export(atf, lua, build)
+
+
+def check_perfetto_export(atf, lua, build):
+    """`atf export --format perfetto` of a recorded Lua run, decoded by
+    protoc --decode_raw and matched event by event with the session
+    (tools/tests/viewers/check_perfetto.py: tracks, balanced slices, every
+    slice a call of the session with its timestamp and its function's name).
+    A small run (Lua's start-up and fib(12), some 20,000 events), as that
+    check holds every event in memory."""
+    script = os.path.join(build, "small.lua")
+    with open(script, "w") as f:
+        f.write(SMALL_SCRIPT)
+    root = os.path.join(build, "atf-small")
+    r = run([atf, "record", "-o", root, "--", lua, script])
+    if not check(r.returncode == 0 and r.stdout == "144\n", "atf record (small run): %s" % r.stderr.strip()[-200:]):
+        return
+    pids = glob.glob(os.path.join(root, "session_*", "pid_*"))
+    if not check(len(pids) == 1, "small run: one session (%s)" % pids):
+        return
+    viewers = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools", "tests", "viewers")
+    sys.path.insert(0, viewers)
+    import check_perfetto
+    import checks
+    before = len(checks.FAILS)
+    pid = int(os.path.basename(pids[0])[len("pid_"):])
+    check_perfetto.check_export(atf, pids[0], os.path.join(build, "small.pftrace"), "Lua", pid)
+    check(len(checks.FAILS) == before, "atf export --format perfetto of Lua's session: protoc --decode_raw "
+          "decodes it and it matches the session, names included (%s)" % checks.FAILS[before:][:5])
 
 
 if __name__ == "__main__":
