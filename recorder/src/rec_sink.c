@@ -165,7 +165,7 @@ static void give(rec_sink *s, uint64_t n)
  * GB/s from huge pages against 2.6-2.7 GB/s from 4 KiB pages, alternated
  * (29 Nov 2026). Where huge pages are off, the same mapping has small ones. */
 #define REC_HUGE_PAGE (2u << 20)
-static uint8_t *map_window(uint64_t size)
+uint8_t *rec_map_window(uint64_t size)
 {
 #if defined(MADV_HUGEPAGE)
     if (size >= REC_HUGE_PAGE && size % REC_HUGE_PAGE == 0) {
@@ -238,7 +238,7 @@ static int grow_window(rec_sink *s, uint64_t limit)
         size *= 2;
     if (s->borrowed || size > cap || !take(s, size, REC_TAKE_GROW))
         return 0;
-    uint8_t *nbuf = map_window(size);
+    uint8_t *nbuf = rec_map_window(size);
     if (!nbuf) {
         give(s, size);
         return 0;
@@ -485,7 +485,7 @@ int rec_sink_shrink(rec_sink *s)
     if (atomic_load_explicit(&s->err, ACQ))
         return 0;
     rec_sink_crc_to(s, s->fill);
-    uint8_t *nbuf = map_window(size);
+    uint8_t *nbuf = rec_map_window(size);
     if (!nbuf)
         return 0;
     take(s, size, REC_TAKE_FORCE);   /* less than is given back next */
@@ -532,7 +532,7 @@ int rec_sink_unpark(rec_sink *s, int force)
         return 1;
     if (!take(s, REC_SINK_MIN, force ? REC_TAKE_FORCE : REC_TAKE_FLOOR))
         return 0;
-    uint8_t *buf = map_window(REC_SINK_MIN);
+    uint8_t *buf = rec_map_window(REC_SINK_MIN);
     if (!buf) {
         give(s, REC_SINK_MIN);
         return 0;
@@ -588,7 +588,7 @@ static atf_status sink_open(rec_sink *s, rec_io *io, const char *path, const uin
      * starts parked (header written, nothing else to keep) and gets its
      * window when it is first written to. */
     int parked = park || !take(s, s->size, REC_TAKE_FLOOR);
-    uint8_t *m = parked ? NULL : map_window(s->size);
+    uint8_t *m = parked ? NULL : rec_map_window(s->size);
     const char *what = NULL;
     if (!parked && !m) {
         give(s, s->size);

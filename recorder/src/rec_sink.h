@@ -53,6 +53,11 @@ typedef struct rec_sink {
  * where the window's bytes are taken from. */
 #define REC_SINK_MIN (2u * REC_BLOCK)
 #define REC_SINK_EFFICIENT (2u << 20)   /* see rec_sink_try_reserve */
+
+/* Memory for a window of @size bytes, present (munmap to free): 2 MiB huge
+ * pages when @size is whole 2 MiB and the system has them (rec_sink.c says
+ * why). atf-bench recorder's raw-bandwidth baseline writes from the same. */
+uint8_t *rec_map_window(uint64_t size);
 atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
                          uint64_t chunk, unsigned chunks, int direct, int checksum, rec_budget *budget,
                          atf_error *err);
