@@ -184,8 +184,8 @@ static inline uint32_t rec_batch_for(uint32_t fixed, uint64_t events)
     return b < REC_BATCH_MIN ? REC_BATCH_MIN : b > REC_BATCH_MAX ? REC_BATCH_MAX : (uint32_t)b;
 }
 
-/* Stores one index event at head h through the codec's encoder
- * (atf_index_event_store: four 8-byte stores) and advances the head;
+/* Stores one index event at head h (rec_slot_store: the codec's four
+ * 8-byte words, non-temporal on x86-64) and advances the head;
  * publishes every batch events and when the writer asks. The hot path. */
 static inline void rec_ring_put(rec_thread *t, uint64_t h, uint64_t ts, uint32_t kind, uint64_t fid,
                                 uint32_t depth)

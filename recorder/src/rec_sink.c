@@ -173,10 +173,11 @@ uint8_t *rec_map_window(uint64_t size)
         if (m == MAP_FAILED)
             return NULL;
         uint8_t *b = (uint8_t *)(((uintptr_t)m + REC_HUGE_PAGE - 1) & ~(uintptr_t)(REC_HUGE_PAGE - 1));
-        if (b > m)
-            munmap(m, (size_t)(b - m));
-        if (b + size < m + size + REC_HUGE_PAGE)
-            munmap(b + size, (size_t)(m + size + REC_HUGE_PAGE - (b + size)));
+        size_t head = (size_t)(b - m), tail = REC_HUGE_PAGE - head;   /* the slack around [b, b + size) */
+        if (head)
+            munmap(m, head);
+        if (tail)
+            munmap(b + size, tail);
         (void)madvise(b, size, MADV_HUGEPAGE);
         /* Present now, as MAP_POPULATE would have made them (no page fault
          * while recording). */

@@ -404,9 +404,10 @@ static atf_recorder *new_recorder(const atf_recorder_options *o)
     r->pid = getpid();
     r->ring_events = o->ring_events;
     /* A thread's first ring: one page, or 4 publish batches. */
+    uint32_t first_batch = rec_batch_for(o->publish_batch, 0);
     r->ring_min = 4096u / ATF_INDEX_EVENT_SIZE;
-    if (r->ring_min < 4u * rec_batch_for(o->publish_batch, 0))
-        r->ring_min = pow2_at_least(4u * rec_batch_for(o->publish_batch, 0));
+    if (r->ring_min < 4u * first_batch)
+        r->ring_min = pow2_at_least(4u * first_batch);
     if (r->ring_min > r->ring_events)
         r->ring_min = r->ring_events;
     r->memory_bound = o->memory_budget_bytes;
