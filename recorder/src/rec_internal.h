@@ -92,6 +92,7 @@ struct atf_recorder {
     REC_ALIGNED _Atomic uint64_t events_written, bytes_written, detail_written;
     _Atomic uint64_t events_rejected, events_after_stop;
     _Atomic uint64_t io_errors;
+    _Atomic uint64_t thread_files_ns;   /* time spent creating thread files (stats.thread_files_us) */
 
     /* The memory budget (own line: producers and writers take from it);
      * the manifest and the statistics report its used and peak bytes. */

@@ -28,7 +28,16 @@ typedef struct rec_writer {
     _Atomic uint64_t flush_done;
     rec_clock clock;             /* this writer's counter conversion */
     _Atomic(rec_thread *) incoming;  /* threads registered, not yet seen (LIFO) */
-    rec_thread *pend, *pend_tail;    /* seen, files not created yet (FIFO, writer only) */
+    /* Thread files are created off the drain path, by a helper thread
+     * (rec_writer.c, "Thread files"). */
+    pthread_t files_th;
+    int files_started;
+    pthread_mutex_t files_mu;
+    pthread_cond_t files_cv;     /* the helper: work, or quit */
+    pthread_cond_t files_done;   /* the helper finished one */
+    rec_thread *fq, *fq_tail;    /* to create, FIFO (files_mu) */
+    int files_busy, files_quit;  /* (files_mu) */
+    _Atomic(struct rec_wthread *) ready;  /* created, not yet adopted (LIFO) */
     struct rec_wthread **list;   /* this writer's threads */
     size_t n, cap;
     uint64_t manifest_cost_ns;   /* how long the last manifest rewrite took */
@@ -51,6 +60,10 @@ static inline void rec_writer_wake(rec_writer *w)
         rec_wake32(&w->wake_seq);
     }
 }
+
+/* Test seam: the files helper calls it before it creates a thread's files
+ * (NULL, the default: nothing). test_rec_threads holds the helper there. */
+extern _Atomic(void (*)(void)) rec_files_hook;
 
 /* Registration: the thread joins the writer's incoming stack (lock-free). */
 void rec_writer_push(rec_writer *w, rec_thread *t);

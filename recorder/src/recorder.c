@@ -920,4 +920,6 @@ void atf_recorder_get_stats(const atf_recorder *cr, atf_recorder_stats *out)
     out->clock_source = r->clock.source;
     out->io_method = r->io_method;
     out->syncs = (uint32_t)atomic_load_explicit(&r->syncs, RLX);
+    uint64_t files_us = atomic_load_explicit(&r->thread_files_ns, RLX) / 1000u;
+    out->thread_files_us = files_us > UINT32_MAX ? UINT32_MAX : (uint32_t)files_us;
 }

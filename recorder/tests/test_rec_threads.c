@@ -3,7 +3,8 @@
  * backpressure with tiny rings (no event lost, every wait counted); drop
  * mode (every drop counted, the rest an in-order subsequence); thread churn;
  * idle threads at stop (unpublished events counted, never silently lost);
- * several writer threads; many idle threads next to busy ones, churn of
+ * several writer threads; many idle threads next to busy ones, a busy
+ * ring drained while a new thread's files are held back, churn of
  * thousands of threads (also against the smallest budget and with few
  * descriptors), the memory budget under pressure, rings and windows that
  * follow the rate, 64 busy threads sharing the budget. Worker threads never call cmocka asserts: they
@@ -12,7 +13,11 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <dirent.h>
 #include <sys/resource.h>
+
+#include "rec_internal.h"
+#include "rec_writer.h"   /* rec_files_hook */
 
 typedef struct producer {
     atf_recorder *r;
@@ -538,6 +543,120 @@ static void test_burst_while_busy(void **state)
     rt_rm_rf(dir);
 }
 
+/* Registration off the drain path: while the files helper is held before
+ * creating a new thread's files (as a slow file system holds it), a busy
+ * thread with a small ring records a million events and every one of them
+ * reaches its file; the new thread's events wait for its files and are all
+ * there once the helper goes on. With the files created on the writer's own
+ * path (or no helper), the held creation would never be reached: the new
+ * thread's events are written and the test fails; a writer blocked in the
+ * creation leaves the busy ring undrained and the busy count short. */
+static atomic_int files_gate, files_held;
+
+static void hold_files(void)
+{
+    atomic_store(&files_held, 1);
+    while (atomic_load(&files_gate))
+        rt_sleep_us(1000);
+}
+
+typedef struct gated {
+    producer p;
+    atomic_int go;
+} gated;
+
+static void *gated_produce(void *a)
+{
+    gated *g = a;
+    producer *p = &g->p;
+    for (uint64_t i = 0; i < p->n; i++) {
+        uint32_t kind = (i & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL;
+        if (atf_recorder_event(p->r, kind, p->tag << 32 | i) == ATF_OK)
+            p->recorded++;
+        else
+            p->refused++;
+        while (i == 0 && !atomic_load(&g->go))   /* registered: its files get created */
+            rt_sleep_us(500);
+    }
+    return NULL;
+}
+
+static int wait_written(atf_recorder *r, uint64_t n, uint64_t ms)
+{
+    uint64_t deadline = rt_now_ns() + ms * 1000000u;
+    atf_recorder_stats st;
+    do {
+        atf_recorder_get_stats(r, &st);
+        if (st.events_written >= n)
+            return 1;
+        rt_sleep_us(1000);
+    } while (rt_now_ns() < deadline);
+    return 0;
+}
+
+/* Waits until the session holds n thread_K directories. */
+static int wait_thread_dirs(atf_recorder *r, unsigned n, uint64_t ms)
+{
+    uint64_t deadline = rt_now_ns() + ms * 1000000u;
+    do {
+        unsigned found = 0;
+        DIR *d = opendir(atf_recorder_session_dir(r));
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL)
+            found += strncmp(e->d_name, "thread_", 7) == 0;
+        if (d)
+            closedir(d);
+        if (found >= n)
+            return 1;
+        rt_sleep_us(1000);
+    } while (rt_now_ns() < deadline);
+    return 0;
+}
+
+static void test_files_off_drain_path(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "files");
+    atf_recorder_options o = rt_options(dir);
+    o.writer_threads = 1;
+    o.ring_events = 4096;   /* drained about 250 times for a million events */
+    atf_recorder *r = rt_start(&o);
+    uint64_t n = rt_scaled(1000000) < 10000 ? 10000 : rt_scaled(1000000);
+    producer ps[2];
+    gated busy = { { r, 1, n, 0, 0, 0, NULL }, 0 };
+    pthread_t tb, tn;
+    assert_int_equal(pthread_create(&tb, NULL, gated_produce, &busy), 0);
+    int busy_ready = wait_thread_dirs(r, 1, 30000);   /* its files exist */
+    atomic_store(&files_gate, 1);
+    atomic_store(&files_held, 0);
+    atomic_store(&rec_files_hook, hold_files);
+    ps[1] = (producer){ r, 2, 2, 0, 0, 0, NULL };
+    assert_int_equal(pthread_create(&tn, NULL, produce, &ps[1]), 0);
+    uint64_t deadline = rt_now_ns() + 30000000000ull;
+    while (!atomic_load(&files_held) && rt_now_ns() < deadline)
+        rt_sleep_us(1000);
+    int held = atomic_load(&files_held);
+    atomic_store(&busy.go, 1);
+    int busy_written = wait_written(r, n, 60000);
+    atf_recorder_stats mid;
+    atf_recorder_get_stats(r, &mid);
+    /* Going on whatever was seen, so that a failure does not hang. */
+    atomic_store(&files_gate, 0);
+    pthread_join(tb, NULL);
+    pthread_join(tn, NULL);
+    atomic_store(&rec_files_hook, NULL);
+    assert_true(busy_ready);
+    assert_true(held);                       /* the helper, not the writer, creates files */
+    assert_true(busy_written);               /* the busy ring was drained meanwhile */
+    assert_int_equal(mid.events_written, n); /* and the held thread's events waited */
+    ps[0] = busy.p;
+    assert_int_equal(ps[0].refused + ps[1].refused, 0);
+    atf_recorder_stats st;
+    stop_check_all(r, dir, ps, 2, &st);
+    rt_rm_rf(dir);
+}
+
 /* Thread churn: n short-lived threads, `wave` at a time; every thread's
  * files are finalized while the session goes on, the memory goes back to
  * the baseline, one thread_K per thread, nothing lost. */
@@ -721,6 +840,7 @@ int main(void)
         cmocka_unit_test(test_flush_visible),
         cmocka_unit_test(test_idle_and_busy),
         cmocka_unit_test(test_burst_while_busy),
+        cmocka_unit_test(test_files_off_drain_path),
         cmocka_unit_test(test_churn_many),
         cmocka_unit_test(test_churn_tight_budget),
         cmocka_unit_test(test_churn_few_descriptors),

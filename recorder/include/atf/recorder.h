@@ -173,7 +173,10 @@ typedef struct atf_recorder_stats {
     uint32_t io_method;            /**< ATF_RECORDER_IO_DIRECT or ATF_RECORDER_IO_BUFFERED */
     uint32_t syncs;                /**< file system syncs done (atf_recorder_sync(), the periodic
                                         policy, stop() with opts.sync) */
-    uint32_t reserved[5];
+    uint32_t thread_files_us;      /**< CPU microseconds spent creating thread directories and
+                                        files, all threads (the file system's cost per new
+                                        thread: divide by threads); saturates at 2^32-1 */
+    uint32_t reserved[4];
 } atf_recorder_stats;
 
 typedef struct atf_recorder atf_recorder;
