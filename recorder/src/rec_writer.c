@@ -1050,7 +1050,7 @@ static void review_ring(atf_recorder *r, rec_wthread *wt, uint64_t now)
  * The helper runs at nice REC_FILES_NICE: on a machine whose cores are all
  * busy, file creation waits for them rather than slowing them (measured on
  * 2 cores, 10 busy threads and 990 registering: 0.83-0.84x the busy
- * threads' rate alone at the writer's priority, 0.86-0.90x at nice 10); at
+ * threads' rate alone while producing at the writer's priority, 0.86-0.90x at nice 10); at
  * worst the new threads' rings fill first and those threads wait
  * (lossless) or drop (counted), as for any ring the writer cannot drain. */
 #define REC_FILES_NICE 10

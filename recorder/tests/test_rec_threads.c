@@ -27,6 +27,7 @@ typedef struct producer {
     uint64_t refused;
     int yield_every;        /* sleep a little every so many events (0: never) */
     pthread_barrier_t *start;
+    atomic_int *go;         /* non-NULL: after the first event, wait until it is set */
 } producer;
 
 static void *produce(void *p)
@@ -42,6 +43,8 @@ static void *produce(void *p)
             a->refused++;
         if (a->yield_every && i % (uint64_t)a->yield_every == 0)
             rt_sleep_us(20);
+        while (i == 0 && a->go && !atomic_load(a->go))   /* registered: its files get created */
+            rt_sleep_us(500);
     }
     return NULL;
 }
@@ -121,7 +124,7 @@ static void test_eight_threads(void **state)
     uint64_t n = rt_scaled(1000000);
     producer ps[8];
     for (unsigned i = 0; i < 8; i++)
-        ps[i] = (producer){ r, i + 1, n, 0, 0, 0, NULL };
+        ps[i] = (producer){ r, i + 1, n, 0, 0, 0, NULL, NULL };
     run_producers(ps, 8);
     rt_stop(r);
     atf_recorder_stats st;
@@ -156,7 +159,7 @@ static void test_backpressure(void **state)
     uint64_t n = rt_scaled(300000);
     producer ps[4];
     for (unsigned i = 0; i < 4; i++)
-        ps[i] = (producer){ r, i + 1, n, 0, 0, 0, NULL };
+        ps[i] = (producer){ r, i + 1, n, 0, 0, 0, NULL, NULL };
     run_producers(ps, 4);
     rt_stop(r);
     atf_recorder_stats st;
@@ -194,7 +197,7 @@ static void test_drop_mode(void **state)
     uint64_t n = rt_scaled(1000000);
     producer ps[3];
     for (unsigned i = 0; i < 3; i++)
-        ps[i] = (producer){ r, i + 1, n, 0, 0, 0, NULL };
+        ps[i] = (producer){ r, i + 1, n, 0, 0, 0, NULL, NULL };
     run_producers(ps, 3);
     rt_stop(r);
     atf_recorder_stats st;
@@ -234,7 +237,7 @@ static void test_thread_churn(void **state)
     atf_recorder *r = rt_start(&o);
     producer ps[48];
     for (unsigned i = 0; i < 48; i++)
-        ps[i] = (producer){ r, i + 1, rt_scaled(20000), 0, 0, 0, NULL };
+        ps[i] = (producer){ r, i + 1, rt_scaled(20000), 0, 0, 0, NULL, NULL };
     for (unsigned g = 0; g < 8; g++)
         run_producers(&ps[g * 6], 6);
     rt_stop(r);
@@ -420,7 +423,7 @@ static void sleepers_start(sleepers *z, atf_recorder *r, producer *ps, unsigned 
     pthread_attr_init(&at);
     pthread_attr_setstacksize(&at, 256u << 10);
     for (unsigned i = 0; i < n; i++) {
-        ps[i] = (producer){ r, first_tag + i, 4, 0, 0, 0, NULL };
+        ps[i] = (producer){ r, first_tag + i, 4, 0, 0, 0, NULL, NULL };
         z->s[i] = (sleeper){ &ps[i], &z->g };
         assert_int_equal(pthread_create(&z->th[i], &at, sleep_produce, &z->s[i]), 0);
     }
@@ -498,7 +501,7 @@ static void test_idle_and_busy(void **state)
     if (mid.memory_allocated > (uint64_t)nidle * (4096 + 2048 + 8192))
         fail_msg("%u idle threads hold %llu bytes", nidle, (unsigned long long)mid.memory_allocated);
     for (unsigned i = 0; i < nbusy; i++)
-        ps[i] = (producer){ r, i + 1, rt_scaled(500000), 0, 0, 0, NULL };
+        ps[i] = (producer){ r, i + 1, rt_scaled(500000), 0, 0, 0, NULL, NULL };
     run_producers(ps, nbusy);
     sleepers_finish(&z);
     atf_recorder_stats st;
@@ -524,7 +527,7 @@ static void test_burst_while_busy(void **state)
     assert_non_null(ps);
     pthread_t th[4];
     for (unsigned i = 0; i < nbusy; i++) {
-        ps[i] = (producer){ r, i + 1, rt_scaled(2000000), 0, 0, 0, NULL };
+        ps[i] = (producer){ r, i + 1, rt_scaled(2000000), 0, 0, 0, NULL, NULL };
         assert_int_equal(pthread_create(&th[i], NULL, produce, &ps[i]), 0);
     }
     sleepers z;
@@ -558,27 +561,6 @@ static void hold_files(void)
     atomic_store(&files_held, 1);
     while (atomic_load(&files_gate))
         rt_sleep_us(1000);
-}
-
-typedef struct gated {
-    producer p;
-    atomic_int go;
-} gated;
-
-static void *gated_produce(void *a)
-{
-    gated *g = a;
-    producer *p = &g->p;
-    for (uint64_t i = 0; i < p->n; i++) {
-        uint32_t kind = (i & 1) ? ATF_EVENT_RETURN : ATF_EVENT_CALL;
-        if (atf_recorder_event(p->r, kind, p->tag << 32 | i) == ATF_OK)
-            p->recorded++;
-        else
-            p->refused++;
-        while (i == 0 && !atomic_load(&g->go))   /* registered: its files get created */
-            rt_sleep_us(500);
-    }
-    return NULL;
 }
 
 static int wait_written(atf_recorder *r, uint64_t n, uint64_t ms)
@@ -624,20 +606,21 @@ static void test_files_off_drain_path(void **state)
     atf_recorder *r = rt_start(&o);
     uint64_t n = rt_scaled(1000000) < 10000 ? 10000 : rt_scaled(1000000);
     producer ps[2];
-    gated busy = { { r, 1, n, 0, 0, 0, NULL }, 0 };
+    atomic_int go = 0;
+    ps[0] = (producer){ r, 1, n, 0, 0, 0, NULL, &go };
     pthread_t tb, tn;
-    assert_int_equal(pthread_create(&tb, NULL, gated_produce, &busy), 0);
+    assert_int_equal(pthread_create(&tb, NULL, produce, &ps[0]), 0);
     int busy_ready = wait_thread_dirs(r, 1, 30000);   /* its files exist */
     atomic_store(&files_gate, 1);
     atomic_store(&files_held, 0);
     atomic_store(&rec_files_hook, hold_files);
-    ps[1] = (producer){ r, 2, 2, 0, 0, 0, NULL };
+    ps[1] = (producer){ r, 2, 2, 0, 0, 0, NULL, NULL };
     assert_int_equal(pthread_create(&tn, NULL, produce, &ps[1]), 0);
     uint64_t deadline = rt_now_ns() + 30000000000ull;
     while (!atomic_load(&files_held) && rt_now_ns() < deadline)
         rt_sleep_us(1000);
     int held = atomic_load(&files_held);
-    atomic_store(&busy.go, 1);
+    atomic_store(&go, 1);
     int busy_written = wait_written(r, n, 60000);
     atf_recorder_stats mid;
     atf_recorder_get_stats(r, &mid);
@@ -650,7 +633,6 @@ static void test_files_off_drain_path(void **state)
     assert_true(held);                       /* the helper, not the writer, creates files */
     assert_true(busy_written);               /* the busy ring was drained meanwhile */
     assert_int_equal(mid.events_written, n); /* and the held thread's events waited */
-    ps[0] = busy.p;
     assert_int_equal(ps[0].refused + ps[1].refused, 0);
     atf_recorder_stats st;
     stop_check_all(r, dir, ps, 2, &st);
@@ -677,7 +659,7 @@ static void churn(const char *tag, unsigned n, unsigned wave, uint64_t budget, r
     producer *ps = calloc(n, sizeof *ps);
     assert_non_null(ps);
     for (unsigned i = 0; i < n; i++)
-        ps[i] = (producer){ r, i + 1, 37, 0, 0, 0, NULL };
+        ps[i] = (producer){ r, i + 1, 37, 0, 0, 0, NULL, NULL };
     for (unsigned g = 0; g < n / wave; g++)
         run_producers(&ps[g * wave], wave);
     atf_recorder_stats st;
@@ -747,7 +729,7 @@ static void busy_in_budget(const char *tag, uint64_t budget, uint64_t ring_event
     sleepers z;
     sleepers_start(&z, r, ps + nbusy, nidle, nbusy + 1);
     for (unsigned i = 0; i < nbusy; i++)
-        ps[i] = (producer){ r, i + 1, rt_scaled(events), 0, 0, 0, NULL };
+        ps[i] = (producer){ r, i + 1, rt_scaled(events), 0, 0, 0, NULL, NULL };
     run_producers(ps, nbusy);
     sleepers_finish(&z);
     atf_recorder_stats st;
