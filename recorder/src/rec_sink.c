@@ -561,9 +561,13 @@ static char *tmp_name(const char *path)
     return t;
 }
 
+/* sink_open's flags */
+#define OPEN_PARKED 1u     /* no window and no descriptor until first written to */
+#define OPEN_IN_PLACE 2u   /* created under its own name (its directory is not visible yet) */
+
 static atf_status sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
                             uint64_t chunk, unsigned chunks, int direct, int checksum, rec_budget *budget,
-                            int park, atf_error *err)
+                            unsigned flags, atf_error *err)
 {
     memset(s, 0, sizeof *s);
     s->fd = s->fd_direct = -1;
@@ -576,7 +580,7 @@ static atf_status sink_open(rec_sink *s, rec_io *io, const char *path, const uin
     s->direct = direct;
     s->checksum = checksum;
     s->path = strdup(path);
-    char *tmp = tmp_name(path);
+    char *tmp = flags & OPEN_IN_PLACE ? strdup(path) : tmp_name(path);
     if (!s->path || !tmp) {
         free(tmp);
         free(s->path);
@@ -588,7 +592,7 @@ static atf_status sink_open(rec_sink *s, rec_io *io, const char *path, const uin
     /* The first window: with no budget left now (or when asked), the file
      * starts parked (header written, nothing else to keep) and gets its
      * window when it is first written to. */
-    int parked = park || !take(s, s->size, REC_TAKE_FLOOR);
+    int parked = (flags & OPEN_PARKED) || !take(s, s->size, REC_TAKE_FLOOR);
     uint8_t *m = parked ? NULL : rec_map_window(s->size);
     const char *what = NULL;
     if (!parked && !m) {
@@ -606,26 +610,25 @@ static atf_status sink_open(rec_sink *s, rec_io *io, const char *path, const uin
         what = "cannot write the header";
         goto fail;
     }
-    if (rename(tmp, path) != 0) {
+    if (!(flags & OPEN_IN_PLACE) && rename(tmp, path) != 0) {
         what = "cannot rename into place";
         goto fail;
     }
     free(tmp);
     tmp = NULL;
-#if defined(O_DIRECT)
-    if (direct)
-        s->fd_direct = open_fd(s, path, O_WRONLY | O_DIRECT);
-#endif
     s->fill = 64;
     atomic_store_explicit(&s->visible, 64, RLX);
     s->open = 1;
     if (parked) {
-        close_fd(s, &s->fd_direct);
         close_fd(s, &s->fd);
         s->size = 0;
         s->parked = 1;
         return ATF_OK;
     }
+#if defined(O_DIRECT)
+    if (direct)
+        s->fd_direct = open_fd(s, path, O_WRONLY | O_DIRECT);
+#endif
     memcpy(s->buf, header, 64);
     return ATF_OK;
 fail:
@@ -654,14 +657,14 @@ atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_
                          uint64_t chunk, unsigned chunks, int direct, int checksum, rec_budget *budget,
                          atf_error *err)
 {
-    return sink_open(s, io, path, header, chunk, chunks, direct, checksum, budget, 0, err);
+    return sink_open(s, io, path, header, chunk, chunks, direct, checksum, budget, 0u, err);
 }
 
 atf_status rec_sink_open_parked(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
                                 uint64_t chunk, unsigned chunks, int direct, int checksum,
                                 rec_budget *budget, atf_error *err)
 {
-    return sink_open(s, io, path, header, chunk, chunks, direct, checksum, budget, 1, err);
+    return sink_open(s, io, path, header, chunk, chunks, direct, checksum, budget, OPEN_PARKED | OPEN_IN_PLACE, err);
 }
 
 static void release(rec_sink *s)

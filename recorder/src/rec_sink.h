@@ -61,9 +61,12 @@ uint8_t *rec_map_window(uint64_t size);
 atf_status rec_sink_open(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
                          uint64_t chunk, unsigned chunks, int direct, int checksum, rec_budget *budget,
                          atf_error *err);
-/* The same, the file parked from the start (its header written, no window
- * and no descriptor until it is first written to): a file that may never
- * be written to costs a directory entry and 64 bytes. */
+/* A new file in a directory nobody sees yet (a thread's .thread_K.tmp,
+ * renamed into place once its files exist): created under its own name (no
+ * temporary name and rename of its own) and parked from the start (its
+ * header written, no window and no descriptor until it is first written
+ * to): a file that may never be written to costs a directory entry and 64
+ * bytes, and an idle thread's file no window mapped and unmapped. */
 atf_status rec_sink_open_parked(rec_sink *s, rec_io *io, const char *path, const uint8_t header[64],
                                 uint64_t chunk, unsigned chunks, int direct, int checksum,
                                 rec_budget *budget, atf_error *err);

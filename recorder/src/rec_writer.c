@@ -150,8 +150,12 @@ static rec_summary *summary_of(atf_recorder *r, rec_wthread *wt)
 /* ---- Thread files ---------------------------------------------------------- */
 
 /* thread_K/ appears atomically with a valid index.atf: it is built as
- * .thread_K.tmp/ and renamed. With a detail lane, detail.atf is created in
- * it too (parked: a header, no window), not when the first detail event is
+ * .thread_K.tmp/ and renamed. index.atf starts parked (a header, no window
+ * and no descriptor: the first drain with events gets them), so that a
+ * thread that stays idle, as most of a burst of new threads does, costs no
+ * window mapped and unmapped (each unmapping interrupts the other cores to
+ * flush their TLBs, busy producers included). With a detail lane, detail.atf is created in
+ * it too (parked as well), not when the first detail event is
  * written: an index event's link is then never on disk without the detail
  * file's name. Created later, in a directory already in place, a power cut
  * could keep the index events that link to it (their data) and lose its
@@ -184,8 +188,9 @@ static rec_wthread *wthread_create(rec_writer *w, rec_thread *t)
         record_io_error(r, tmpdir, errno, "cannot create the thread directory");
         ok = 0;
     }
-    if (ok && rec_sink_open(&wt->index, &w->io, tmpindex, header, r->o.io_chunk_bytes, r->o.io_chunks,
-                            r->io_method == ATF_RECORDER_IO_DIRECT, r->o.checksum, &r->budget, &err) != ATF_OK) {
+    if (ok && rec_sink_open_parked(&wt->index, &w->io, tmpindex, header, r->o.io_chunk_bytes, r->o.io_chunks,
+                                   r->io_method == ATF_RECORDER_IO_DIRECT, r->o.checksum, &r->budget,
+                                   &err) != ATF_OK) {
         record_io_error(r, tmpindex, errno, err.message[0] ? err.message : "cannot create index.atf");
         rmdir(tmpdir);
         ok = 0;
@@ -1100,11 +1105,6 @@ static rec_wthread *files_create(rec_writer *w, rec_thread *t)
         rec_writer_push(w, t);
         return NULL;
     }
-    /* Descriptors are short: a new file (header only) waits parked. Done
-     * here, not when the writer adopts it: a burst created faster than the
-     * writer adopts must not hold a descriptor per thread. */
-    if (atomic_load_explicit(&w->r->budget.files, RLX) > w->r->budget.files_cap)
-        rec_sink_park(&wt->index);
     uint64_t end = thread_cpu_ns();
     atomic_fetch_add_explicit(&w->r->thread_files_ns, end > start ? end - start : 0, RLX);
     return wt;
