@@ -1047,10 +1047,11 @@ static void review_ring(atf_recorder *r, rec_wthread *wt, uint64_t now)
  * when a pass created only a few of them. So each writer has a helper thread
  * (atf-rec-files) that creates them, in registration order, and hands each
  * one back through w->ready; the writer drains every ring meanwhile and
- * adopts what is ready at the start of each pass. Stopping or flushing, the
- * writer creates what is still queued itself and waits for the one the
- * helper is creating: a flush covers every published event. Without the
- * helper (it could not start), the writer creates them all itself.
+ * adopts what is ready at the start of each pass. Stopping, the writer
+ * creates what is still queued itself and waits for the one the helper is
+ * creating; flushing, it does so for the queued threads with something
+ * published (a flush covers every published event). Without the helper (it
+ * could not start), the writer creates them all itself.
  *
  * The helper runs at nice REC_FILES_NICE: on a machine whose cores are all
  * busy, file creation waits for them rather than slowing them (measured on
@@ -1131,6 +1132,7 @@ static void *files_main(void *arg)
             continue;
         }
         w->files_busy = 1;
+        w->files_cur = t;
         pthread_mutex_unlock(&w->files_mu);
         void (*hook)(void) = atomic_load_explicit(&rec_files_hook, ACQ);
         if (hook)
@@ -1140,6 +1142,7 @@ static void *files_main(void *arg)
             files_ready(w, wt);
         pthread_mutex_lock(&w->files_mu);
         w->files_busy = 0;
+        w->files_cur = NULL;
         pthread_cond_broadcast(&w->files_done);
     }
     pthread_mutex_unlock(&w->files_mu);
@@ -1185,11 +1188,47 @@ static int adopt_one(rec_writer *w, rec_wthread *wt)
     return 0;
 }
 
+/* Something of t's is published: a flush must write it, so its files must
+ * exist. A thread registers with its first event but publishes in batches:
+ * one that recorded a few events and blocked has nothing a flush can write. */
+static int has_published(rec_thread *t)
+{
+    return atomic_load_explicit(&t->pub_head, ACQ) != 0 || atomic_load_explicit(&t->dpub, ACQ) != 0;
+}
+
+/* Moves the queued threads that have something published to *out (in
+ * order); the others stay queued for the helper. With files_mu held. */
+static rec_thread *files_take_published(rec_writer *w)
+{
+    rec_thread *out = NULL, **out_end = &out, *keep = NULL, **keep_end = &keep, *last = NULL;
+    for (rec_thread *t = w->fq, *next; t; t = next) {
+        next = t->inext;
+        t->inext = NULL;
+        if (has_published(t)) {
+            *out_end = t;
+            out_end = &t->inext;
+        } else {
+            *keep_end = t;
+            keep_end = &t->inext;
+            last = t;
+        }
+    }
+    w->fq = keep;
+    w->fq_tail = last;
+    return out;
+}
+
 /* Threads registered since the last pass go to the helper's queue (in
- * registration order), and those it created join the list. All (stopping
- * or flushing): every registered thread joins it in this pass.
+ * registration order), and those it created join the list.
+ * ADOPT_FLUSH: every queued thread with something published joins it in
+ * this pass (the writer creates their files itself); a thread with nothing
+ * published stays with the helper, a flush has nothing of it to write (a
+ * burst of new threads that block after a few events then costs a flush
+ * nothing). ADOPT_ALL (stopping, or no helper): every registered thread.
  * @return nonzero if created threads are left for the next pass. */
-static int adopt_incoming(rec_writer *w, int all)
+enum { ADOPT_PASS, ADOPT_FLUSH, ADOPT_ALL };
+
+static int adopt_incoming(rec_writer *w, int mode)
 {
     rec_thread *in = atomic_exchange_explicit(&w->incoming, NULL, ACQ);
     rec_thread *rev = NULL;
@@ -1213,7 +1252,26 @@ static int adopt_incoming(rec_writer *w, int all)
             pthread_cond_signal(&w->files_cv);
         pthread_mutex_unlock(&w->files_mu);
     }
-    if (all || !w->files_started) {
+    if (mode == ADOPT_FLUSH && w->files_started) {
+        pthread_mutex_lock(&w->files_mu);
+        rec_thread *t = files_take_published(w);
+        pthread_mutex_unlock(&w->files_mu);
+        while (t) {
+            rec_thread *next = t->inext;
+            t->inext = NULL;
+            rec_wthread *wt = files_create(w, t);
+            if (wt)
+                files_ready(w, wt);
+            t = next;
+        }
+        /* The one the helper is creating, if it has something published
+         * (checked after the flush was asked for: what it publishes later
+         * is the next flush's). */
+        pthread_mutex_lock(&w->files_mu);
+        while (w->files_busy && has_published(w->files_cur))
+            pthread_cond_wait(&w->files_done, &w->files_mu);
+        pthread_mutex_unlock(&w->files_mu);
+    } else if (mode == ADOPT_ALL || !w->files_started) {
         pthread_mutex_lock(&w->files_mu);
         for (;;) {
             rec_thread *t = files_pop(w);
@@ -1366,7 +1424,7 @@ void *rec_writer_main(void *arg)
         uint64_t now;
         snapshot_windows(w, &now);   /* also keeps the capturing flag current */
         rec_clock_tick(&w->clock, now);
-        int pending = adopt_incoming(w, stopping || flushing);
+        int pending = adopt_incoming(w, stopping ? ADOPT_ALL : flushing ? ADOPT_FLUSH : ADOPT_PASS);
         uint64_t io_seen = rec_io_completed(&w->io);
         w->io_wait = NULL;
         /* Summaries every 10 ms, less often with many threads. */

@@ -4,7 +4,8 @@
  * mode (every drop counted, the rest an in-order subsequence); thread churn;
  * idle threads at stop (unpublished events counted, never silently lost);
  * several writer threads; many idle threads next to busy ones, a busy
- * ring drained while a new thread's files are held back, churn of
+ * ring drained while a new thread's files are held back, a flush that
+ * creates only the files of threads with events published, churn of
  * thousands of threads (also against the smallest budget and with few
  * descriptors), the memory budget under pressure, rings and windows that
  * follow the rate, 64 busy threads sharing the budget. Worker threads never call cmocka asserts: they
@@ -639,6 +640,58 @@ static void test_files_off_drain_path(void **state)
     rt_rm_rf(dir);
 }
 
+/* A flush writes every published event: the files of a queued thread with
+ * events published are created by the flush itself, while a thread that
+ * recorded a few events (none published) and blocked is left to the files
+ * helper, here held on it. The flush returns at once with the first
+ * thread's events in its file; fails when a flush waits for every queued
+ * thread (it would wait for the held one: timeout) or creates none (the
+ * events are not written). */
+static void test_flush_skips_unpublished(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "flushq");
+    atf_recorder_options o = rt_options(dir);
+    o.writer_threads = 1;
+    o.publish_batch = 32;   /* 1 event recorded: nothing published */
+    atf_recorder *r = rt_start(&o);
+    atomic_store(&files_gate, 1);
+    atomic_store(&files_held, 0);
+    atomic_store(&rec_files_hook, hold_files);
+    producer ps[2];
+    atomic_int go = 0;
+    ps[0] = (producer){ r, 1, 3, 0, 0, 0, NULL, &go };   /* 1 event, waits, 2 more */
+    ps[1] = (producer){ r, 2, 100, 0, 0, 0, NULL, NULL }; /* 100 events, exits: all published */
+    pthread_t tb, tc;
+    assert_int_equal(pthread_create(&tb, NULL, produce, &ps[0]), 0);
+    uint64_t deadline = rt_now_ns() + 30000000000ull;
+    while (!atomic_load(&files_held) && rt_now_ns() < deadline)
+        rt_sleep_us(1000);
+    int held = atomic_load(&files_held);
+    assert_int_equal(pthread_create(&tc, NULL, produce, &ps[1]), 0);
+    pthread_join(tc, NULL);
+    uint64_t t0 = rt_now_ns();
+    atf_status fl = atf_recorder_flush(r, 10000);
+    uint64_t flush_ms = (rt_now_ns() - t0) / 1000000u;
+    atf_recorder_stats mid;
+    atf_recorder_get_stats(r, &mid);
+    int dirs_mid = wait_thread_dirs(r, 1, 0);
+    atomic_store(&files_gate, 0);
+    atomic_store(&go, 1);
+    pthread_join(tb, NULL);
+    atomic_store(&rec_files_hook, NULL);
+    assert_true(held);
+    assert_int_equal(fl, ATF_OK);
+    if (flush_ms > 5000)
+        fail_msg("the flush took %llu ms: it waited for the held thread", (unsigned long long)flush_ms);
+    assert_int_equal(mid.events_written, 100);   /* the exited thread's, none of the held one's */
+    assert_true(dirs_mid);
+    atf_recorder_stats st;
+    stop_check_all(r, dir, ps, 2, &st);
+    rt_rm_rf(dir);
+}
+
 /* Thread churn: n short-lived threads, `wave` at a time; every thread's
  * files are finalized while the session goes on, the memory goes back to
  * the baseline, one thread_K per thread, nothing lost. */
@@ -823,6 +876,7 @@ int main(void)
         cmocka_unit_test(test_idle_and_busy),
         cmocka_unit_test(test_burst_while_busy),
         cmocka_unit_test(test_files_off_drain_path),
+        cmocka_unit_test(test_flush_skips_unpublished),
         cmocka_unit_test(test_churn_many),
         cmocka_unit_test(test_churn_tight_budget),
         cmocka_unit_test(test_churn_few_descriptors),
