@@ -817,14 +817,14 @@ static int bench_scaling(const atf_recorder_options *o, const char *out, unsigne
         printf("median ratio:       %.2f over %u rounds (%.2f to %.2f; %.2f while producing); main peak RSS %.1f MiB\n",
                ratio, rounds, ratios[0], ratios[rounds - 1], ratio_prod, mib(peak_main));
     if (!json && burst && files_n)
-        /* The two ratios measure different things under a burst: while
-         * producing, what registration costs the busy threads; on disk, also
-         * the idle threads' files, which a flush must create first, at the
-         * file system's price (15 us a thread on tmpfs, 500 us and more on
-         * an ext4 without a journal that freed many inodes in the last
-         * minutes: each allocation walks past them). */
-        printf("thread files:       %.0f us of CPU each in the main phases: the ratio on disk includes creating them "
-               "all (%.2f s a phase), the ratio while producing is what the burst cost the busy threads\n",
+        /* What the burst's files cost, at the file system's price (15 us
+         * a thread on tmpfs, 500 us and more on an ext4 without a journal
+         * that freed many inodes in the last minutes: each allocation walks
+         * past them). The recorder's helper thread creates them off the
+         * drain path; the flush that ends a phase waits only for threads
+         * with events published, not for idle ones. */
+        printf("thread files:       %.0f us of CPU each in the main phases (%.2f s of CPU a phase, spent beside the "
+               "busy threads)\n",
                (double)files_us / (double)files_n, (double)files_us / 1e6 / rounds);
     if (check_min >= 0) {
         int pass = ratio >= check_min && clean && all_valid;
