@@ -1131,7 +1131,6 @@ static void *files_main(void *arg)
             pthread_cond_wait(&w->files_cv, &w->files_mu);
             continue;
         }
-        w->files_busy = 1;
         w->files_cur = t;
         pthread_mutex_unlock(&w->files_mu);
         void (*hook)(void) = atomic_load_explicit(&rec_files_hook, ACQ);
@@ -1141,7 +1140,6 @@ static void *files_main(void *arg)
         if (wt)
             files_ready(w, wt);
         pthread_mutex_lock(&w->files_mu);
-        w->files_busy = 0;
         w->files_cur = NULL;
         pthread_cond_broadcast(&w->files_done);
     }
@@ -1196,15 +1194,16 @@ static int has_published(rec_thread *t)
     return atomic_load_explicit(&t->pub_head, ACQ) != 0 || atomic_load_explicit(&t->dpub, ACQ) != 0;
 }
 
-/* Moves the queued threads that have something published to *out (in
- * order); the others stay queued for the helper. With files_mu held. */
-static rec_thread *files_take_published(rec_writer *w)
+/* Takes the queued threads to create now, every one (all) or those with
+ * something published, and returns them in order; the others stay queued
+ * for the helper. With files_mu held. */
+static rec_thread *files_take(rec_writer *w, int all)
 {
     rec_thread *out = NULL, **out_end = &out, *keep = NULL, **keep_end = &keep, *last = NULL;
     for (rec_thread *t = w->fq, *next; t; t = next) {
         next = t->inext;
         t->inext = NULL;
-        if (has_published(t)) {
+        if (all || has_published(t)) {
             *out_end = t;
             out_end = &t->inext;
         } else {
@@ -1252,9 +1251,12 @@ static int adopt_incoming(rec_writer *w, int mode)
             pthread_cond_signal(&w->files_cv);
         pthread_mutex_unlock(&w->files_mu);
     }
-    if (mode == ADOPT_FLUSH && w->files_started) {
+    if (!w->files_started)
+        mode = ADOPT_ALL;   /* no helper: the writer creates them all */
+    if (mode != ADOPT_PASS) {
+        int all = mode == ADOPT_ALL;
         pthread_mutex_lock(&w->files_mu);
-        rec_thread *t = files_take_published(w);
+        rec_thread *t = files_take(w, all);
         pthread_mutex_unlock(&w->files_mu);
         while (t) {
             rec_thread *next = t->inext;
@@ -1264,29 +1266,12 @@ static int adopt_incoming(rec_writer *w, int mode)
                 files_ready(w, wt);
             t = next;
         }
-        /* The one the helper is creating, if it has something published
-         * (checked after the flush was asked for: what it publishes later
-         * is the next flush's). */
+        /* The one the helper is creating (flushing: if it has something
+         * published, checked after the flush was asked for; what it
+         * publishes later is the next flush's). */
         pthread_mutex_lock(&w->files_mu);
-        while (w->files_busy && has_published(w->files_cur))
+        while (w->files_cur && (all || has_published(w->files_cur)))
             pthread_cond_wait(&w->files_done, &w->files_mu);
-        pthread_mutex_unlock(&w->files_mu);
-    } else if (mode == ADOPT_ALL || !w->files_started) {
-        pthread_mutex_lock(&w->files_mu);
-        for (;;) {
-            rec_thread *t = files_pop(w);
-            if (t) {
-                pthread_mutex_unlock(&w->files_mu);
-                rec_wthread *wt = files_create(w, t);
-                if (wt)
-                    files_ready(w, wt);
-                pthread_mutex_lock(&w->files_mu);
-            } else if (w->files_busy) {
-                pthread_cond_wait(&w->files_done, &w->files_mu);
-            } else {
-                break;
-            }
-        }
         pthread_mutex_unlock(&w->files_mu);
     }
     /* The ready stack, in creation order. */

@@ -36,8 +36,8 @@ typedef struct rec_writer {
     pthread_cond_t files_cv;     /* the helper: work, or quit */
     pthread_cond_t files_done;   /* the helper finished one */
     rec_thread *fq, *fq_tail;    /* to create, FIFO (files_mu) */
-    int files_busy, files_quit;  /* (files_mu) */
-    rec_thread *files_cur;       /* the one the helper is creating (files_mu) */
+    int files_quit;              /* (files_mu) */
+    rec_thread *files_cur;       /* the one the helper is creating, NULL: none (files_mu) */
     _Atomic(struct rec_wthread *) ready;  /* created, not yet adopted (LIFO) */
     struct rec_wthread **list;   /* this writer's threads */
     size_t n, cap;
