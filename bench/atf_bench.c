@@ -218,6 +218,20 @@ double bench_load_average(void)
     return load;
 }
 
+int bench_page_reporting(void)
+{
+    int order = -1;
+    FILE *f = fopen("/sys/module/page_reporting/parameters/page_reporting_order", "r");
+    if (f) {
+        if (fscanf(f, "%d", &order) != 1)
+            order = -1;
+        fclose(f);
+    }
+    /* Above the buddy allocator's largest order (10 on x86-64 and arm64
+     * with 4 KiB pages) no free block is ever big enough: reporting is off. */
+    return order >= 0 && order <= 10 ? order : -1;
+}
+
 uint64_t bench_rng(uint64_t *s)
 {
     uint64_t x = *s;

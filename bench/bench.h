@@ -34,6 +34,14 @@ int bench_file_opts_parse(bench_file_opts *o, int argc, char **argv, const char 
  * smallest file fits (said on stderr: skip). */
 int bench_fit_disk(const char *file, uint64_t *size);
 
+/* The guest's free page reporting (virtio-balloon: the kernel hands freed
+ * memory back to the host, and the next write into those pages pays the
+ * host's faults): its page_reporting_order when it is on, -1 when it is off
+ * or not there. A benchmark that compares page-cache writes prints it:
+ * with it on, which write pays the host depends on timing, not on the
+ * writer. */
+int bench_page_reporting(void);
+
 /* xorshift64: the next value of the fixed-seed generator in *s (not 0). */
 uint64_t bench_rng(uint64_t *s);
 /* rm -rf path. @return 0, or -1 (errno says why). */
