@@ -22,6 +22,11 @@
  *       the busy threads run (issue 26's burst: 1,000 threads registering
  *       next to 10 busy ones); the ratio is then the busy threads' rate
  *       during a registration burst against theirs alone.
+ *       --bare (with --burst): the same burst of threads, which never call
+ *       the recorder: what creating 1,000 threads costs the busy ones by
+ *       itself on this machine. Beside a --burst run's ratio it says what
+ *       the recorder adds (its own work for the new threads: registering
+ *       them and creating their files).
  *   atf-bench recorder --churn T [--churn-parallel P] --events-per-thread M
  *       Thread churn: T short-lived threads (P at a time) each record M
  *       events and exit; threads/s created and finalized, peak RSS, memory
@@ -325,7 +330,7 @@ typedef struct scaling {
     unsigned idle, baseline;
     uint64_t churn;
     unsigned parallel, rounds;
-    int burst;
+    int burst, bare;
 } scaling;
 
 /* Resident set now and its peak since the last reset (VmRSS, VmHWM), bytes. */
@@ -368,6 +373,7 @@ static double mib(uint64_t b)
  * (a worker that wakes up rarely). */
 typedef struct idle_group {
     atf_recorder *r;
+    int bare;   /* --bare: the threads never call the recorder */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int release;
@@ -385,15 +391,19 @@ static void *idle_thread(void *p)
     idle_arg *a = p;
     idle_group *g = a->g;
     uint64_t bad = 0;
-    bad += atf_recorder_call(g->r, a->tag << 32) != ATF_OK;
-    bad += atf_recorder_return(g->r, a->tag << 32) != ATF_OK;
+    if (!g->bare) {
+        bad += atf_recorder_call(g->r, a->tag << 32) != ATF_OK;
+        bad += atf_recorder_return(g->r, a->tag << 32) != ATF_OK;
+    }
     atomic_fetch_add(&g->ready, 1);
     pthread_mutex_lock(&g->mu);
     while (!g->release)
         pthread_cond_wait(&g->cv, &g->mu);
     pthread_mutex_unlock(&g->mu);
-    bad += atf_recorder_call(g->r, a->tag << 32 | 1) != ATF_OK;
-    bad += atf_recorder_return(g->r, a->tag << 32 | 1) != ATF_OK;
+    if (!g->bare) {
+        bad += atf_recorder_call(g->r, a->tag << 32 | 1) != ATF_OK;
+        bad += atf_recorder_return(g->r, a->tag << 32 | 1) != ATF_OK;
+    }
     atomic_fetch_add(&g->refused, bad);
     return NULL;
 }
@@ -423,8 +433,10 @@ typedef struct rec_run {
     int scaling;
     unsigned idle;
     /* --burst: the idle threads start while the busy ones run (a burst of
-     * registrations next to busy rings), not before them. */
-    int burst;
+     * registrations next to busy rings), not before them. --bare: the idle
+     * threads start, wait and end without recording (the same burst of
+     * threads, the recorder's part taken out). */
+    int burst, bare;
     atf_recorder_options o;
     /* out */
     char session[4096];
@@ -507,6 +519,7 @@ static int rec_run_exec(rec_run *rr)
     idle_group g;
     memset(&g, 0, sizeof g);
     g.r = r;
+    g.bare = rr->bare;
     pthread_mutex_init(&g.mu, NULL);
     pthread_cond_init(&g.cv, NULL);
     idle_arg *ia = calloc(rr->idle ? rr->idle : 1, sizeof *ia);
@@ -628,7 +641,7 @@ typedef struct phase {
     char session[4096];
 } phase;
 
-static int run_phase(const atf_recorder_options *o, phase *ph, int validate, int burst)
+static int run_phase(const atf_recorder_options *o, phase *ph, int validate, int burst, int bare)
 {
     rec_run rr;
     memset(&rr, 0, sizeof rr);
@@ -637,6 +650,7 @@ static int run_phase(const atf_recorder_options *o, phase *ph, int validate, int
     rr.scaling = 1;
     rr.idle = ph->idle;
     rr.burst = burst;
+    rr.bare = bare;
     rr.o = *o;
     int rc = rec_run_exec(&rr);
     if (rc) {
@@ -655,7 +669,7 @@ static int run_phase(const atf_recorder_options *o, phase *ph, int validate, int
     for (unsigned i = 0; i < ph->busy; i++)
         ph->refused += rr.bt[i].refused;
     free(rr.bt);
-    ph->expected = busy_events + 4u * (uint64_t)rr.idle_started;
+    ph->expected = busy_events + (bare ? 0 : 4u * (uint64_t)rr.idle_started);
     if (rr.idle_started != ph->idle)
         ph->refused += 4u * (uint64_t)(ph->idle - rr.idle_started);
     memset(&ph->f, 0, sizeof ph->f);
@@ -714,7 +728,7 @@ static void print_phase(const char *name, const phase *ph, int json)
  * ratio reaches MIN, nothing was lost and every session is conformant. */
 static int bench_scaling(const atf_recorder_options *o, const char *out, unsigned busy, unsigned idle,
                          unsigned baseline, uint64_t per_thread, unsigned rounds, int json, int validate,
-                         double check_min, int burst)
+                         double check_min, int burst, int bare)
 {
     (void)out;
     if (baseline == 0)
@@ -744,9 +758,9 @@ static int bench_scaling(const atf_recorder_options *o, const char *out, unsigne
          * back from the disk slowed the phase right after it (64 threads
          * 41-49 M events/s after a validation, 49-62 without). */
         phase *first = k % 2 ? main : base, *second = k % 2 ? base : main;
-        int rc = run_phase(o, first, 0, burst);
+        int rc = run_phase(o, first, 0, burst, bare && first == main);
         if (!rc)
-            rc = run_phase(o, second, 0, burst);
+            rc = run_phase(o, second, 0, burst, bare && second == main);
         if (rc) {
             free(phases);
             return rc;
@@ -764,8 +778,8 @@ static int bench_scaling(const atf_recorder_options *o, const char *out, unsigne
                 printf("round %u of %u (%s first)\n", k + 1, rounds, k % 2 ? "main" : "baseline");
             if (burst && k == 0)
                 printf("burst:              the %u idle threads start 10 ms into the main phase, while its busy "
-                       "threads run\n",
-                       idle);
+                       "threads run%s\n",
+                       idle, bare ? "; --bare: they never record (the burst of threads alone, no recorder work)" : "");
             print_phase(k % 2 ? "main:" : "baseline:", first, 0);
             print_phase(k % 2 ? "baseline:" : "main:", second, 0);
             printf("ratio:              %.2f busy events/s main/baseline (%.2f while producing); load average %.2f on "
@@ -793,7 +807,8 @@ static int bench_scaling(const atf_recorder_options *o, const char *out, unsigne
                    ph->f.warnings, ph->f.errors ? ": " : "", ph->f.errors ? ph->f.first : "", ph->session);
     }
     if (json) {
-        printf("{\"benchmark\":\"recorder-scaling\",\"burst\":%s,\"rounds\":[", burst ? "true" : "false");
+        printf("{\"benchmark\":\"recorder-scaling\",\"burst\":%s,\"bare\":%s,\"rounds\":[", burst ? "true" : "false",
+               bare ? "true" : "false");
         for (unsigned k = 0; k < rounds; k++) {
             printf("%s{\"first\":\"%s\",", k ? "," : "", k % 2 ? "main" : "baseline");
             print_phase("baseline", &phases[2 * k], 1);
@@ -1074,7 +1089,8 @@ static int usage(void)
             "                          [--clock auto|system|counter] [--io auto|direct|buffered]\n"
             "                          [--ring-events N] [--chunk-mb N] [--chunks N] [--batch N] [--drop]\n"
             "                          [--budget-mb N] [--no-sync] [--raw-mb N] [--no-validate] [--check MIN_EVENTS_PER_SEC]\n"
-            "       atf-bench recorder --threads N [--idle I [--burst]] [--baseline-threads B] [--rounds R] --events-per-thread M\n"
+            "       atf-bench recorder --threads N [--idle I [--burst [--bare]]] [--baseline-threads B] [--rounds R]\n"
+            "                          --events-per-thread M"
             "                          --out DIR\n"
             "       atf-bench recorder --churn T [--churn-parallel P] --events-per-thread M --out DIR\n"
             "       atf-bench recorder --durability [--sync-interval-ms N] [--rounds R] --threads N\n"
@@ -1083,7 +1099,9 @@ static int usage(void)
             "           alternating rounds, the median ratio of events/s (--check: minimum median ratio)\n"
             "  --idle/--baseline-threads: B busy threads alone, then N busy + I idle threads, one run, ratio printed;\n"
             "           --rounds R alternates the two R times and prints the median ratio (--check: its minimum);\n"
-            "           --burst: the I idle threads start while the busy ones run (registration burst)\n"
+            "           --burst: the I idle threads start while the busy ones run (registration burst);\n"
+            "           --bare: they start and end without recording: the same burst's cost to the busy threads\n"
+            "           with no recorder work for it (run beside a --burst run: what the recorder adds)\n"
             "  --churn: T short-lived threads (P at a time, default 8) recording M events each\n"
             "  --check: exit 1 unless events/s >= MIN, no event (index or detail) was lost and the session\n"
             "           passes atf validate (the CI benchmark gate); the verdict goes to stderr\n");
@@ -1154,6 +1172,10 @@ static int parse_scaling_option(scaling *sc, int argc, char **argv, int *i)
         sc->burst = 1;
         return 1;
     }
+    if (!strcmp(a, "--bare")) {
+        sc->bare = 1;
+        return 1;
+    }
     if (!v)
         return 0;
     if (!strcmp(a, "--idle"))
@@ -1183,7 +1205,7 @@ static int parse_recorder_args(rec_args *a, int argc, char **argv)
     a->check_min = -1;
     a->raw_mb = 4096;
     a->o = (atf_recorder_options)ATF_RECORDER_OPTIONS_INIT;
-    a->sc = (scaling){ 0, 0, 0, 8, 1, 0 };
+    a->sc = (scaling){ 0, 0, 0, 8, 1, 0, 0 };
     for (int i = 0; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (parse_recorder_option(&a->o, argc, argv, &i) || parse_scaling_option(&a->sc, argc, argv, &i))
@@ -1404,7 +1426,7 @@ int bench_recorder(int argc, char **argv)
                            a.validate, a.check_min);
     if (a.sc.idle || a.sc.baseline)
         return bench_scaling(&a.o, a.out, a.threads, a.sc.idle, a.sc.baseline, a.per_thread, a.sc.rounds, a.json,
-                             a.validate, a.check_min, a.sc.burst);
+                             a.validate, a.check_min, a.sc.burst, a.sc.bare);
     if (a.detail) {
         a.o.detail = 1;
         a.o.pre_roll_ns = 0;
