@@ -206,27 +206,28 @@ static double time_read(const char *path, int detail, uint64_t *events_out, uint
 /* Read and verify as fast as cat reads: the target of the read-side issue. */
 #define READ_TARGET 0.9
 
+/* The first number in the file at @path (a /proc or /sys value): 0 and
+ * *v, or -1. */
+static int first_number(const char *path, double *v)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int ok = fscanf(f, "%lf", v) == 1;
+    fclose(f);
+    return ok ? 0 : -1;
+}
+
 double bench_load_average(void)
 {
-    double load = -1;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &load) != 1)
-            load = -1;
-        fclose(f);
-    }
-    return load;
+    double load;
+    return first_number("/proc/loadavg", &load) == 0 ? load : -1;
 }
 
 int bench_page_reporting(void)
 {
-    int order = -1;
-    FILE *f = fopen("/sys/module/page_reporting/parameters/page_reporting_order", "r");
-    if (f) {
-        if (fscanf(f, "%d", &order) != 1)
-            order = -1;
-        fclose(f);
-    }
+    double v;
+    int order = first_number("/sys/module/page_reporting/parameters/page_reporting_order", &v) == 0 ? (int)v : -1;
     /* Above the buddy allocator's largest order (10 on x86-64 and arm64
      * with 4 KiB pages) no free block is ever big enough: reporting is off. */
     return order >= 0 && order <= 10 ? order : -1;
