@@ -1239,6 +1239,14 @@ static int parse_recorder_args(rec_args *a, int argc, char **argv)
         return 2;
     }
     const scaling *sc = &a->sc;
+    if ((sc->burst || sc->bare) && !sc->idle) {
+        fprintf(stderr, "atf-bench: --burst needs --idle I (the threads of the burst)\n");
+        return 2;
+    }
+    if (sc->bare && !sc->burst) {
+        fprintf(stderr, "atf-bench: --bare goes with --burst (it changes what the burst's threads do)\n");
+        return 2;
+    }
     if (!a->out || a->threads == 0 || a->threads > BENCH_MAX_THREADS || a->per_thread == 0 ||
         a->per_thread > (1ull << 32) || sc->idle > BENCH_MAX_THREADS || sc->baseline > BENCH_MAX_THREADS ||
         sc->parallel == 0 || sc->parallel > BENCH_MAX_THREADS || sc->rounds == 0 || sc->rounds > 64)
