@@ -146,6 +146,43 @@ static void pack_demo(const char *tmp, char s[512], char rtc[512], atf_layout la
     assert_int_equal(ps.threads, threads);
 }
 
+/* Staging directories an unpack that did not finish left beside DIR are
+ * named on the report when their process is gone, and never touched; one
+ * of a live process, one of another DIR and one not named by a PID are not
+ * named. The unpack itself goes on as usual. */
+static void test_left_staging(void **state)
+{
+    (void)state;
+    char tmp[256], s[512], rtc[512], out[512], p[512];
+    cf_mkdtemp(tmp, sizeof tmp, "pack");
+    pack_demo(tmp, s, rtc, ATF_LAYOUT_2, 1, 200, 0, 4096);
+    const char *left[] = { ".out.unpacking-2147483646", ".out.unpacking-1", ".other.unpacking-2147483645",
+                           ".out.unpacking-12x" };
+    for (size_t i = 0; i < sizeof left / sizeof *left; i++) {
+        tu_path(p, sizeof p, "%s/%s", tmp, left[i]);
+        assert_int_equal(mkdir(p, 0777), 0);
+    }
+    tu_path(out, sizeof out, "%s/out", tmp);
+    tu_capture c;
+    atf_unpack_stats us;
+    atf_error err;
+    atf_status st = atf_unpack(rtc, out, NULL, &us, tu_capture_begin(&c), &err);
+    tu_capture_end(&c);
+    assert_int_equal(st, ATF_OK);
+    assert_int_equal(us.threads_whole, 1);
+    assert_non_null(strstr(c.buf, "/.out.unpacking-2147483646 was left by an unpack that did not finish "
+                                  "(process 2147483646 is gone)"));
+    assert_null(strstr(c.buf, ".out.unpacking-1 "));
+    assert_null(strstr(c.buf, ".other.unpacking"));
+    assert_null(strstr(c.buf, "12x"));
+    tu_capture_free(&c);
+    for (size_t i = 0; i < sizeof left / sizeof *left; i++) {
+        tu_path(p, sizeof p, "%s/%s", tmp, left[i]);
+        assert_true(tu_exists(p));
+    }
+    cf_rm_rf(tmp);
+}
+
 /* A file cut at its end and at its start: the unpacked session reads as crash-truncated, and holds what the stats say. */
 static void test_cut_file(void **state)
 {
@@ -818,6 +855,7 @@ int main(void)
         cmocka_unit_test(test_whole_records),
         cmocka_unit_test(test_crc_slicing),
         cmocka_unit_test(test_long_index_resync),
+        cmocka_unit_test(test_left_staging),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,6 +35,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2291,6 +2292,46 @@ static char *staging_name(const char *dir)
     return out;
 }
 
+/* Says on @rep which staging directories of @dir an unpack that did not
+ * finish (killed, or the machine stopped) left beside it: a
+ * ".NAME.unpacking-PID" whose process no longer runs. They are not removed
+ * (as git leaves its lock files to the user): on a file system shared
+ * between machines or PID namespaces the process may be alive elsewhere. */
+static void note_left_staging(const char *dir, FILE *rep)
+{
+    size_t b, n;
+    atf_path_last(dir, &b, &n);
+    char *parent = parent_of(dir);
+    DIR *d = parent ? opendir(parent) : NULL;
+    if (!d) {
+        free(parent);
+        return;
+    }
+    size_t len = n - b;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *nm = e->d_name;
+        if (nm[0] != '.' || strncmp(nm + 1, dir + b, len) != 0 || strncmp(nm + 1 + len, ".unpacking-", 11) != 0)
+            continue;
+        const char *digits = nm + 1 + len + 11;
+        char *end = NULL;
+        errno = 0;
+        long pid = strtol(digits, &end, 10);
+        if (end == digits || *end || errno || pid <= 0 || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;   /* alive, or not ours to ask about */
+        fputs("atf: unpack: note: ", rep);
+        atf_fputs_escaped(parent, rep);
+        fputc('/', rep);
+        atf_fputs_escaped(nm, rep);
+        fprintf(rep, " was left by an unpack that did not finish (process %ld is gone); nothing uses it, "
+                     "remove it when it is not wanted\n", pid);
+    }
+    closedir(d);
+    free(parent);
+}
+
 /* Whether the session can be staged beside @dir and renamed to it: not
  * for "/", a path whose last component is "." or "..", a symbolic link or
  * a mount point (those are written in place). */
@@ -2352,6 +2393,8 @@ atf_status atf_unpack(const char *rtc_path, const char *dir, const atf_unpack_op
         free(work);
         return s;
     }
+    if (work && rep)
+        note_left_staging(dir, rep);
     const char *out = work ? work : dir;
     s = unpack_into(rtc_path, out, st, rep, err);
     if (!s && sync)
