@@ -47,6 +47,13 @@ uint64_t bench_rng(uint64_t *s);
 /* rm -rf path. @return 0, or -1 (errno says why). */
 int bench_rm_rf(const char *path);
 
+/* Writes back the dirty pages of the file system that holds @path (not
+ * timed), so that the next timed step does not share the machine with the
+ * kernel's writeback of what was written before it: a file a benchmark has
+ * just written is otherwise still being written back while it is timed
+ * (on 2 CPUs a reader on both then gets one). */
+void bench_settle(const char *path);
+
 /* CPU seconds (user + system) of this process so far. */
 double bench_cpu_seconds(void);
 /* Seconds that `cat path > /dev/null` takes, done in this process: read()

@@ -137,20 +137,6 @@ static double time_cat_copy(char (*paths)[4400], size_t n, const char *out)
     return ok ? bench_now() - t0 : -1;
 }
 
-/* Writes back the dirty pages of the filesystem that holds path (not
- * timed): the next timed step starts from the same state as every other. */
-static void settle(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        if (syncfs(fd) != 0)
-            sync();
-        close(fd);
-    } else {
-        sync();
-    }
-}
-
 /* One row of the Unit-size table. */
 typedef struct unit_row {
     uint64_t session_bytes, events, unit, packed;
@@ -281,7 +267,7 @@ static int rtc_prepare_session(bench_file_opts *o, rtc_run *r)
 
 /* Pass i of the pack/unpack timings (cat copy, pack, cat copy, unpack).
  * Each step starts right after the output of an earlier step, as big as
- * its own, is removed (the dirty pages written back first, settle()):
+ * its own, is removed (the dirty pages written back first, bench_settle()):
  * cat (pack) after the previous pass's unpacked session (or the warm-up
  * copy), pack after the previous packed file, cat (unpack) after cat
  * (pack)'s copy, unpack after cat (unpack)'s. So every step writes into
@@ -297,12 +283,12 @@ static int rtc_time_pass(rtc_run *r, int i)
     atf_error err;
     char one[1][4400];
     snprintf(one[0], sizeof one[0], "%s", r->file);
-    settle(r->session);
+    bench_settle(r->session);
     bench_rm_rf(r->out);
     double c0 = bench_cpu_seconds();
     r->cp_t[i] = time_cat_copy(r->fl->paths, r->fl->n, r->catout);
     r->cp_cpu[i] = bench_cpu_seconds() - c0;
-    settle(r->session);
+    bench_settle(r->session);
     unlink(r->file);
     c0 = bench_cpu_seconds();
     double t0 = bench_now();
@@ -313,12 +299,12 @@ static int rtc_time_pass(rtc_run *r, int i)
         fprintf(stderr, "atf-bench: pack: %s\n", err.message);
         return 2;
     }
-    settle(r->session);
+    bench_settle(r->session);
     unlink(r->catout);
     c0 = bench_cpu_seconds();
     r->cu_t[i] = time_cat_copy(one, 1, r->catout);
     r->cu_cpu[i] = bench_cpu_seconds() - c0;
-    settle(r->session);
+    bench_settle(r->session);
     unlink(r->catout);
     c0 = bench_cpu_seconds();
     t0 = bench_now();

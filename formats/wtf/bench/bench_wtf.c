@@ -440,7 +440,9 @@ static int bench_wtf(int argc, char **argv)
     } else {
         fprintf(stderr, "atf-bench: reusing %s\n", o.file);
     }
-    /* Into the page cache, so that every pass reads from memory. */
+    /* Written back (no writeback beside the timed passes), then into the
+     * page cache, so that every pass reads from memory. */
+    bench_settle(o.file);
     uint64_t cat_bytes = 0;
     if (bench_cat_equivalent(o.file, &cat_bytes) < 0) {
         fprintf(stderr, "atf-bench: cannot read %s: %s\n", o.file, strerror(errno));
