@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -307,6 +308,24 @@ void bench_settle(const char *path)
     } else {
         sync();
     }
+}
+
+int bench_back_memory(uint64_t bytes)
+{
+    if (bytes == 0)
+        return 0;
+    uint8_t *m = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return -1;
+    /* In small pages: freed, they go where the page cache's next
+     * allocations look first (huge pages freed whole join the blocks the
+     * host was handed, and the copy then got others). */
+    madvise(m, (size_t)bytes, MADV_NOHUGEPAGE);
+    long page = sysconf(_SC_PAGESIZE);
+    for (uint64_t o = 0; o < bytes; o += (uint64_t)page)
+        m[o] = 1;
+    munmap(m, (size_t)bytes);
+    return 0;
 }
 
 int bench_fit_disk(const char *file, uint64_t *size)

@@ -54,6 +54,16 @@ int bench_rm_rf(const char *path);
  * (on 2 CPUs a reader on both then gets one). */
 void bench_settle(const char *path);
 
+/* Makes @bytes of free memory host-backed just before a timed step that
+ * writes about that much into new pages: maps them, writes every page and
+ * unmaps them (not timed). On a VM whose guest hands freed pages back to
+ * its host (bench_page_reporting()), a step otherwise pays the host's
+ * first-touch fault on each page it writes, or not, depending on how long
+ * ago the memory it gets was freed; pages freed a moment ago are not yet
+ * handed back (the kernel reports them after about 2 s) and are the first
+ * the next allocations take. @return 0, or -1 without that memory. */
+int bench_back_memory(uint64_t bytes);
+
 /* CPU seconds (user + system) of this process so far. */
 double bench_cpu_seconds(void);
 /* Seconds that `cat path > /dev/null` takes, done in this process: read()
