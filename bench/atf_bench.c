@@ -312,8 +312,10 @@ void bench_settle(const char *path)
 
 int bench_back_memory(uint64_t bytes)
 {
-    if (bytes == 0)
-        return 0;
+    /* Never at the cost of the page cache the benchmark reads from. */
+    long avail = sysconf(_SC_AVPHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    if (bytes == 0 || (avail > 0 && page_size > 0 && bytes > (uint64_t)avail * (uint64_t)page_size / 2))
+        return bytes ? -1 : 0;
     uint8_t *m = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return -1;
@@ -321,8 +323,7 @@ int bench_back_memory(uint64_t bytes)
      * allocations look first (huge pages freed whole join the blocks the
      * host was handed, and the copy then got others). */
     madvise(m, (size_t)bytes, MADV_NOHUGEPAGE);
-    long page = sysconf(_SC_PAGESIZE);
-    for (uint64_t o = 0; o < bytes; o += (uint64_t)page)
+    for (uint64_t o = 0; o < bytes; o += (uint64_t)page_size)
         m[o] = 1;
     munmap(m, (size_t)bytes);
     return 0;

@@ -61,7 +61,8 @@ void bench_settle(const char *path);
  * first-touch fault on each page it writes, or not, depending on how long
  * ago the memory it gets was freed; pages freed a moment ago are not yet
  * handed back (the kernel reports them after about 2 s) and are the first
- * the next allocations take. @return 0, or -1 without that memory. */
+ * the next allocations take. @return 0, or -1 when that is more than half
+ * the free memory (nothing done) or cannot be mapped. */
 int bench_back_memory(uint64_t bytes);
 
 /* CPU seconds (user + system) of this process so far. */
