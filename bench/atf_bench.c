@@ -313,9 +313,11 @@ void bench_settle(const char *path)
 int bench_back_memory(uint64_t bytes)
 {
     /* Never at the cost of the page cache the benchmark reads from. */
+    if (bytes == 0)
+        return 0;
     long avail = sysconf(_SC_AVPHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
-    if (bytes == 0 || (avail > 0 && page_size > 0 && bytes > (uint64_t)avail * (uint64_t)page_size / 2))
-        return bytes ? -1 : 0;
+    if (avail <= 0 || page_size <= 0 || bytes > (uint64_t)avail * (uint64_t)page_size / 2)
+        return -1;
     uint8_t *m = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return -1;

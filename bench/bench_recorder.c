@@ -1239,12 +1239,16 @@ static int parse_recorder_args(rec_args *a, int argc, char **argv)
         return 2;
     }
     const scaling *sc = &a->sc;
-    if ((sc->burst || sc->bare) && !sc->idle) {
+    if (sc->bare && !sc->burst) {
+        fprintf(stderr, "atf-bench: --bare goes with --burst (it changes what the burst's threads do)\n");
+        return 2;
+    }
+    if (sc->burst && !sc->idle) {
         fprintf(stderr, "atf-bench: --burst needs --idle I (the threads of the burst)\n");
         return 2;
     }
-    if (sc->bare && !sc->burst) {
-        fprintf(stderr, "atf-bench: --bare goes with --burst (it changes what the burst's threads do)\n");
+    if (sc->burst && (a->durability || sc->churn)) {
+        fprintf(stderr, "atf-bench: --burst is a thread-scaling run: not with --durability or --churn\n");
         return 2;
     }
     if (!a->out || a->threads == 0 || a->threads > BENCH_MAX_THREADS || a->per_thread == 0 ||

@@ -424,12 +424,12 @@ static void print_rtc_json(const rtc_run *r, const rtc_figures *g, int repeat, c
            "\"unpack_mb_per_s\":%.1f,\"unpack_ratio\":%.3f,\"resync_offsets\":%d,"
            "\"resync_find_us_median\":%.1f,\"resync_find_us_p99\":%.1f,\"resync_find_us_max\":%.1f,"
            "\"resync_read_us_median\":%.1f,\"resync_read_us_p99\":%.1f,\"resync_read_us_max\":%.1f,"
-           "\"cat_spread\":%.3f,\"cat_spread_met\":%s,\"page_reporting_order\":%d,\"backed_bytes\":%" PRIu64 ",\"target\":%.2f,\"met\":%s,\"load_average\":%.2f,\"repeat\":%d,\"checksum\":%" PRIu64 ",",
+           "\"cat_spread\":%.3f,\"cat_spread_met\":%s,\"page_reporting_order\":%d,\"backed_bytes\":%" PRIu64 ",\"back_missed\":%u,\"target\":%.2f,\"met\":%s,\"load_average\":%.2f,\"repeat\":%d,\"checksum\":%" PRIu64 ",",
            g->bytes, g->packed, r->ps.index_events, r->ps.detail_events, r->ps.unit_size, g->cp, g->pk, g->pkc,
            g->bytes / g->pk / 1e6, g->pr, g->cpc, g->cuc, g->cu, g->up, g->upc, g->bytes / g->up / 1e6, g->ur,
            RESYNC_OFFSETS, pct(find_us, RESYNC_OFFSETS, 0.5), pct(find_us, RESYNC_OFFSETS, 0.99),
            find_us[RESYNC_OFFSETS - 1], pct(read_us, RESYNC_OFFSETS, 0.5), pct(read_us, RESYNC_OFFSETS, 0.99),
-           read_us[RESYNC_OFFSETS - 1], g->spread, g->cat_met ? "true" : "false", bench_page_reporting(), r->back, RTC_TARGET, g->met ? "true" : "false", g->load, repeat, r->checksum);
+           read_us[RESYNC_OFFSETS - 1], g->spread, g->cat_met ? "true" : "false", bench_page_reporting(), r->back, r->back_missed, RTC_TARGET, g->met ? "true" : "false", g->load, repeat, r->checksum);
     printf("\"unit_sizes\":[");
     for (int i = 0; i < nrows; i++)
         printf("%s{\"session_bytes\":%" PRIu64 ",\"index_events\":%" PRIu64 ",\"unit_size\":%" PRIu64
@@ -477,7 +477,9 @@ static void print_rtc_text(const rtc_run *r, const rtc_figures *g, int repeat, c
                "host,\n"
                "                 and a copy that writes into them pays the host's faults; each timed step "
                "therefore\n"
-               "                 starts with %.0f MiB of memory backed (written and freed, not timed)%s\n",
+               "                 starts with %.0f MiB of memory backed (written and freed, not timed)%s\n"
+               "                 (the guest hands free memory back about every 2 s: a step longer than that\n"
+               "                 writes its later pages into memory the host took back)\n",
                pr, (double)r->back / 1048576.0,
                r->back_missed ? ";\n                 NOT done for some steps: not enough free memory" : "");
     printf("target: pack >= %.2fx cat: %s; unpack >= %.2fx cat: %s; both: %s\n", RTC_TARGET,
@@ -504,6 +506,12 @@ static int rtc_measure(rtc_run *r, const bench_file_opts *o)
     /* Each step writes about the session's size; where the guest does not
      * hand freed pages back, nothing needs backing. */
     r->back = bench_page_reporting() >= 0 ? r->fl->bytes / 4 * 5 : 0;
+    /* Decided once for every pass, so that all four steps are backed or
+     * none is: a first backing that cannot be done leaves the run without. */
+    if (r->back && bench_back_memory(r->back) != 0) {
+        r->back = 0;
+        r->back_missed = 1;
+    }
     for (int i = 0; i < o->repeat; i++)
         if (rtc_time_pass(r, i) != 0)
             return 2;

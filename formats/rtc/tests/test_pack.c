@@ -157,7 +157,7 @@ static void test_left_staging(void **state)
     cf_mkdtemp(tmp, sizeof tmp, "pack");
     pack_demo(tmp, s, rtc, ATF_LAYOUT_2, 1, 200, 0, 4096);
     const char *left[] = { ".out.unpacking-2147483646", ".out.unpacking-1", ".other.unpacking-2147483645",
-                           ".out.unpacking-12x" };
+                           ".out.unpacking-12x", ".out.unpacking-02147483644", ".out.unpacking-4294967297" };
     for (size_t i = 0; i < sizeof left / sizeof *left; i++) {
         tu_path(p, sizeof p, "%s/%s", tmp, left[i]);
         assert_int_equal(mkdir(p, 0777), 0);
@@ -171,10 +171,13 @@ static void test_left_staging(void **state)
     assert_int_equal(st, ATF_OK);
     assert_int_equal(us.threads_whole, 1);
     assert_non_null(strstr(c.buf, "/.out.unpacking-2147483646 was left by an unpack that did not finish "
-                                  "(process 2147483646 is gone)"));
+                                  "(no process 2147483646 runs here)"));
     assert_null(strstr(c.buf, ".out.unpacking-1 "));
     assert_null(strstr(c.buf, ".other.unpacking"));
-    assert_null(strstr(c.buf, "12x"));
+    assert_null(strstr(c.buf, ".out.unpacking-12x"));
+    assert_null(strstr(c.buf, ".out.unpacking-0"));          /* a leading zero: not a name unpack makes */
+    assert_null(strstr(c.buf, ".out.unpacking-4294967297")); /* past any PID */
+    assert_null(strstr(c.buf, "//"));
     tu_capture_free(&c);
     for (size_t i = 0; i < sizeof left / sizeof *left; i++) {
         tu_path(p, sizeof p, "%s/%s", tmp, left[i]);

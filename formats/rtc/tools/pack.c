@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <signal.h>
@@ -2313,19 +2314,22 @@ static void note_left_staging(const char *dir, FILE *rep)
         const char *nm = e->d_name;
         if (nm[0] != '.' || strncmp(nm + 1, dir + b, len) != 0 || strncmp(nm + 1 + len, ".unpacking-", 11) != 0)
             continue;
+        /* The PID as staging_name() writes it: digits, no leading zero. */
         const char *digits = nm + 1 + len + 11;
-        char *end = NULL;
-        errno = 0;
-        long pid = strtol(digits, &end, 10);
-        if (end == digits || *end || errno || pid <= 0 || pid == (long)getpid())
+        long pid = 0;
+        size_t k = 0;
+        while (digits[k] >= '0' && digits[k] <= '9' && pid <= INT_MAX)
+            pid = pid * 10 + (digits[k++] - '0');
+        if (k == 0 || digits[k] || digits[0] == '0' || pid > INT_MAX || pid == (long)getpid())
             continue;
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;   /* alive, or not ours to ask about */
         fputs("atf: unpack: note: ", rep);
         atf_fputs_escaped(parent, rep);
-        fputc('/', rep);
+        if (parent[strlen(parent) - 1] != '/')
+            fputc('/', rep);
         atf_fputs_escaped(nm, rep);
-        fprintf(rep, " was left by an unpack that did not finish (process %ld is gone); nothing uses it, "
+        fprintf(rep, " was left by an unpack that did not finish (no process %ld runs here); "
                      "remove it when it is not wanted\n", pid);
     }
     closedir(d);
