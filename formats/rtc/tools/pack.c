@@ -2279,6 +2279,9 @@ static void report_unpacked(FILE *rep, const char *dir, const atf_unpack_stats *
             st->lost ? "; data was lost or the file is cut or damaged" : "");
 }
 
+/* What marks a staging directory's name (staging_name, note_left_staging). */
+#define STAGING_TAG ".unpacking-"
+
 /* The directory a session is unpacked into before it is renamed to @dir:
  * a hidden sibling, ".NAME.unpacking-PID" (the same file system, so the
  * rename is atomic). NULL without memory. */
@@ -2289,7 +2292,7 @@ static char *staging_name(const char *dir)
     size_t cap = n + 48;
     char *out = malloc(cap);
     if (out)
-        snprintf(out, cap, "%.*s.%.*s.unpacking-%ld", (int)b, dir, (int)(n - b), dir + b, (long)getpid());
+        snprintf(out, cap, "%.*s.%.*s" STAGING_TAG "%ld", (int)b, dir, (int)(n - b), dir + b, (long)getpid());
     return out;
 }
 
@@ -2312,15 +2315,13 @@ static void note_left_staging(const char *dir, FILE *rep)
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         const char *nm = e->d_name;
-        if (nm[0] != '.' || strncmp(nm + 1, dir + b, len) != 0 || strncmp(nm + 1 + len, ".unpacking-", 11) != 0)
+        if (nm[0] != '.' || strncmp(nm + 1, dir + b, len) != 0 ||
+            strncmp(nm + 1 + len, STAGING_TAG, sizeof STAGING_TAG - 1) != 0)
             continue;
         /* The PID as staging_name() writes it: digits, no leading zero. */
-        const char *digits = nm + 1 + len + 11;
-        long pid = 0;
-        size_t k = 0;
-        while (digits[k] >= '0' && digits[k] <= '9' && pid <= INT_MAX)
-            pid = pid * 10 + (digits[k++] - '0');
-        if (k == 0 || digits[k] || digits[0] == '0' || pid > INT_MAX || pid == (long)getpid())
+        const char *digits = nm + 1 + len + sizeof STAGING_TAG - 1;
+        uint64_t pid;
+        if (!atf_parse_u64(digits, &pid) || digits[0] == '0' || pid > INT_MAX || pid == (uint64_t)getpid())
             continue;
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;   /* alive, or not ours to ask about */
@@ -2329,7 +2330,7 @@ static void note_left_staging(const char *dir, FILE *rep)
         if (parent[strlen(parent) - 1] != '/')
             fputc('/', rep);
         atf_fputs_escaped(nm, rep);
-        fprintf(rep, " was left by an unpack that did not finish (no process %ld runs here); "
+        fprintf(rep, " was left by an unpack that did not finish (no process %" PRIu64 " runs here); "
                      "remove it when it is not wanted\n", pid);
     }
     closedir(d);
