@@ -310,14 +310,20 @@ void bench_settle(const char *path)
     }
 }
 
-int bench_back_memory(uint64_t bytes)
+int bench_back_memory_fits(uint64_t bytes)
 {
     /* Never at the cost of the page cache the benchmark reads from. */
+    long avail = sysconf(_SC_AVPHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    return avail > 0 && page_size > 0 && bytes <= (uint64_t)avail * (uint64_t)page_size / 2;
+}
+
+int bench_back_memory(uint64_t bytes)
+{
     if (bytes == 0)
         return 0;
-    long avail = sysconf(_SC_AVPHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
-    if (avail <= 0 || page_size <= 0 || bytes > (uint64_t)avail * (uint64_t)page_size / 2)
+    if (!bench_back_memory_fits(bytes))
         return -1;
+    long page_size = sysconf(_SC_PAGESIZE);
     uint8_t *m = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return -1;

@@ -64,6 +64,8 @@ void bench_settle(const char *path);
  * the next allocations take. @return 0, or -1 when that is more than half
  * the free memory (nothing done) or cannot be mapped. */
 int bench_back_memory(uint64_t bytes);
+/* 1 when bench_back_memory(@bytes) would not refuse for want of free memory. */
+int bench_back_memory_fits(uint64_t bytes);
 
 /* CPU seconds (user + system) of this process so far. */
 double bench_cpu_seconds(void);

@@ -507,8 +507,8 @@ static int rtc_measure(rtc_run *r, const bench_file_opts *o)
      * hand freed pages back, nothing needs backing. */
     r->back = bench_page_reporting() >= 0 ? r->fl->bytes / 4 * 5 : 0;
     /* Decided once for every pass, so that all four steps are backed or
-     * none is: a first backing that cannot be done leaves the run without. */
-    if (r->back && bench_back_memory(r->back) != 0) {
+     * none is: without room for it the run goes without. */
+    if (r->back && !bench_back_memory_fits(r->back)) {
         r->back = 0;
         r->back_missed = 1;
     }
