@@ -159,15 +159,18 @@ static atf_status normalize(atf_recorder_options *o, atf_error *err)
     /* publish_batch 0: it follows the ring (rec_batch_for). */
     if (o->publish_batch > o->ring_events / 4)
         return bad_option(err, "publish_batch", "at most a quarter of ring_events");
-    /* 4 MiB: two huge pages per write (rec_map_window); with the 16 MiB
-     * windows that follow, atf record on Lua took a median 1.70 s against
-     * 1.94 s in 2 MiB writes, alternated on this project's VM (29 Nov 2026). */
+    /* 16 MiB writes from 32 MiB windows: the block layer splits one write
+     * into the disk's largest requests (4 MiB on this project's VM) and
+     * sends them together, where a file's writes one at a time left the
+     * disk idle between them. atf record on Lua: a median 1.92 s against
+     * 2.04 s in 4 MiB writes from 16 MiB windows, alternated; atf-bench
+     * recorder 75-76 M events/s against 69 (30 Nov 2026, recorder/README.md). */
     if (o->io_chunk_bytes == 0)
-        o->io_chunk_bytes = 4u << 20;
+        o->io_chunk_bytes = 16u << 20;
     if (o->io_chunk_bytes % REC_BLOCK || o->io_chunk_bytes < (64u << 10) || o->io_chunk_bytes > (256u << 20))
         return bad_option(err, "io_chunk_bytes", "must be a multiple of 4096 between 64 KiB and 256 MiB");
     if (o->io_chunks == 0)
-        o->io_chunks = 4;
+        o->io_chunks = 2;
     if (o->io_chunks < 2 || o->io_chunks > 1024)
         return bad_option(err, "io_chunks", "must be between 2 and 1024");
     if (o->flush_interval_ms == 0)

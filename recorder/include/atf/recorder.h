@@ -105,8 +105,8 @@ typedef struct atf_recorder_options {
     atf_recorder_overflow overflow;/**< default ATF_RECORDER_BACKPRESSURE */
     atf_recorder_clock clock;      /**< default ATF_RECORDER_CLOCK_AUTO */
     atf_recorder_io io;            /**< default ATF_RECORDER_IO_AUTO */
-    uint32_t io_chunk_bytes;       /**< largest write request, multiple of 4096 (default 4 MiB) */
-    uint32_t io_chunks;            /**< largest write buffer per file, in chunks (default 4); a
+    uint32_t io_chunk_bytes;       /**< largest write request, multiple of 4096 (default 16 MiB) */
+    uint32_t io_chunks;            /**< largest write buffer per file, in chunks (default 2); a
                                         file's buffer starts at 8 KiB, grows while the writer
                                         would wait for the disk, and is given back when the file
                                         is idle */
