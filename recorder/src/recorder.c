@@ -166,11 +166,11 @@ static atf_status normalize(atf_recorder_options *o, atf_error *err)
      * 2.04 s in 4 MiB writes from 16 MiB windows, alternated; atf-bench
      * recorder 75-76 M events/s against 69 (30 Nov 2026, recorder/README.md). */
     if (o->io_chunk_bytes == 0)
-        o->io_chunk_bytes = 16u << 20;
+        o->io_chunk_bytes = ATF_RECORDER_IO_CHUNK_BYTES;
     if (o->io_chunk_bytes % REC_BLOCK || o->io_chunk_bytes < (64u << 10) || o->io_chunk_bytes > (256u << 20))
         return bad_option(err, "io_chunk_bytes", "must be a multiple of 4096 between 64 KiB and 256 MiB");
     if (o->io_chunks == 0)
-        o->io_chunks = 2;
+        o->io_chunks = ATF_RECORDER_IO_CHUNKS;
     if (o->io_chunks < 2 || o->io_chunks > 1024)
         return bad_option(err, "io_chunks", "must be between 2 and 1024");
     if (o->flush_interval_ms == 0)

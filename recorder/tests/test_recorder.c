@@ -295,6 +295,27 @@ static void test_manifest_metadata(void **state)
     rt_rm_rf(dir);
 }
 
+/* Options left at zero take the documented defaults, and the manifest
+ * says which write size the session used. */
+static void test_io_defaults(void **state)
+{
+    (void)state;
+    char dir[256];
+    rt_mkdtemp(dir, sizeof dir, "iodef");
+    atf_recorder_options o = ATF_RECORDER_OPTIONS_INIT;
+    o.session_dir = dir;
+    o.sync = 0;
+    atf_recorder *r = rt_start(&o);
+    assert_int_equal(atf_recorder_call(r, 1), ATF_OK);
+    rt_stop(r);
+    atf_recorder_destroy(r);
+    json_t *j = rt_manifest_json(dir);
+    assert_int_equal(rt_json_u64(j, "recorder", "io_chunk_bytes", NULL), ATF_RECORDER_IO_CHUNK_BYTES);
+    json_decref(j);
+    rt_check(dir, 0);
+    rt_rm_rf(dir);
+}
+
 /* ---- Threads leaving ----------------------------------------------------------- */
 
 typedef struct worker_arg {
@@ -804,6 +825,7 @@ int main(void)
         cmocka_unit_test(test_option_errors),
         cmocka_unit_test(test_after_stop),
         cmocka_unit_test(test_manifest_metadata),
+        cmocka_unit_test(test_io_defaults),
         cmocka_unit_test(test_thread_exit_and_detach),
         cmocka_unit_test(test_process_exit_finalizes),
         cmocka_unit_test(test_fork_leaves_parent_session),

@@ -81,6 +81,12 @@ typedef enum atf_recorder_io {
     ATF_RECORDER_IO_BUFFERED = 2    /**< ordinary buffered pwrite() */
 } atf_recorder_io;
 
+/** The defaults of atf_recorder_options.io_chunk_bytes and .io_chunks: 16 MiB
+ *  writes from windows of at most 32 MiB per file (recorder/README.md, "I/O
+ *  method, and why"). */
+#define ATF_RECORDER_IO_CHUNK_BYTES (16u << 20)
+#define ATF_RECORDER_IO_CHUNKS 2u
+
 /**
  * Options of atf_recorder_start(). Initialise with ::ATF_RECORDER_OPTIONS_INIT
  * and change what you need; zero means "the default" for every size.
@@ -105,8 +111,10 @@ typedef struct atf_recorder_options {
     atf_recorder_overflow overflow;/**< default ATF_RECORDER_BACKPRESSURE */
     atf_recorder_clock clock;      /**< default ATF_RECORDER_CLOCK_AUTO */
     atf_recorder_io io;            /**< default ATF_RECORDER_IO_AUTO */
-    uint32_t io_chunk_bytes;       /**< largest write request, multiple of 4096 (default 16 MiB) */
-    uint32_t io_chunks;            /**< largest write buffer per file, in chunks (default 2); a
+    uint32_t io_chunk_bytes;       /**< largest write request, multiple of 4096 (default
+                                        ::ATF_RECORDER_IO_CHUNK_BYTES) */
+    uint32_t io_chunks;            /**< largest write buffer per file, in chunks (default
+                                        ::ATF_RECORDER_IO_CHUNKS); a
                                         file's buffer starts at 8 KiB, grows while the writer
                                         would wait for the disk, and is given back when the file
                                         is idle */
