@@ -1323,8 +1323,8 @@ static void recorder_figures(const rec_args *a, const rec_run *rr, uint64_t raw_
     getrusage(RUSAGE_SELF, &ru);
     g->rss = (uint64_t)ru.ru_maxrss * 1024u;
     g->raw_bytes = raw_bytes;
-    g->raw = raw_write_gbps(a->out, s->io_method, raw_bytes, a->o.io_chunk_bytes ? a->o.io_chunk_bytes : ATF_RECORDER_IO_CHUNK_BYTES,
-                            g->why, sizeof g->why);
+    uint32_t chunk = a->o.io_chunk_bytes ? a->o.io_chunk_bytes : ATF_RECORDER_IO_CHUNK_BYTES;
+    g->raw = raw_write_gbps(a->out, s->io_method, raw_bytes, chunk, g->why, sizeof g->why);
     g->ratio = g->raw > 0 ? g->drain_mbps / 1e3 / g->raw : 0;
     g->valid = a->validate ? validate_session(rr->session, &g->f) : -1;
     g->dirty = dirty_limit_bytes();
